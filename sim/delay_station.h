@@ -1,0 +1,39 @@
+// Infinite-server station (pure delay): every job is held for its own service time at once,
+// with no waiting. Models think times, fixed latencies and wire delays.
+// Cost per job: one event; slots are recycled through a free list.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/component.h"
+#include "sim/distribution.h"
+#include "sim/simulator.h"
+
+namespace vqsim::sim {
+
+class DelayStation : public Component {
+ public:
+  DelayStation(Simulator& sim, std::string name, Distribution delay);
+
+  Port out;
+
+  void accept(JobId job, int in_port) override;
+  void handle(std::uint32_t kind, std::uint64_t payload) override;
+  void validate() const override { require_connected(*this, out, "out"); }
+  void reset_statistics(time_ns now) override { flow_.reset(now); }
+  void report(Metrics& m, time_ns now) const override { report_flow(m, name(), flow_, now); }
+  const FlowStats* flow() const noexcept override { return &flow_; }
+
+ private:
+  struct Slot {
+    JobId job;
+    time_ns arrival;
+  };
+  Distribution delay_;
+  std::vector<Slot> slots_;
+  std::vector<std::uint32_t> free_;
+  FlowStats flow_;
+};
+
+}  // namespace vqsim::sim

@@ -1,0 +1,90 @@
+#include "sim/fcfs_station.h"
+
+#include <stdexcept>
+
+namespace vqsim::sim {
+
+FcfsStation::FcfsStation(Simulator& sim, std::string name, int servers, Distribution service)
+    : Component(sim, std::move(name)), service_(std::move(service)) {
+  if (servers < 1) throw std::invalid_argument("FCFS station '" + this->name() + "' needs at least one server");
+  slots_.resize(static_cast<std::size_t>(servers));
+  // Stack of idle servers, lowest index on top, so server 0 is used first (deterministic).
+  for (int s = servers - 1; s >= 0; --s) idle_.push_back(static_cast<std::uint32_t>(s));
+}
+
+void FcfsStation::set_class_service(std::uint32_t job_class, Distribution service) {
+  if (class_service_.size() <= job_class) {
+    class_service_.resize(job_class + 1);
+    class_service_set_.resize(job_class + 1, false);
+  }
+  class_service_[job_class] = std::move(service);
+  class_service_set_[job_class] = true;
+}
+
+void FcfsStation::validate() const { require_connected(*this, out, "out"); }
+
+time_ns FcfsStation::service_ns(JobId job) {
+  const std::uint32_t c = sim_.jobs()[job].job_class;
+  if (c < class_service_set_.size() && class_service_set_[c]) return class_service_[c].sample_ns(rng_);
+  return service_.sample_ns(rng_);
+}
+
+void FcfsStation::accept(JobId job, int) {
+  const time_ns now = sim_.now();
+  flow_.arrive(now);
+  if (idle_.empty()) {
+    queue_.push_back(Slot{job, now});
+    queued_.set(now, static_cast<double>(queue_.size()));
+    return;
+  }
+  const std::uint32_t server = idle_.back();
+  idle_.pop_back();
+  begin_service(server, Slot{job, now});
+}
+
+void FcfsStation::begin_service(std::uint32_t server, Slot slot) {
+  const time_ns now = sim_.now();
+  slots_[server] = slot;
+  wait_.add(static_cast<double>(now - slot.arrival));
+  busy_.set(now, static_cast<double>(slots_.size() - idle_.size()));
+  const time_ns service = service_ns(slot.job);
+  if (cpu_ != nullptr)
+    cpu_->submit_work(this, server, static_cast<double>(service));
+  else
+    sim_.schedule_in(service, this, 0, server);
+}
+
+void FcfsStation::handle(std::uint32_t, std::uint64_t payload) { finish_service(static_cast<std::uint32_t>(payload)); }
+
+void FcfsStation::work_done(std::uint64_t token) { finish_service(static_cast<std::uint32_t>(token)); }
+
+void FcfsStation::finish_service(std::uint32_t server) {
+  const time_ns now = sim_.now();
+  const Slot done = slots_[server];
+  flow_.depart(now, now - done.arrival);
+  if (!queue_.empty()) {
+    const Slot next = queue_.pop_front();
+    queued_.set(now, static_cast<double>(queue_.size()));
+    begin_service(server, next);
+  } else {
+    idle_.push_back(server);
+    busy_.set(now, static_cast<double>(slots_.size() - idle_.size()));
+  }
+  out.send(done.job);
+}
+
+void FcfsStation::reset_statistics(time_ns now) {
+  flow_.reset(now);
+  wait_.clear();
+  busy_.reset(now);
+  queued_.reset(now);
+}
+
+void FcfsStation::report(Metrics& m, time_ns now) const {
+  report_flow(m, name(), flow_, now);
+  m.add(name() + ".wait_mean_ns", wait_.mean());
+  m.add(name() + ".queue_mean", queued_.mean(now));
+  m.add(name() + ".utilization", busy_.mean(now) / static_cast<double>(slots_.size()));
+}
+
+}  // namespace vqsim::sim
