@@ -1,1 +1,75 @@
-int main() { return 0; }
+// vqsim: the command-line entry point. It parses the command name and hands the rest of the
+// arguments to the subcommand; it holds no model logic.
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "models/config.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*main)(const std::vector<std::string>&);
+  const char* summary;
+};
+
+const Command kCommands[] = {
+    {"run", vqsim::cli::run_main, "simulate a scenario: figures with 95% intervals, MVA where exact, Little's law checked"},
+    {"bench", vqsim::cli::bench_main, "engine speed: closed tandem vs a hand-written loop (tandem), event queues (queue)"},
+};
+
+void print_help(std::ostream& out) {
+  out << "vqsim " << VQSIM_VERSION
+      << " — discrete-event performance simulator of the virtualized storage I/O path\n\n"
+         "usage: vqsim COMMAND [options]      (vqsim COMMAND --help for each command's options)\n\n"
+         "commands:\n";
+  for (const auto& c : kCommands) out << "  " << c.name << std::string(8 - std::string(c.name).size(), ' ') << c.summary << "\n";
+  out << "\noptions:\n"
+         "  -h, --help     this help\n"
+         "  --version      print the version\n\n"
+         "examples:\n"
+         "  vqsim run scenarios/default.toml\n"
+         "  vqsim run scenarios/default.toml --set population.customers=8 --format json\n"
+         "  vqsim bench tandem --customers 32 --stations 5 --cycles 2000000 --json\n\n"
+         "exit status: 0 success, 1 a self-check failed (Little's law), 2 bad usage or input.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    if (args.empty()) {
+      print_help(std::cerr);
+      return 2;
+    }
+    const std::string& name = args[0];
+    if (name == "-h" || name == "--help" || name == "help") {
+      print_help(std::cout);
+      return 0;
+    }
+    if (name == "--version" || name == "version") {
+      std::cout << "vqsim " << VQSIM_VERSION << "\n";
+      return 0;
+    }
+    std::vector<std::string> names;
+    for (const auto& c : kCommands) {
+      if (name == c.name) return c.main(std::vector<std::string>(args.begin() + 1, args.end()));
+      names.push_back(c.name);
+    }
+    throw vqsim::cli::UsageError("unknown command '" + name + "'" + vqsim::models::did_you_mean(name, names) + "; see vqsim --help");
+  } catch (const vqsim::cli::UsageError& e) {
+    std::cerr << "vqsim: " << e.what() << "\n";
+    return 2;
+  } catch (const vqsim::models::ConfigError& e) {
+    std::cerr << "vqsim: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "vqsim: error: " << e.what() << "\n";
+    return 1;
+  }
+}

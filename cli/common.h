@@ -1,0 +1,27 @@
+// What every subcommand shares: usage errors (exit 2), option parsing with --help, and
+// "did you mean" suggestions.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "models/config.h"  // did_you_mean
+
+namespace vqsim::cli {
+
+using models::did_you_mean;
+
+// Bad usage or input: main() prints the message to stderr and exits with status 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Parses `args` against `opts` (and positional names, if any). Prints the options and returns
+// false on --help; throws UsageError on unknown or malformed options.
+bool parse_options(const std::vector<std::string>& args, const boost::program_options::options_description& opts,
+                   boost::program_options::variables_map& vm,
+                   const boost::program_options::positional_options_description* positional = nullptr);
+
+}  // namespace vqsim::cli

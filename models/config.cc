@@ -1,0 +1,296 @@
+#include "models/config.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+namespace vqsim::models {
+namespace {
+
+struct Unit {
+  std::string_view suffix;
+  double factor;
+};
+
+// Splits "12.5us" into 12.5 and "us"; throws when there is no number.
+std::pair<double, std::string> split_number(std::string_view text, const char* what) {
+  std::string s(text);
+  s.erase(std::remove_if(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); }), s.end());
+  double value = 0;
+  const char* begin = s.data();
+  const char* end = s.data() + s.size();
+  const auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc() || !std::isfinite(value) || value < 0)
+    throw std::invalid_argument(std::string("expected ") + what + ", got \"" + std::string(text) + "\"");
+  return {value, std::string(ptr, end)};
+}
+
+double scaled(std::string_view text, const char* what, std::initializer_list<Unit> units, bool unit_required) {
+  const auto [value, unit] = split_number(text, what);
+  if (unit.empty() && !unit_required) return value;
+  for (const auto& u : units)
+    if (unit == u.suffix) return value * u.factor;
+  throw std::invalid_argument(std::string("expected ") + what + ", got \"" + std::string(text) + "\"");
+}
+
+}  // namespace
+
+double parse_duration_ns_real(std::string_view text) {
+  return scaled(text, "a duration with a unit such as \"250ns\", \"12us\", \"1.5ms\", \"10s\", \"2min\" or \"1h\"",
+                {{"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"min", 60e9}, {"h", 3600e9}}, true);
+}
+
+sim::time_ns parse_duration_ns(std::string_view text) {
+  const double ns = parse_duration_ns_real(text);
+  if (ns > 9.2e18) throw std::invalid_argument("duration \"" + std::string(text) + "\" is too long");
+  return static_cast<sim::time_ns>(std::llround(ns));
+}
+
+std::uint64_t parse_size_bytes(std::string_view text) {
+  const double bytes = scaled(text, "a size such as \"512\", \"4k\", \"4KiB\", \"1MiB\" or \"1MB\"",
+                              {{"B", 1},
+                               {"k", 1024.0},
+                               {"K", 1024.0},
+                               {"KiB", 1024.0},
+                               {"m", 1048576.0},
+                               {"M", 1048576.0},
+                               {"MiB", 1048576.0},
+                               {"g", 1073741824.0},
+                               {"G", 1073741824.0},
+                               {"GiB", 1073741824.0},
+                               {"t", 1099511627776.0},
+                               {"T", 1099511627776.0},
+                               {"TiB", 1099511627776.0},
+                               {"KB", 1e3},
+                               {"MB", 1e6},
+                               {"GB", 1e9},
+                               {"TB", 1e12}},
+                              false);
+  if (bytes != std::floor(bytes) || bytes > 1.8e19) throw std::invalid_argument("size \"" + std::string(text) + "\" is not a whole number of bytes");
+  return static_cast<std::uint64_t>(bytes);
+}
+
+double parse_frequency_hz(std::string_view text) {
+  return scaled(text, "a frequency such as \"3.2GHz\" or \"800MHz\"", {{"Hz", 1}, {"kHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}}, true);
+}
+
+namespace {
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+}  // namespace
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(word, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best.empty() ? "" : " (did you mean '" + best + "'?)";
+}
+
+void ConfigReader::fail(const toml::node* node, const std::string& key, const std::string& message) const {
+  std::ostringstream out;
+  out << path_;
+  if (node != nullptr && node->source().begin.line > 0) out << ':' << node->source().begin.line;
+  else if (node != nullptr) out << " (from --set)";
+  out << ": " << key << ": " << message;
+  throw ConfigError(out.str());
+}
+
+void ConfigReader::check_keys(const toml::table& table, const std::string& prefix, const std::vector<std::string>& allowed) const {
+  for (const auto& [k, v] : table) {
+    const std::string key(k.str());
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    std::string list;
+    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+    fail(&v, prefix.empty() ? key : prefix + "." + key, "unknown key" + did_you_mean(key, allowed) + "; known here: " + list);
+  }
+}
+
+std::int64_t ConfigReader::integer(const toml::table& t, const std::string& prefix, const std::string& key,
+                                   std::int64_t fallback, std::int64_t min, std::int64_t max) const {
+  const toml::node* n = t.get(key);
+  if (n == nullptr) return fallback;
+  const std::string full = prefix.empty() ? key : prefix + "." + key;
+  const auto v = n->value<std::int64_t>();
+  if (!v || !n->is_integer()) fail(n, full, "expected an integer");
+  if (*v < min || *v > max) fail(n, full, "expected an integer from " + std::to_string(min) + " to " + std::to_string(max) + ", got " + std::to_string(*v));
+  return *v;
+}
+
+std::string ConfigReader::string(const toml::table& t, const std::string& prefix, const std::string& key,
+                                 const std::string& fallback, const std::vector<std::string>& choices) const {
+  const toml::node* n = t.get(key);
+  if (n == nullptr) return fallback;
+  const std::string full = prefix.empty() ? key : prefix + "." + key;
+  const auto v = n->value<std::string>();
+  if (!v || !n->is_string()) fail(n, full, "expected a string");
+  if (!choices.empty() && std::find(choices.begin(), choices.end(), *v) == choices.end()) {
+    std::string list;
+    for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
+    fail(n, full, "\"" + *v + "\" is not one of: " + list + did_you_mean(*v, choices));
+  }
+  return *v;
+}
+
+double ConfigReader::duration_value(const toml::node& node, const std::string& key) const {
+  const auto s = node.value<std::string>();
+  if (!s || !node.is_string()) fail(&node, key, "expected a duration string with a unit, such as \"12us\"");
+  try {
+    return parse_duration_ns_real(*s);
+  } catch (const std::invalid_argument& e) {
+    fail(&node, key, e.what());
+  }
+}
+
+sim::time_ns ConfigReader::duration(const toml::table& t, const std::string& prefix, const std::string& key, sim::time_ns fallback) const {
+  const toml::node* n = t.get(key);
+  if (n == nullptr) return fallback;
+  return static_cast<sim::time_ns>(std::llround(duration_value(*n, prefix.empty() ? key : prefix + "." + key)));
+}
+
+sim::Distribution ConfigReader::distribution(const toml::node& node, const std::string& key) const {
+  if (node.is_string()) return sim::Distribution::deterministic(duration_value(node, key));
+  const toml::table* t = node.as_table();
+  if (t == nullptr) fail(&node, key, "expected a duration such as \"10us\" or a table such as { dist = \"exponential\", mean = \"10us\" }");
+  const std::vector<std::string> kinds = {"deterministic", "exponential", "uniform", "normal", "lognormal", "gamma", "erlang", "hyperexponential", "empirical"};
+  const std::string kind = string(*t, key, "dist", "", kinds);
+  if (kind.empty()) fail(&node, key, "missing 'dist' (one of deterministic, exponential, uniform, normal, lognormal, gamma, erlang, hyperexponential, empirical)");
+  auto need = [&](const char* field) -> double {
+    const toml::node* n = t->get(field);
+    if (n == nullptr) fail(&node, key, std::string("a ") + kind + " distribution needs '" + field + "'");
+    return duration_value(*n, key + "." + field);
+  };
+  auto number = [&](const char* field) -> double {
+    const toml::node* n = t->get(field);
+    if (n == nullptr) fail(&node, key, std::string("a ") + kind + " distribution needs '" + field + "'");
+    const auto v = n->value<double>();
+    if (!v || !std::isfinite(*v)) fail(n, key + "." + field, "expected a number");
+    return *v;
+  };
+  try {
+    if (kind == "deterministic") {
+      check_keys(*t, key, {"dist", "value"});
+      return sim::Distribution::deterministic(need("value"));
+    }
+    if (kind == "exponential") {
+      check_keys(*t, key, {"dist", "mean"});
+      return sim::Distribution::exponential(need("mean"));
+    }
+    if (kind == "uniform") {
+      check_keys(*t, key, {"dist", "low", "high"});
+      return sim::Distribution::uniform(need("low"), need("high"));
+    }
+    if (kind == "normal") {
+      check_keys(*t, key, {"dist", "mean", "stddev"});
+      return sim::Distribution::normal(need("mean"), need("stddev"));
+    }
+    if (kind == "lognormal") {
+      check_keys(*t, key, {"dist", "median", "sigma", "mean", "cv"});
+      if (t->contains("median")) return sim::Distribution::lognormal(need("median"), number("sigma"));
+      return sim::Distribution::lognormal_mean_cv(need("mean"), number("cv"));
+    }
+    if (kind == "gamma") {
+      check_keys(*t, key, {"dist", "shape", "mean"});
+      const double shape = number("shape");
+      return sim::Distribution::gamma(shape, need("mean") / shape);
+    }
+    if (kind == "erlang") {
+      check_keys(*t, key, {"dist", "k", "mean"});
+      const double k = number("k");
+      if (k != std::floor(k) || k < 1 || k > 1e6) fail(t->get("k"), key + ".k", "expected a whole number of phases >= 1");
+      return sim::Distribution::erlang(static_cast<int>(k), need("mean"));
+    }
+    if (kind == "hyperexponential") {
+      check_keys(*t, key, {"dist", "mean", "scv"});
+      return sim::Distribution::hyperexponential_balanced(need("mean"), number("scv"));
+    }
+    // empirical: samples = ["10us", ...] or percentiles = { "50" = "10us", "99" = "80us" }
+    check_keys(*t, key, {"dist", "samples", "percentiles"});
+    if (const toml::array* a = t->get_as<toml::array>("samples")) {
+      std::vector<double> samples;
+      for (std::size_t i = 0; i < a->size(); ++i) samples.push_back(duration_value(*a->get(i), key + ".samples[" + std::to_string(i) + "]"));
+      return sim::Distribution::empirical_samples(std::move(samples));
+    }
+    if (const toml::table* p = t->get_as<toml::table>("percentiles")) {
+      std::vector<std::pair<double, double>> points;
+      for (const auto& [pk, pv] : *p) {
+        double percent = 0;
+        const std::string pks(pk.str());
+        const auto [ptr, ec] = std::from_chars(pks.data(), pks.data() + pks.size(), percent);
+        if (ec != std::errc() || ptr != pks.data() + pks.size()) fail(&pv, key + ".percentiles." + pks, "the key must be a percentile such as \"99.9\"");
+        points.emplace_back(percent, duration_value(pv, key + ".percentiles." + pks));
+      }
+      return sim::Distribution::empirical_percentiles(std::move(points));
+    }
+    fail(&node, key, "an empirical distribution needs 'samples' or 'percentiles'");
+  } catch (const std::invalid_argument& e) {
+    fail(&node, key, e.what());
+  }
+}
+
+void apply_overrides(toml::table& root, const std::vector<std::string>& overrides) {
+  for (const auto& item : overrides) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) throw ConfigError("--set " + item + ": expected key=value, e.g. --set population.customers=16");
+    const std::string key = item.substr(0, eq);
+    const std::string text = item.substr(eq + 1);
+    // Read the value as TOML; a bare word such as 10us becomes a string.
+    toml::table holder;
+    try {
+      holder = toml::parse("v = " + text);
+    } catch (const toml::parse_error&) {
+      holder.insert_or_assign("v", text);
+    }
+    toml::table* table = &root;
+    std::size_t start = 0;
+    for (;;) {
+      const auto dot = key.find('.', start);
+      const std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+      if (part.empty()) throw ConfigError("--set " + item + ": empty part in the key");
+      if (dot == std::string::npos) {
+        table->insert_or_assign(part, *holder.get("v"));
+        break;
+      }
+      toml::node* next = table->get(part);
+      if (next == nullptr) {
+        table->insert_or_assign(part, toml::table{});
+        next = table->get(part);
+      }
+      if (toml::array* arr = next->as_array()) {
+        // "station.1.servers": the part after an array is an index.
+        const auto dot2 = key.find('.', dot + 1);
+        const std::string index_text = key.substr(dot + 1, dot2 == std::string::npos ? std::string::npos : dot2 - dot - 1);
+        std::size_t index = 0;
+        const auto [ptr, ec] = std::from_chars(index_text.data(), index_text.data() + index_text.size(), index);
+        if (ec != std::errc() || ptr != index_text.data() + index_text.size() || index >= arr->size() || dot2 == std::string::npos)
+          throw ConfigError("--set " + item + ": '" + part + "' is a list; name an entry by its index, 0 to " + std::to_string(arr->size() - 1) + ", then a key");
+        next = arr->get(index);
+        start = dot2 + 1;
+      } else {
+        start = dot + 1;
+      }
+      table = next->as_table();
+      if (table == nullptr) throw ConfigError("--set " + item + ": '" + part + "' is a value, not a table");
+    }
+  }
+}
+
+}  // namespace vqsim::models
