@@ -74,11 +74,13 @@ RunResult Simulator::run(const RunLimits& limits) {
   if (limits.warmup_ns < 0 || limits.measure_ns < 0) throw std::invalid_argument("run limits must not be negative");
   limits_ = limits;
   for (const auto& c : components_) c->validate();
-  for (auto& c : components_) c->start();
+  // Without a warm-up the measured window opens before components start, so what happens at
+  // time 0 (jobs injected, tokens granted) is observed, not reset away.
   if (limits_.warmup_ns > 0)
     schedule_at(limits_.warmup_ns, nullptr, kEndWarmup);
   else if (limits_.warmup_completions == 0)
     end_warmup();
+  for (auto& c : components_) c->start();
 
   while (!stopped_ && !queue_.empty()) {
     const Event e = queue_.pop();
