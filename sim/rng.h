@@ -21,15 +21,16 @@ constexpr std::uint64_t splitmix64(std::uint64_t& state) noexcept {
 
 class Rng {
  public:
-  // The stream for (seed, replication, stream). Distinct triples give unrelated sequences:
-  // the triple is hashed through splitmix64 into the 256-bit state.
+  // The stream for (seed, replication, stream). Each part is folded in through a splitmix64
+  // output (a bijective 64-bit mixer), so distinct triples give unrelated 64-bit keys, which the
+  // constructor expands into the 256-bit state.
   static Rng for_stream(std::uint64_t seed, std::uint64_t replication, std::uint64_t stream) noexcept {
-    std::uint64_t h = seed;
-    splitmix64(h);
-    h ^= 0x6a09e667f3bcc909ULL * (replication + 1);
-    splitmix64(h);
-    h ^= 0xbb67ae8584caa73bULL * (stream + 1);
-    return Rng(h);
+    std::uint64_t state = seed;
+    std::uint64_t h = splitmix64(state);
+    state = h ^ replication;
+    h = splitmix64(state);
+    state = h ^ stream;
+    return Rng(splitmix64(state));
   }
 
   explicit Rng(std::uint64_t seed = 0x853c49e6748fea9bULL) noexcept {
