@@ -67,6 +67,23 @@ inline void connect(Port& from, Component& to, int in_port = 0) {
 // Throws std::logic_error naming the component and port when `port` is not connected.
 void require_connected(const Component& owner, const Port& port, const char* port_name);
 
+// What a station with a waiting line records: its flow, the waits before service, the servers
+// (or tokens) in use and the length of the line. Reports the flow's figures plus wait_mean_ns,
+// queue_mean and utilization (in use / capacity).
+struct WaitingLineStats {
+  FlowStats flow;
+  Welford wait;
+  TimeAverage in_use;
+  TimeAverage queued;
+  void reset(time_ns now) noexcept {
+    flow.reset(now);
+    wait.clear();
+    in_use.reset(now);
+    queued.reset(now);
+  }
+  void report(Metrics& out, const std::string& prefix, time_ns now, double capacity) const;
+};
+
 // Standard figures of a FlowStats under "<prefix>.": throughput_per_s, response mean/stddev/
 // p50/p99 in ns, number_mean, completions and little_rel_error.
 void report_flow(Metrics& out, const std::string& prefix, const FlowStats& flow, time_ns now);

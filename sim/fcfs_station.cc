@@ -31,10 +31,10 @@ time_ns FcfsStation::service_ns(JobId job) {
 
 void FcfsStation::accept(JobId job, int) {
   const time_ns now = sim_.now();
-  flow_.arrive(now);
+  stats_.flow.arrive(now);
   if (idle_.empty()) {
     queue_.push_back(Slot{job, now});
-    queued_.set(now, static_cast<double>(queue_.size()));
+    stats_.queued.set(now, static_cast<double>(queue_.size()));
     return;
   }
   const std::uint32_t server = idle_.back();
@@ -45,8 +45,8 @@ void FcfsStation::accept(JobId job, int) {
 void FcfsStation::begin_service(std::uint32_t server, Slot slot) {
   const time_ns now = sim_.now();
   slots_[server] = slot;
-  wait_.add(static_cast<double>(now - slot.arrival));
-  busy_.set(now, static_cast<double>(slots_.size() - idle_.size()));
+  stats_.wait.add(static_cast<double>(now - slot.arrival));
+  stats_.in_use.set(now, static_cast<double>(slots_.size() - idle_.size()));
   const time_ns service = service_ns(slot.job);
   if (cpu_ != nullptr)
     cpu_->submit_work(this, server, static_cast<double>(service));
@@ -61,30 +61,20 @@ void FcfsStation::work_done(std::uint64_t token) { finish_service(static_cast<st
 void FcfsStation::finish_service(std::uint32_t server) {
   const time_ns now = sim_.now();
   const Slot done = slots_[server];
-  flow_.depart(now, now - done.arrival);
+  stats_.flow.depart(now, now - done.arrival);
   if (!queue_.empty()) {
     const Slot next = queue_.pop_front();
-    queued_.set(now, static_cast<double>(queue_.size()));
+    stats_.queued.set(now, static_cast<double>(queue_.size()));
     begin_service(server, next);
   } else {
     idle_.push_back(server);
-    busy_.set(now, static_cast<double>(slots_.size() - idle_.size()));
+    stats_.in_use.set(now, static_cast<double>(slots_.size() - idle_.size()));
   }
   out.send(done.job);
 }
 
-void FcfsStation::reset_statistics(time_ns now) {
-  flow_.reset(now);
-  wait_.clear();
-  busy_.reset(now);
-  queued_.reset(now);
-}
+void FcfsStation::reset_statistics(time_ns now) { stats_.reset(now); }
 
-void FcfsStation::report(Metrics& m, time_ns now) const {
-  report_flow(m, name(), flow_, now);
-  m.add(name() + ".wait_mean_ns", wait_.mean());
-  m.add(name() + ".queue_mean", queued_.mean(now));
-  m.add(name() + ".utilization", busy_.mean(now) / static_cast<double>(slots_.size()));
-}
+void FcfsStation::report(Metrics& m, time_ns now) const { stats_.report(m, name(), now, static_cast<double>(slots_.size())); }
 
 }  // namespace vqsim::sim

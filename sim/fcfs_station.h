@@ -38,7 +38,7 @@ class FcfsStation : public Component, public WorkClient {
   void validate() const override;
   void reset_statistics(time_ns now) override;
   void report(Metrics& out, time_ns now) const override;
-  const FlowStats* flow() const noexcept override { return &flow_; }
+  const FlowStats* flow() const noexcept override { return &stats_.flow; }
 
   int servers() const noexcept { return static_cast<int>(slots_.size()); }
   std::size_t waiting() const noexcept { return queue_.size(); }
@@ -62,10 +62,7 @@ class FcfsStation : public Component, public WorkClient {
   std::vector<Slot> slots_;             // one per server
   std::vector<std::uint32_t> idle_;     // free server indices, used as a stack
   Fifo<Slot> queue_;
-  FlowStats flow_;
-  Welford wait_;
-  TimeAverage busy_;
-  TimeAverage queued_;
+  WaitingLineStats stats_;
 };
 
 }  // namespace vqsim::sim

@@ -46,6 +46,13 @@ void report_flow(Metrics& out, const std::string& prefix, const FlowStats& flow,
   out.add(prefix + ".little_rel_error", flow.little(now).relative_error());
 }
 
+void WaitingLineStats::report(Metrics& out, const std::string& prefix, time_ns now, double capacity) const {
+  report_flow(out, prefix, flow, now);
+  out.add(prefix + ".wait_mean_ns", wait.mean());
+  out.add(prefix + ".queue_mean", queued.mean(now));
+  out.add(prefix + ".utilization", in_use.mean(now) / capacity);
+}
+
 Simulator::Simulator(std::uint64_t seed, std::uint64_t replication) : seed_(seed), replication_(replication) {
   queue_.reserve(256);
 }

@@ -68,7 +68,8 @@ class Simulator {
     return schedule_at(now_ + delay, target, kind, payload);
   }
   // Cancels a pending event; it is dropped when it reaches the head of the queue (O(1) now,
-  // one hash look-up per event while any cancellation is outstanding).
+  // one hash look-up per event while any cancellation is outstanding). `id` must still be
+  // pending: the id of an event that already ran would stay in the set for the whole run.
   void cancel(EventId id) { cancelled_.insert(id); }
 
   // A random stream for `name`, independent of every other name, replication and seed.

@@ -17,8 +17,8 @@ void TokenPool::validate() const {
 void TokenPool::grant(JobId job, time_ns asked_at) {
   const time_ns now = sim_.now();
   --available_;
-  in_use_.set(now, tokens_ - available_);
-  wait_.add(static_cast<double>(now - asked_at));
+  stats_.in_use.set(now, tokens_ - available_);
+  stats_.wait.add(static_cast<double>(now - asked_at));
   acquired.send(job);
 }
 
@@ -27,40 +27,30 @@ void TokenPool::accept(JobId job, int in_port) {
   if (in_port == kAcquire) {
     if (asked_at_.size() <= job) asked_at_.resize(job + 1);
     asked_at_[job] = now;
-    flow_.arrive(now);
+    stats_.flow.arrive(now);
     if (available_ > 0 && waiting_.empty()) {
       grant(job, now);
     } else {
       waiting_.push_back(job);
-      queued_.set(now, static_cast<double>(waiting_.size()));
+      stats_.queued.set(now, static_cast<double>(waiting_.size()));
     }
     return;
   }
   if (in_port != kRelease) Component::accept(job, in_port);
   if (available_ >= tokens_) throw std::logic_error("token pool '" + name() + "': a token was returned that was never taken");
   ++available_;
-  in_use_.set(now, tokens_ - available_);
-  flow_.depart(now, now - asked_at_[job]);
+  stats_.in_use.set(now, tokens_ - available_);
+  stats_.flow.depart(now, now - asked_at_[job]);
   if (!waiting_.empty()) {
     const JobId next = waiting_.pop_front();
-    queued_.set(now, static_cast<double>(waiting_.size()));
+    stats_.queued.set(now, static_cast<double>(waiting_.size()));
     grant(next, asked_at_[next]);
   }
   released.send(job);
 }
 
-void TokenPool::reset_statistics(time_ns now) {
-  flow_.reset(now);
-  wait_.clear();
-  in_use_.reset(now);
-  queued_.reset(now);
-}
+void TokenPool::reset_statistics(time_ns now) { stats_.reset(now); }
 
-void TokenPool::report(Metrics& m, time_ns now) const {
-  report_flow(m, name(), flow_, now);
-  m.add(name() + ".wait_mean_ns", wait_.mean());
-  m.add(name() + ".queue_mean", queued_.mean(now));
-  m.add(name() + ".utilization", in_use_.mean(now) / tokens_);
-}
+void TokenPool::report(Metrics& m, time_ns now) const { stats_.report(m, name(), now, tokens_); }
 
 }  // namespace vqsim::sim

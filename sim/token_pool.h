@@ -30,7 +30,7 @@ class TokenPool : public Component {
   void validate() const override;
   void reset_statistics(time_ns now) override;
   void report(Metrics& m, time_ns now) const override;
-  const FlowStats* flow() const noexcept override { return &flow_; }
+  const FlowStats* flow() const noexcept override { return &stats_.flow; }
 
   int tokens() const noexcept { return tokens_; }
   int available() const noexcept { return available_; }
@@ -43,10 +43,7 @@ class TokenPool : public Component {
   int available_;
   Fifo<JobId> waiting_;
   std::vector<time_ns> asked_at_;  // by JobId: when the job asked for its token
-  FlowStats flow_;
-  Welford wait_;
-  TimeAverage in_use_;
-  TimeAverage queued_;
+  WaitingLineStats stats_;
 };
 
 }  // namespace vqsim::sim
