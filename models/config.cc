@@ -34,6 +34,13 @@ double scaled(std::string_view text, const char* what, std::initializer_list<Uni
   throw std::invalid_argument(std::string("expected ") + what + ", got \"" + std::string(text) + "\"");
 }
 
+// "a, b, c": the known words listed in an error message.
+std::string join(const std::vector<std::string>& words) {
+  std::string list;
+  for (const auto& w : words) list += (list.empty() ? "" : ", ") + w;
+  return list;
+}
+
 }  // namespace
 
 double parse_duration_ns_real(std::string_view text) {
@@ -118,9 +125,7 @@ void ConfigReader::check_keys(const toml::table& table, const std::string& prefi
   for (const auto& [k, v] : table) {
     const std::string key(k.str());
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-    std::string list;
-    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-    fail(&v, prefix.empty() ? key : prefix + "." + key, "unknown key" + did_you_mean(key, allowed) + "; known here: " + list);
+    fail(&v, prefix.empty() ? key : prefix + "." + key, "unknown key" + did_you_mean(key, allowed) + "; known here: " + join(allowed));
   }
 }
 
@@ -143,9 +148,7 @@ std::string ConfigReader::string(const toml::table& t, const std::string& prefix
   const auto v = n->value<std::string>();
   if (!v || !n->is_string()) fail(n, full, "expected a string");
   if (!choices.empty() && std::find(choices.begin(), choices.end(), *v) == choices.end()) {
-    std::string list;
-    for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
-    fail(n, full, "\"" + *v + "\" is not one of: " + list + did_you_mean(*v, choices));
+    fail(n, full, "\"" + *v + "\" is not one of: " + join(choices) + did_you_mean(*v, choices));
   }
   return *v;
 }

@@ -1,6 +1,5 @@
 #include "models/network.h"
 
-#include <fstream>
 #include <limits>
 
 #include "models/config.h"
@@ -111,7 +110,6 @@ void build_network(const NetworkScenario& sc, sim::Simulator& sim) {
   std::vector<CpuResource*> cpus;
   for (const auto& c : sc.cpus) cpus.push_back(&sim.make<CpuResource>(c.name, c.cores));
   Port* prev = nullptr;
-  Component* first = nullptr;
   ClosedLoop* loop = nullptr;
   Source* source = nullptr;
   if (sc.closed) {
@@ -146,7 +144,6 @@ void build_network(const NetworkScenario& sc, sim::Simulator& sim) {
         break;
       }
     }
-    if (first == nullptr) first = c;
     connect(*prev, *c);
     prev = out;
   }
