@@ -12,6 +12,21 @@
 namespace vqsim::cli {
 
 int run_main(const std::vector<std::string>& args);
+int solve_main(const std::vector<std::string>& args);
+int graph_main(const std::vector<std::string>& args);
+
+// `vqsim run` on an I/O-path scenario (cli/run_io.cc).
+struct IoRunOptions {
+  std::string scenario_path;
+  std::vector<std::string> overrides;
+  int threads = 0;
+  std::string format = "text";
+  long long seed = -1;
+  int replications = 0;  // 0 = the scenario's
+  std::string ios, runtime;
+  bool compare_mva = false;
+};
+int run_io(const IoRunOptions& options);
 int bench_main(const std::vector<std::string>& args);
 
 }  // namespace vqsim::cli

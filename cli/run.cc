@@ -10,6 +10,7 @@
 #include "cli/common.h"
 #include "cli/commands.h"
 #include "models/network.h"
+#include "models/scenario.h"
 #include "sim/replications.h"
 
 namespace vqsim::cli {
@@ -48,9 +49,18 @@ int run_main(const std::vector<std::string>& args) {
   std::vector<std::string> overrides;
   int threads = 0, replications = 0;
   long long seed = -1;
+  std::string ios, runtime;
   po::options_description opts(
       "usage: vqsim run SCENARIO.toml [options]\n\n"
-      "Simulates the scenario: independent replications (in parallel), each with a warm-up that is\n"
+      "I/O-path scenarios (the usual kind; see docs/scenario.md): simulates fio in the guest through\n"
+      "every modelled stage to the device and prints fio-like results per direction (IOPS, bandwidth,\n"
+      "slat/clat/lat mean, stdev and fio's percentiles) with 95% intervals, then per stage the\n"
+      "utilization, mean queue, mean wait and share of the latency, names the bottleneck and checks\n"
+      "Little's law. Examples:\n"
+      "  vqsim run scenarios/default.toml\n"
+      "  vqsim run scenarios/default.toml --set host.iothreads=2 --set workload.iodepth=64\n"
+      "  vqsim run scenarios/seed000-virtio-blk.toml --format fio-json > predicted.json\n\n"
+      "Generic network scenarios ([[station]] tables): simulates the scenario: independent replications (in parallel), each with a warm-up that is\n"
       "discarded and a measured window; prints per-station throughput, response time (mean, p50,\n"
       "p99 from fio's histogram), utilization and mean number present with 95% intervals, the exact\n"
       "MVA answer when the network is closed and product-form, and Little's law checked on every\n"
@@ -60,15 +70,33 @@ int run_main(const std::vector<std::string>& args) {
       "set", po::value(&overrides)->composing(), "override a scenario key: --set population.customers=16 (repeatable)")(
       "seed", po::value(&seed), "override run.seed")("replications", po::value(&replications), "override run.replications")(
       "threads", po::value(&threads)->default_value(0), "worker threads for replications (0 = all cores)")(
-      "format", po::value(&format)->default_value("text"), "text | json");
+      "format", po::value(&format)->default_value("text"), "text | json | fio-json (I/O-path scenarios: fio 3.x JSON)")(
+      "ios", po::value(&ios), "I/O-path scenarios: measured I/Os per replication (sets workload.ios, clears runtime)")(
+      "runtime", po::value(&runtime), "I/O-path scenarios: simulated measured time per replication, e.g. 2s (sets workload.runtime)")(
+      "compare-mva", "I/O-path scenarios: also solve by MVA and report where DES and MVA differ by more than 10%");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
   if (!parse_options(args, opts, vm, &pos)) return 0;
   if (scenario_path.empty()) throw UsageError("vqsim run needs a scenario file, e.g. vqsim run scenarios/default.toml");
-  if (format != "text" && format != "json") throw UsageError("--format must be text or json" + did_you_mean(format, {"text", "json"}));
+  if (format != "text" && format != "json" && format != "fio-json")
+    throw UsageError("--format must be text, json or fio-json" + did_you_mean(format, {"text", "json", "fio-json"}));
   if (threads < 0) throw UsageError("--threads must be >= 0");
 
+  if (models::is_io_scenario_file(scenario_path)) {
+    IoRunOptions o;
+    o.scenario_path = scenario_path;
+    o.overrides = overrides;
+    o.threads = threads;
+    o.format = format;
+    o.seed = seed;
+    o.replications = vm.count("replications") ? replications : 0;
+    o.ios = ios;
+    o.runtime = runtime;
+    o.compare_mva = vm.count("compare-mva") > 0;
+    return run_io(o);
+  }
+  if (format == "fio-json") throw UsageError("--format fio-json needs an I/O-path scenario; " + scenario_path + " is a generic network");
   models::NetworkScenario sc = models::load_network(scenario_path, overrides);
   if (seed >= 0) sc.seed = static_cast<std::uint64_t>(seed);
   if (vm.count("replications")) {

@@ -5,6 +5,8 @@ namespace vqsim::sim {
 DelayStation::DelayStation(Simulator& sim, std::string name, Distribution delay)
     : Component(sim, std::move(name)), delay_(std::move(delay)) {}
 
+time_ns DelayStation::delay_ns(JobId) { return delay_.sample_ns(rng_); }
+
 void DelayStation::accept(JobId job, int) {
   const time_ns now = sim_.now();
   std::uint32_t slot;
@@ -17,7 +19,7 @@ void DelayStation::accept(JobId job, int) {
     slots_[slot] = Slot{job, now};
   }
   flow_.arrive(now);
-  sim_.schedule_in(delay_.sample_ns(rng_), this, 0, slot);
+  sim_.schedule_in(delay_ns(job), this, 0, slot);
 }
 
 void DelayStation::handle(std::uint32_t, std::uint64_t payload) {

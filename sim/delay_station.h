@@ -25,6 +25,11 @@ class DelayStation : public Component {
   void report(Metrics& m, time_ns now) const override { report_flow(m, name(), flow_, now); }
   const FlowStats* flow() const noexcept override { return &flow_; }
 
+ protected:
+  // The delay of `job`; by default a draw from the station's distribution. Models override it
+  // to compute a delay from the job (e.g. a copy whose time grows with its size).
+  virtual time_ns delay_ns(JobId job);
+
  private:
   struct Slot {
     JobId job;

@@ -68,6 +68,7 @@ void FcfsStation::finish_service(std::uint32_t server) {
     begin_service(server, next);
   } else {
     idle_.push_back(server);
+    if (idle_.size() == slots_.size()) idle_since_ns_ = now;
     stats_.in_use.set(now, static_cast<double>(slots_.size() - idle_.size()));
   }
   out.send(done.job);

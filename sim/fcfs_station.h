@@ -42,6 +42,10 @@ class FcfsStation : public Component, public WorkClient {
 
   int servers() const noexcept { return static_cast<int>(slots_.size()); }
   std::size_t waiting() const noexcept { return queue_.size(); }
+  int busy() const noexcept { return static_cast<int>(slots_.size() - idle_.size()); }
+  // When the station last became completely idle (meaningful while busy() == 0): a model of a
+  // thread that polls for a while before it sleeps asks how long it has been idle.
+  time_ns idle_since_ns() const noexcept { return idle_since_ns_; }
 
  protected:
   // The service time of `job`; by default a draw from its class's distribution.
@@ -63,6 +67,7 @@ class FcfsStation : public Component, public WorkClient {
   std::vector<std::uint32_t> idle_;     // free server indices, used as a stack
   Fifo<Slot> queue_;
   WaitingLineStats stats_;
+  time_ns idle_since_ns_ = 0;
 };
 
 }  // namespace vqsim::sim

@@ -28,21 +28,40 @@ check "... the suggestion names run" grep -q "did you mean 'run'" "$tmp/err"
 check "run without a scenario is bad usage (2)" status_is 2 "$vqsim" run
 check "run with a missing file is bad input (2)" status_is 2 "$vqsim" run "$tmp/none.toml"
 check "run --help exits 0" status_is 0 "$vqsim" run --help
-check "an unknown --set key is bad input (2)" status_is 2 "$vqsim" run "$src/scenarios/default.toml" --set population.custmers=3
+tandem="$src/scenarios/engine/tandem.toml"
+check "an unknown --set key is bad input (2)" status_is 2 "$vqsim" run "$tandem" --set population.custmers=3
 check "... naming the key and a suggestion" grep -q "did you mean 'customers'" "$tmp/err"
 
 small=(--set run.completions=20000 --set run.replications=4)
-check "run default scenario succeeds" status_is 0 "$vqsim" run "$src/scenarios/default.toml" "${small[@]}"
+check "run the engine's tandem network succeeds" status_is 0 "$vqsim" run "$tandem" "${small[@]}"
 check "... and reports Little's law ok" grep -q "Little's law: .*: ok" "$tmp/out"
-"$vqsim" run "$src/scenarios/default.toml" "${small[@]}" --threads 1 >"$tmp/t1.txt"
-"$vqsim" run "$src/scenarios/default.toml" "${small[@]}" --threads 2 >"$tmp/t2.txt"
-"$vqsim" run "$src/scenarios/default.toml" "${small[@]}" --threads 2 --format json >"$tmp/t2.json"
-"$vqsim" run "$src/scenarios/default.toml" "${small[@]}" --threads 1 --format json >"$tmp/t1.json"
+"$vqsim" run "$tandem" "${small[@]}" --threads 1 >"$tmp/t1.txt"
+"$vqsim" run "$tandem" "${small[@]}" --threads 2 >"$tmp/t2.txt"
+"$vqsim" run "$tandem" "${small[@]}" --threads 2 --format json >"$tmp/t2.json"
+"$vqsim" run "$tandem" "${small[@]}" --threads 1 --format json >"$tmp/t1.json"
 check "same seed: byte-identical text with --threads 1 and 2" cmp -s "$tmp/t1.txt" "$tmp/t2.txt"
 check "same seed: byte-identical JSON with --threads 1 and 2" cmp -s "$tmp/t1.json" "$tmp/t2.json"
 check "JSON output parses and carries intervals" python3 -c "import json,sys; j=json.load(open('$tmp/t1.json')); m=j['metrics']['population.throughput_per_s']; assert m['half_width_95']>0 and j['little']['ok']"
-"$vqsim" run "$src/scenarios/default.toml" "${small[@]}" --seed 2 >"$tmp/s2.txt"
+"$vqsim" run "$tandem" "${small[@]}" --seed 2 >"$tmp/s2.txt"
 check "another seed gives other figures" bash -c "! cmp -s '$tmp/t1.txt' '$tmp/s2.txt'"
+
+# I/O-path scenarios.
+def="$src/scenarios/default.toml"
+io=(--ios 20000 --replications 3)
+check "run the default I/O-path scenario succeeds" status_is 0 "$vqsim" run "$def" "${io[@]}"
+check "... prints fio-like IOPS, percentiles, the stage table, the bottleneck and Little" bash -c "grep -q 'read: IOPS=' '$tmp/out' && grep -q '99.90th=' '$tmp/out' && grep -q 'share of lat' '$tmp/out' && grep -q '^bottleneck: ' '$tmp/out' && grep -q \"Little's law: .*: ok\" '$tmp/out'"
+"$vqsim" run "$def" "${io[@]}" --threads 1 --format json >"$tmp/io1.json"
+"$vqsim" run "$def" "${io[@]}" --threads 2 --format json >"$tmp/io2.json"
+check "I/O path: byte-identical JSON with --threads 1 and 2" cmp -s "$tmp/io1.json" "$tmp/io2.json"
+check "I/O path JSON: directions with intervals, stages with shares, a bottleneck" python3 -c "import json; j=json.load(open('$tmp/io1.json')); r=j['directions']['read']; assert r['iops']['mean']>0 and r['iops']['half_width_95']>0; assert r['clat']['percentiles_ns']['99.000000']['mean']>0; assert abs(sum(s['share_of_latency'] for s in j['stages'])-1)<0.05, sum(s['share_of_latency'] for s in j['stages']); assert j['bottleneck']['stage'] and j['little']['ok']"
+check "--format fio-json is fio 3.x JSON" bash -c "'$vqsim' run '$def' ${io[*]} --format fio-json > '$tmp/fio.json'"
+check "... with jobs[0].read.iops, lat_ns.mean and clat_ns.percentile['99.000000']" python3 -c "import json; j=json.load(open('$tmp/fio.json')); r=j['jobs'][0]['read']; assert r['iops']>0 and r['lat_ns']['mean']>0 and r['clat_ns']['percentile']['99.000000']>0; assert j['fio version'].startswith('vqsim')"
+check "a misspelt scenario key is bad input (2)" status_is 2 "$vqsim" run "$def" --set workload.iodeth=4
+check "... naming the key and a suggestion" grep -q "workload.iodeth: unknown key (did you mean 'workload.iodepth'?)" "$tmp/err"
+check "aio=native with cache=writeback is rejected like QEMU rejects it (2)" status_is 2 "$vqsim" run "$def" --set host.cache=writeback
+check "... saying why" grep -q "requires cache.direct=on" "$tmp/err"
+check "an out-of-range value is bad input (2)" status_is 2 "$vqsim" run "$def" --set workload.rwmixread=150
+check "--compare-mva reports the MVA answer" bash -c "'$vqsim' run '$def' ${io[*]} --compare-mva | grep -q '^MVA: '"
 
 check "bench tandem --json reports both loops, MVA and the ratio" bash -c "'$vqsim' bench tandem --cycles 100000 --repeat 1 --json > '$tmp/b.json'"
 check "... throughput within 1% of exact MVA" python3 -c "import json; j=json.load(open('$tmp/b.json')); assert abs(j['engine_throughput_rel_error_vs_mva'])<0.01, j; assert j['engine_to_hand_ratio']>0"

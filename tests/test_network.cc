@@ -1,5 +1,5 @@
 // The scenario-described network end to end: built, simulated, compared with exact MVA, and
-// repeatable bit for bit (the golden run of scenarios/default.toml at reduced length).
+// repeatable bit for bit (the golden run of scenarios/engine/tandem.toml at reduced length).
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -22,7 +22,7 @@ std::vector<sim::Metrics> run_scenario(const models::NetworkScenario& sc, int th
 }  // namespace
 
 TEST_CASE("default scenario: closed tandem matches exact MVA and Little's law, reduced length") {
-  models::NetworkScenario sc = models::load_network(VQSIM_SOURCE_DIR "/scenarios/default.toml", {"run.completions=100000"});
+  models::NetworkScenario sc = models::load_network(VQSIM_SOURCE_DIR "/scenarios/engine/tandem.toml", {"run.completions=100000"});
   const auto mva = models::solve_network_mva(sc);
   REQUIRE(mva.has_value());
   const auto runs = run_scenario(sc, 0);
@@ -32,7 +32,7 @@ TEST_CASE("default scenario: closed tandem matches exact MVA and Little's law, r
 }
 
 TEST_CASE("default scenario: same seed gives identical figures with 1 or 2 threads; another seed does not") {
-  models::NetworkScenario sc = models::load_network(VQSIM_SOURCE_DIR "/scenarios/default.toml", {"run.completions=20000", "run.replications=4"});
+  models::NetworkScenario sc = models::load_network(VQSIM_SOURCE_DIR "/scenarios/engine/tandem.toml", {"run.completions=20000", "run.replications=4"});
   const auto one = run_scenario(sc, 1);
   const auto two = run_scenario(sc, 2);
   REQUIRE(one.size() == two.size());

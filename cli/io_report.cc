@@ -1,0 +1,254 @@
+#include "cli/io_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "sim/fio_histogram.h"
+
+namespace vqsim::cli {
+
+namespace {
+
+std::string printf_string(const char* format, double a, double b = 0) {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, format, a, b);
+  return buf;
+}
+
+// fio's "usec"/"msec" choice: the unit that keeps the mean below 10000.
+void pick_unit(double ns, const char** unit, double* scale) {
+  if (ns < 10000) {
+    *unit = "nsec";
+    *scale = 1;
+  } else if (ns < 10000000) {
+    *unit = "usec";
+    *scale = 1e3;
+  } else {
+    *unit = "msec";
+    *scale = 1e6;
+  }
+}
+
+std::string si(double v) {
+  if (v >= 1e6) return printf_string("%.3fM", v / 1e6);
+  if (v >= 1e4) return printf_string("%.1fk", v / 1e3);
+  return printf_string("%.0f", v);
+}
+
+std::string bytes_rate(double b) {
+  if (b >= 1024.0 * 1024 * 1024) return printf_string("%.2fGiB/s", b / (1024.0 * 1024 * 1024));
+  if (b >= 1024.0 * 1024) return printf_string("%.1fMiB/s", b / (1024.0 * 1024));
+  return printf_string("%.0fKiB/s", b / 1024.0);
+}
+
+const char* kDirs[] = {"read", "write"};
+
+}  // namespace
+
+std::string setup_line(const models::IoScenario& s) {
+  std::ostringstream os;
+  if (s.bare_metal()) {
+    os << "bare metal";
+  } else {
+    os << models::driver_name(s.guest.driver) << ", " << s.guest.vcpus << " vCPU, ";
+    if (s.guest.driver == models::GuestDriver::vhost_scsi || s.guest.driver == models::GuestDriver::vhost_user_blk) os << "vhost worker";
+    else if (s.host.iothreads == 0) os << "main loop";
+    else os << s.host.iothreads << " IOThread" << (s.host.iothreads > 1 ? "s" : "");
+    os << ", aio=" << models::aio_name(s.host.aio) << ", cache=" << models::cache_name(s.host.cache);
+  }
+  os << ", " << models::backend_name(s.backend.kind) << "; " << s.workload.rw << " " << s.workload.bs_read_bytes / 1024 << "k";
+  if (s.workload.rw == "rw" || s.workload.rw == "randrw") os << " (" << s.workload.rwmixread << "% reads)";
+  os << " " << s.workload.ioengine_name << " iodepth " << s.workload.iodepth << " x " << s.workload.numjobs << " job"
+     << (s.workload.numjobs > 1 ? "s" : "");
+  if (s.workload.rate_iops > 0) os << " at " << s.workload.rate_iops << " IOPS each (Poisson)";
+  return os.str();
+}
+
+std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, const models::IoMvaResult* mva) {
+  std::ostringstream out;
+  out << "vqsim " << VQSIM_VERSION << " run " << s.path << "\n";
+  if (!s.description.empty()) out << s.description << "\n";
+  out << setup_line(s) << "\n";
+  out << s.run.replications << " replications, seed " << s.run.seed << ", ";
+  if (s.workload.runtime_ns > 0) out << s.workload.runtime_ns / 1e9 << " s simulated";
+  else out << s.workload.ios << " I/Os";
+  out << " each after a " << s.workload.ramp_time_ns / 1e6 << " ms ramp; ± are 95% intervals\n";
+  for (const auto& n : s.notes) out << "note: " << n << "\n";
+  out << "\n";
+  for (const char* d : kDirs) {
+    const std::string dir = d;
+    const auto iops = r.get(dir + ".iops");
+    if (iops.mean <= 0) continue;
+    const auto bw = r.get(dir + ".bw_bytes_per_s");
+    char head[64];
+    std::snprintf(head, sizeof head, "%5s: IOPS=", d);
+    out << head << si(iops.mean) << " ± " << si(iops.half_width) << ", BW=" << bytes_rate(bw.mean) << " ± " << bytes_rate(bw.half_width)
+        << "\n";
+    for (const char* kind : {"slat", "clat", "lat"}) {
+      const std::string p = dir + "." + kind;
+      const auto mean = r.get(p + ".mean_ns");
+      const char* unit;
+      double scale;
+      pick_unit(mean.mean, &unit, &scale);
+      char line[256];
+      std::snprintf(line, sizeof line, "    %4s (%s): min=%.0f, max=%.0f, avg=%.2f ± %.2f, stdev=%.2f\n", kind, unit, r.get(p + ".min_ns").mean / scale,
+                    r.get(p + ".max_ns").mean / scale, mean.mean / scale, mean.half_width / scale, r.get(p + ".stddev_ns").mean / scale);
+      out << line;
+    }
+    const std::string clat = dir + ".clat";
+    const char* unit;
+    double scale;
+    pick_unit(r.get(clat + ".p50.000000_ns").mean, &unit, &scale);
+    out << "    clat percentiles (" << unit << "):\n";
+    const auto pct = sim::FioHistogram::fio_default_percentiles();
+    for (std::size_t i = 0; i < pct.size(); ++i) {
+      const auto v = r.get(clat + ".p" + sim::FioHistogram::percentile_key(pct[i]) + "_ns");
+      char cell[64];
+      std::snprintf(cell, sizeof cell, "%s%5.2fth=[%6.0f]%s", i % 4 == 0 ? "     | " : " ", pct[i], v.mean / scale,
+                    i + 1 == pct.size() ? "\n" : (i % 4 == 3 ? ",\n" : ","));
+      out << cell;
+    }
+  }
+  out << "\nstage                    capacity  utilization        queue    wait (µs)   time/visit (µs)  share of lat\n";
+  for (const auto& st : r.stages) {
+    char line[256];
+    const std::string cap = st.capacity > 0 ? std::to_string(st.capacity) : "inf";
+    const std::string util = st.has_utilization ? printf_string("%.3f ± %.3f", st.utilization.mean, st.utilization.half_width) : "-";
+    const std::string queue = st.has_wait ? printf_string("%.2f", st.queue_mean.mean) : "-";
+    const std::string wait = st.has_wait ? printf_string("%.2f", st.wait_mean_ns.mean / 1e3) : "-";
+    std::snprintf(line, sizeof line, "%-24s %8s  %-15s %8s %12s %17.2f %12.1f%%\n", st.name.c_str(), cap.c_str(), util.c_str(), queue.c_str(),
+                  wait.c_str(), st.response_mean_ns.mean / 1e3, 100 * st.share_of_latency);
+    out << line;
+  }
+  out << "\nbottleneck: " << (r.bottleneck.empty() ? "-" : r.bottleneck) << printf_string(" (utilization %.3f)\n", r.bottleneck_utilization);
+  if (mva) {
+    const double des_iops = r.get("read.iops").mean + r.get("write.iops").mean;
+    const double des_lat = des_iops > 0 ? (r.get("read.iops").mean * r.get("read.lat.mean_ns").mean +
+                                           r.get("write.iops").mean * r.get("write.lat.mean_ns").mean) / des_iops
+                                        : 0;
+    const double d_iops = des_iops > 0 ? (mva->iops - des_iops) / des_iops : 0;
+    const double d_lat = des_lat > 0 ? (mva->lat_mean_ns - des_lat) / des_lat : 0;
+    out << printf_string("MVA: %.0f IOPS, mean lat %.2f µs", mva->iops, mva->lat_mean_ns / 1e3)
+        << printf_string(" (%+.1f%% and %+.1f%% vs the simulation)", 100 * d_iops, 100 * d_lat) << "; bottleneck " << mva->bottleneck << "\n";
+    if (std::fabs(d_iops) > 0.10 || std::fabs(d_lat) > 0.10)
+      out << "MVA and DES disagree by more than 10%: the stages' non-exponential times, token limits or state-dependent kicks matter here;"
+             " trust the DES\n";
+  }
+  char line[256];
+  std::snprintf(line, sizeof line, "Little's law: worst relative error %.4f%% (%s, replication %llu): %s\n", 100 * r.little_worst,
+                r.little_where.empty() ? "-" : r.little_where.c_str(), static_cast<unsigned long long>(r.little_replication),
+                r.little_ok ? "ok" : "VIOLATED");
+  out << line;
+  return out.str();
+}
+
+nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunReport& r, const models::IoMvaResult* mva) {
+  auto interval = [](const sim::Interval& i) {
+    return nlohmann::ordered_json{{"mean", i.mean}, {"half_width_95", i.half_width}, {"lower", i.lower}, {"upper", i.upper}};
+  };
+  nlohmann::ordered_json j;
+  j["vqsim_version"] = VQSIM_VERSION;
+  j["scenario"] = s.path;
+  j["description"] = s.description;
+  j["setup"] = setup_line(s);
+  j["seed"] = s.run.seed;
+  j["replications"] = s.run.replications;
+  j["notes"] = s.notes;
+  for (const char* d : kDirs) {
+    const std::string dir = d;
+    auto& o = j["directions"][dir];
+    o["iops"] = interval(r.get(dir + ".iops"));
+    o["bw_bytes_per_s"] = interval(r.get(dir + ".bw_bytes_per_s"));
+    for (const char* kind : {"slat", "clat", "lat"}) {
+      const std::string p = dir + "." + kind;
+      auto& k = o[kind];
+      k["mean_ns"] = interval(r.get(p + ".mean_ns"));
+      k["stddev_ns"] = interval(r.get(p + ".stddev_ns"));
+      k["min_ns"] = r.get(p + ".min_ns").mean;
+      k["max_ns"] = r.get(p + ".max_ns").mean;
+      if (std::string(kind) != "slat")
+        for (double pc : sim::FioHistogram::fio_default_percentiles()) {
+          const std::string key = sim::FioHistogram::percentile_key(pc);
+          k["percentiles_ns"][key] = interval(r.get(p + ".p" + key + "_ns"));
+        }
+    }
+  }
+  for (const auto& st : r.stages) {
+    nlohmann::ordered_json row;
+    row["name"] = st.name;
+    row["stage"] = st.stage;
+    row["capacity"] = st.capacity;
+    if (st.has_utilization) row["utilization"] = interval(st.utilization);
+    if (st.has_wait) {
+      row["queue_mean"] = interval(st.queue_mean);
+      row["wait_mean_ns"] = interval(st.wait_mean_ns);
+    }
+    row["time_per_visit_ns"] = interval(st.response_mean_ns);
+    row["visits_per_s"] = interval(st.throughput_per_s);
+    row["share_of_latency"] = st.share_of_latency;
+    j["stages"].push_back(row);
+  }
+  j["bottleneck"] = {{"stage", r.bottleneck}, {"utilization", r.bottleneck_utilization}};
+  j["little"] = {{"worst_rel_error", r.little_worst}, {"where", r.little_where}, {"replication", r.little_replication}, {"ok", r.little_ok}};
+  if (mva) {
+    nlohmann::ordered_json m;
+    m["iops"] = mva->iops;
+    m["read_iops"] = mva->read_iops;
+    m["write_iops"] = mva->write_iops;
+    m["lat_mean_ns"] = mva->lat_mean_ns;
+    m["slat_mean_ns"] = mva->slat_mean_ns;
+    m["clat_mean_ns"] = mva->clat_mean_ns;
+    m["bottleneck"] = mva->bottleneck;
+    for (const auto& st : mva->stages)
+      m["stages"].push_back({{"name", st.name}, {"residence_ns", st.residence_ns}, {"utilization", st.utilization}, {"number_mean", st.number_mean}});
+    j["mva"] = m;
+  }
+  return j;
+}
+
+fio::FioResult to_fio_result(const models::IoScenario& s, const IoRunReport& r) {
+  fio::FioResult res;
+  res.format = fio::Format::json;
+  res.fio_version = std::string("vqsim-") + VQSIM_VERSION;
+  fio::JobResult job;
+  job.name = "vqsim";
+  job.groupid = 0;
+  job.jobs = s.workload.numjobs;
+  job.error = 0;
+  job.options = {{"rw", s.workload.rw},
+                 {"bs", std::to_string(s.workload.bs_read_bytes)},
+                 {"ioengine", s.workload.ioengine_name},
+                 {"iodepth", std::to_string(s.workload.iodepth)},
+                 {"numjobs", std::to_string(s.workload.numjobs)},
+                 {"rwmixread", std::to_string(s.workload.rwmixread)}};
+  const double runtime_ms = r.get("run.simulated_ns").mean / 1e6;
+  job.job_runtime_ms = runtime_ms;
+  for (const char* d : kDirs) {
+    const std::string dir = d;
+    fio::DirectionStats& out = dir == "read" ? job.read : job.write;
+    out.iops = r.get(dir + ".iops").mean;
+    out.bw_bytes_per_s = r.get(dir + ".bw_bytes_per_s").mean;
+    out.runtime_ms = runtime_ms;
+    out.total_ios = static_cast<std::uint64_t>(std::llround(r.get(dir + ".ios").mean));
+    out.io_bytes = static_cast<std::uint64_t>(std::llround(*out.bw_bytes_per_s * runtime_ms / 1e3));
+    out.short_ios = 0;
+    out.drop_ios = 0;
+    for (const char* kind : {"slat", "clat", "lat"}) {
+      const std::string p = dir + "." + kind;
+      fio::LatencyStats& l = std::string(kind) == "slat" ? out.slat : std::string(kind) == "clat" ? out.clat : out.lat;
+      l.min_ns = r.get(p + ".min_ns").mean;
+      l.max_ns = r.get(p + ".max_ns").mean;
+      l.mean_ns = r.get(p + ".mean_ns").mean;
+      l.stddev_ns = r.get(p + ".stddev_ns").mean;
+      l.samples = out.total_ios;
+      if (std::string(kind) == "clat" && *out.total_ios > 0)
+        for (double pc : sim::FioHistogram::fio_default_percentiles())
+          l.percentiles.emplace_back(pc, std::round(r.get(p + ".p" + sim::FioHistogram::percentile_key(pc) + "_ns").mean));
+    }
+  }
+  res.jobs.push_back(job);
+  return res;
+}
+
+}  // namespace vqsim::cli

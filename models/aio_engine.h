@@ -1,0 +1,36 @@
+// AIO engine and cache mode: how QEMU hands a request to the host kernel, and what the cache
+// mode makes of reads, writes and flushes.
+//   threads   a pool of at most 64 workers (util/thread-pool.c max_threads) that each make one
+//             blocking preadv/pwritev (and fdatasync for a flush); a hand-off to the worker and a
+//             bottom half back to the emulation thread, each threads_handoff_us of latency.
+//   native    io_submit in batches (aio-max-batch 32), at most 1024 events per AioContext;
+//             needs O_DIRECT, so cache=writeback/writethrough/unsafe with native is rejected as
+//             QEMU rejects it (block/file-posix.c).
+//   io_uring  SQEs in batches; 128 ring entries (block/io_uring.c MAX_ENTRIES), the excess
+//             waits inside QEMU.
+// Cache modes (QEMU -drive cache=, domain.md §7): none/directsync use O_DIRECT; writeback,
+// writethrough and unsafe go through the host page cache, where reads may hit
+// (host.pagecache_hit_ratio) and writeback/unsafe writes complete once copied (the background
+// write-back to the device is not modelled); writethrough and directsync follow every write by
+// a flush (QEMU < 10: a separate fdatasync), and QEMU serializes flushes per device.
+#pragma once
+
+#include "models/scenario.h"
+
+namespace vqsim::models {
+
+struct AioEngine {
+  int slots = 0;           // requests in the engine at once (0 = no limit)
+  bool handoff = false;    // aio=threads: a worker hand-off each way
+  double submit_ns = 0;    // emulation-thread CPU per request for the submission itself
+};
+AioEngine aio_engine(const IoScenario& s);
+
+struct CacheSemantics {
+  bool direct;             // O_DIRECT: no host page cache
+  bool flush_after_write;  // writethrough / directsync
+  bool writes_to_pagecache;  // writeback / unsafe: a write completes in the page cache
+};
+CacheSemantics cache_semantics(const IoScenario& s);
+
+}  // namespace vqsim::models

@@ -1,0 +1,140 @@
+// Backend devices: where a request's data finally lives.
+//   nvme, sata-ssd  `channels` requests in service at once; a 4 KiB read or write takes
+//                   read_us / write_us (lognormal, service_cv), larger requests add
+//                   size / (bandwidth / channels), so many requests in flight reach the
+//                   device's bandwidth and no more.
+//   hdd             one actuator; random requests pay a seek and half a turn, shortened by NCQ
+//                   reordering as the queue grows (positioning * (1 + queued)^-0.4, capped at
+//                   ncq_depth); sequential ones only the transfer.
+//   md-raid1        two member devices (backend.leg): a read goes to the less busy member, a
+//                   write to both (fork-join: done when the slower is).
+//   ceph-rbd        librbd inside QEMU: messenger thread(s) -> network (rtt/2) -> OSDs
+//                   (osd_slots in parallel; osd_write_us includes replication) -> network.
+//   krbd            the same cluster through the host kernel client (a kernel thread per core
+//                   instead of librbd's messenger threads).
+//   pagecache       host memory: a copy per 4 KiB.
+//   null            a fixed latency, no queueing.
+// Flushes: a device cache flush (flush_us) on local devices, serialized; for Ceph a flush is a
+// barrier — it completes when every write issued before it has, plus a round trip.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "models/io_request.h"
+#include "sim/batch_station.h"
+#include "sim/delay_station.h"
+#include "sim/fcfs_station.h"
+#include "sim/fork_join.h"
+#include "sim/simulator.h"
+
+namespace vqsim::models {
+
+// Resolved device figures for one device kind (defaults filled in).
+struct DeviceSpec {
+  BackendKind kind;
+  int channels;
+  double read_ns, write_ns, flush_ns, bandwidth_bytes_per_s, service_cv;
+  double seek_ns, rotation_ns;  // hdd
+  int ncq_depth;
+};
+DeviceSpec device_spec(const BackendParams& p, BackendKind kind);
+
+// A device: FCFS with `channels` servers whose service time comes from the request.
+class DeviceStation : public sim::FcfsStation {
+ public:
+  DeviceStation(sim::Simulator& sim, std::string name, IoTable& io, DeviceSpec spec);
+  const DeviceSpec& spec() const { return spec_; }
+
+ protected:
+  sim::time_ns service_ns(sim::JobId job) override;
+
+ private:
+  IoTable& io_;
+  DeviceSpec spec_;
+  sim::Distribution factor_;
+  sim::Distribution rotation_;
+};
+
+// A delay whose length grows with the request size (page-cache copies).
+class CopyDelay : public sim::DelayStation {
+ public:
+  CopyDelay(sim::Simulator& sim, std::string name, IoTable& io, double per_4k_ns, double cv);
+
+ protected:
+  sim::time_ns delay_ns(sim::JobId job) override;
+
+ private:
+  IoTable& io_;
+  double per_4k_ns_;
+  sim::Distribution factor_;
+};
+
+// Ceph flush: serialized like QEMU's flushes, and each one waits until every write issued to the
+// cluster before it started has completed, then one round trip.
+class BarrierFlush : public sim::Component {
+ public:
+  BarrierFlush(sim::Simulator& sim, std::string name, double rtt_ns);
+  sim::Port out;
+  void write_issued(std::uint64_t seq) { in_flight_.insert(seq); }
+  void write_done(std::uint64_t seq);
+  std::uint64_t next_seq() { return ++last_seq_; }
+
+  void accept(sim::JobId job, int in_port) override;
+  void handle(std::uint32_t kind, std::uint64_t payload) override;
+  void validate() const override { sim::require_connected(*this, out, "out"); }
+  void reset_statistics(sim::time_ns now) override { flow_.reset(now); }
+  void report(sim::Metrics& m, sim::time_ns now) const override { sim::report_flow(m, name(), flow_, now); }
+  const sim::FlowStats* flow() const noexcept override { return &flow_; }
+
+ private:
+  struct Waiting {
+    sim::JobId job;
+    sim::time_ns arrival;
+  };
+  void try_start();
+  void maybe_finish_barrier();
+  double rtt_ns_;
+  std::set<std::uint64_t> in_flight_;
+  std::uint64_t last_seq_ = 0;
+  std::vector<Waiting> waiting_, serving_;
+  bool busy_ = false;          // a flush is in progress
+  bool barrier_passed_ = false;
+  std::uint64_t barrier_ = 0;  // writes up to this seq must complete
+  sim::FlowStats flow_;
+};
+
+// The backend as a whole: entry points the I/O path calls, and the stations behind them. Every
+// station's output goes to `router` on `done_port` (device I/O) or `flush_done_port` (flushes);
+// fork-join children come back there too and are handed to child_done().
+class Backend {
+ public:
+  Backend(sim::Simulator& sim, const IoScenario& s, IoTable& io, sim::Component& router, int done_port, int flush_done_port);
+
+  void submit(sim::JobId job);         // a read or write to the device
+  void flush(sim::JobId job);          // the flush after a write
+  void pagecache(sim::JobId job);      // served by host memory
+  // Called by the router for everything arriving on done_port; returns true when the job is a
+  // finished request (false: a fork-join child that was handed back to its join).
+  bool device_done(sim::JobId job);
+  // Stations, for reports and the topology graph.
+  const std::vector<sim::Component*>& stations() const { return stations_; }
+
+ private:
+  sim::Simulator& sim_;
+  const IoScenario& s_;
+  IoTable& io_;
+  std::vector<DeviceStation*> devices_;   // one, or the two RAID1 legs, or the OSDs
+  sim::ForkJoin* mirror_ = nullptr;
+  sim::FcfsStation* msgr_ = nullptr;
+  sim::DelayStation* net_out_ = nullptr;
+  sim::DelayStation* net_back_ = nullptr;
+  sim::DelayStation* fixed_ = nullptr;    // null device or page cache backend
+  CopyDelay* cache_ = nullptr;            // host page cache hits
+  sim::BatchStation* flush_ = nullptr;
+  BarrierFlush* barrier_ = nullptr;
+  std::vector<sim::Component*> stations_;
+};
+
+}  // namespace vqsim::models

@@ -1,0 +1,149 @@
+#include "models/fio_workload.h"
+
+#include <stdexcept>
+
+namespace vqsim::models {
+
+FioThread::FioThread(sim::Simulator& sim, std::string name, IoTable& io, double submit_ns, double complete_ns, double kick_exit_ns,
+                     double cpu_cv, const KickPolicy* kick)
+    : sim::FcfsStation(sim, std::move(name), 1, sim::Distribution::deterministic(0)),
+      io_(io),
+      submit_ns_(submit_ns),
+      complete_ns_(complete_ns),
+      kick_exit_ns_(kick_exit_ns),
+      factor_(cpu_cv > 0 ? sim::Distribution::lognormal_mean_cv(1.0, cpu_cv) : sim::Distribution::deterministic(1.0)),
+      kick_(kick) {}
+
+sim::time_ns FioThread::service_ns(sim::JobId job) {
+  const IoRequest& r = io_[job];
+  double ns = r.step == Step::guest_submit ? submit_ns_ : complete_ns_;
+  if (r.step == Step::guest_submit && kick_ != nullptr && kick_->kick_needed(r)) ns += kick_exit_ns_;
+  return static_cast<sim::time_ns>(ns * factor_.sample(rng_) + 0.5);
+}
+
+FioWorkload::FioWorkload(sim::Simulator& sim, std::string name, const IoScenario& scenario, IoTable& io)
+    : sim::Component(sim, std::move(name)), s_(scenario), io_(io), depth_(scenario.workload.effective_depth()) {
+  const auto jobs = static_cast<std::size_t>(s_.workload.numjobs);
+  outstanding_.assign(jobs, 0);
+  backlog_.assign(jobs, 0);
+  next_offset_.assign(jobs, 0);
+  if (s_.workload.rate_iops > 0) interarrival_ = sim::Distribution::exponential(1e9 / s_.workload.rate_iops);
+}
+
+void FioWorkload::validate() const {
+  if (sink_ == nullptr) throw std::logic_error("fio workload '" + name() + "' has no path to submit to");
+}
+
+void FioWorkload::start() {
+  for (std::uint32_t j = 0; j < outstanding_.size(); ++j) {
+    if (s_.workload.rate_iops > 0) {
+      sim_.schedule_in(interarrival_.sample_ns(rng_), this, kArrival, j);
+    } else {
+      for (int d = 0; d < depth_; ++d) issue(j);
+    }
+  }
+}
+
+void FioWorkload::issue(std::uint32_t job) {
+  const sim::time_ns now = sim_.now();
+  const sim::JobId id = sim_.jobs().allocate(now);
+  IoRequest& r = io_[id];
+  const bool read = s_.workload.read_fraction >= 1.0 || (s_.workload.read_fraction > 0.0 && rng_.uniform01() < s_.workload.read_fraction);
+  r.dir = read ? Direction::read : Direction::write;
+  r.bytes = static_cast<std::uint32_t>(read ? s_.workload.bs_read_bytes : s_.workload.bs_write_bytes);
+  r.sequential = !s_.workload.random;
+  r.pagecache = false;
+  r.needs_flush = false;
+  r.job = job;
+  // vq <-> vCPU: job j runs on vCPU j mod vcpus; blk-mq maps that CPU to queue vcpu mod queues;
+  // iothread-vq-mapping spreads queues round robin over the IOThreads.
+  const int vcpu = static_cast<int>(job) % s_.guest.vcpus;
+  r.queue = static_cast<std::uint32_t>(vcpu % s_.queues());
+  r.thread = s_.host.iothreads > 0 ? r.queue % static_cast<std::uint32_t>(s_.host.iothreads) : 0;
+  r.step = Step::tag;
+  r.issued_ns = now;
+  r.submitted_ns = now;
+  ++outstanding_[job];
+  flow_.arrive(now);
+  sink_->start_request(id);
+}
+
+void FioWorkload::arrival(std::uint32_t job) {
+  sim_.schedule_in(interarrival_.sample_ns(rng_), this, kArrival, job);
+  if (outstanding_[job] < depth_) issue(job);
+  else ++backlog_[job];
+}
+
+void FioWorkload::handle(std::uint32_t kind, std::uint64_t payload) {
+  const auto job = static_cast<std::uint32_t>(payload);
+  if (kind == kArrival) arrival(job);
+  else issue(job);
+}
+
+void FioWorkload::complete(sim::JobId id) {
+  const sim::time_ns now = sim_.now();
+  const IoRequest& r = io_[id];
+  const std::uint32_t job = r.job;
+  DirectionRecord& rec = records_[static_cast<int>(r.dir)];
+  if (sim_.measuring()) {
+    ++rec.ios;
+    rec.bytes += r.bytes;
+    rec.slat.add(static_cast<double>(r.submitted_ns - r.issued_ns));
+    rec.clat.add(static_cast<double>(now - r.submitted_ns));
+    rec.lat.add(static_cast<double>(now - r.issued_ns));
+  }
+  flow_.depart(now, now - r.issued_ns);
+  --outstanding_[job];
+  sim_.jobs().release(id);
+  sim_.count_completion();
+  if (s_.workload.rate_iops > 0) {
+    if (backlog_[job] > 0) {
+      --backlog_[job];
+      issue(job);
+    }
+  } else if (s_.workload.thinktime_ns > 0) {
+    sim_.schedule_in(static_cast<sim::time_ns>(s_.workload.thinktime_ns), this, kIssue, job);
+  } else {
+    issue(job);
+  }
+}
+
+void FioWorkload::reset_statistics(sim::time_ns now) {
+  for (auto& r : records_) {
+    r.ios = r.bytes = 0;
+    r.slat.clear();
+    r.clat.clear();
+    r.lat.clear();
+  }
+  flow_.reset(now);
+  measure_start_ns_ = now;
+}
+
+void FioWorkload::report(sim::Metrics& m, sim::time_ns now) const {
+  const double seconds = static_cast<double>(now - measure_start_ns_) / 1e9;
+  const auto percentiles = sim::FioHistogram::fio_default_percentiles();
+  for (int d = 0; d < 2; ++d) {
+    const DirectionRecord& r = records_[d];
+    const std::string dir = direction_name(static_cast<Direction>(d));
+    m.add(dir + ".ios", static_cast<double>(r.ios));
+    m.add(dir + ".iops", seconds > 0 ? static_cast<double>(r.ios) / seconds : 0.0);
+    m.add(dir + ".bw_bytes_per_s", seconds > 0 ? static_cast<double>(r.bytes) / seconds : 0.0);
+    for (const auto& [kind, rec] : {std::pair<const char*, const LatencyRecord*>{"slat", &r.slat}, {"clat", &r.clat}, {"lat", &r.lat}}) {
+      std::string p = dir;
+      p += '.';
+      p += kind;
+      m.add(p + ".mean_ns", rec->stats.count() ? rec->stats.mean() : 0.0);
+      m.add(p + ".stddev_ns", rec->stats.count() > 1 ? rec->stats.stddev() : 0.0);
+      m.add(p + ".min_ns", rec->min_ns);
+      m.add(p + ".max_ns", rec->max_ns);
+      if (std::string(kind) != "slat") {
+        const auto values = rec->histogram.percentiles_ns(percentiles);
+        for (std::size_t i = 0; i < percentiles.size(); ++i)
+          m.add(p + ".p" + sim::FioHistogram::percentile_key(percentiles[i]) + "_ns", static_cast<double>(values[i]));
+      }
+    }
+  }
+  sim::report_flow(m, name(), flow_, now);
+}
+
+}  // namespace vqsim::models

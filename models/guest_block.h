@@ -1,0 +1,23 @@
+// Guest block layer stage: blk-mq tags per hardware queue, the I/O scheduler and the legacy
+// request-based path vs the bio-based path (seed 003). Its CPU cost is charged on the submitting
+// vCPU together with fio's and the driver's (see fio_workload.h); its limits are token pools.
+#pragma once
+
+#include "models/scenario.h"
+
+namespace vqsim::models {
+
+struct BlockLayer {
+  int tags_per_queue;      // requests in flight per hardware queue
+  double submit_extra_ns;  // scheduler and path cost per request on submit
+};
+
+// Linux: a virtio-blk hw queue has as many tags as the virtqueue has free descriptors (= queue
+// size, indirect descriptors) [drivers/block/virtio_blk.c]; with an I/O scheduler nr_requests =
+// 2 * min(depth, 128) [block/blk-mq-sched.c] bounds what waits in the scheduler, not what is in
+// flight, so the tag depth is the limit. Bare metal: an NVMe queue of 1023 entries. The bio path
+// bypasses the scheduler (make_request_fn); the legacy request path pays request allocation and
+// the elevator under the queue lock.
+BlockLayer block_layer(const IoScenario& s);
+
+}  // namespace vqsim::models

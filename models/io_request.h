@@ -1,0 +1,59 @@
+// One I/O request as it travels the modelled path. The engine moves sim jobs (32-bit ids); the
+// storage facts of a request live here, in a table indexed by the same id, so stations that need
+// them (a device whose time grows with the size, a thread whose cost differs on submit and on
+// completion) look them up without the engine knowing what a request is.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/scenario.h"
+#include "sim/job.h"
+#include "sim/time.h"
+
+namespace vqsim::models {
+
+// Where a request is on its path; IoPath routes on it.
+enum class Step : std::uint8_t {
+  tag,            // waiting for a blk-mq tag / ring slot
+  guest_submit,   // fio + block layer + driver (+ kick exit) on the job's vCPU
+  wakeup,         // eventfd wake-up of a sleeping host thread
+  host_submit,    // emulation thread (or vhost worker): pop, parse, submit
+  aio_slot,       // waiting for an AIO worker / ring entry
+  aio_handoff,    // aio=threads: hand-off to the worker
+  device,         // backend
+  flush,          // cache flush after a write (writethrough / directsync)
+  aio_return,     // aio=threads: completion back to the emulation thread
+  host_complete,  // emulation thread: push used element, irqfd
+  irq,            // interrupt injection
+  guest_complete, // interrupt handler + driver + fio reap on the vCPU
+};
+
+struct IoRequest {
+  Direction dir = Direction::read;
+  bool sequential = false;
+  bool pagecache = false;        // served by the host page cache instead of the device
+  bool needs_flush = false;      // a write that must be followed by a flush
+  Step step = Step::tag;
+  std::uint32_t bytes = 4096;
+  std::uint32_t job = 0;         // fio job (clone) index
+  std::uint32_t queue = 0;       // hardware queue / virtqueue
+  std::uint32_t thread = 0;      // emulation thread the virtqueue is mapped to
+  std::uint64_t seq = 0;         // order of issue at the backend (Ceph flush barrier)
+  sim::time_ns issued_ns = 0;    // fio's io_u prep: start of slat and lat
+  sim::time_ns submitted_ns = 0; // the submit call returned: end of slat, start of clat
+};
+
+// Requests by sim job id; grows with the job pool, never shrinks.
+class IoTable {
+ public:
+  IoRequest& operator[](sim::JobId id) {
+    if (id >= requests_.size()) requests_.resize(static_cast<std::size_t>(id) + 64);
+    return requests_[id];
+  }
+
+ private:
+  std::vector<IoRequest> requests_;
+};
+
+}  // namespace vqsim::models

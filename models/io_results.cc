@@ -1,0 +1,81 @@
+#include "models/io_results.h"
+
+#include <cmath>
+
+namespace vqsim::models {
+
+sim::Interval IoRunReport::get(const std::string& name) const {
+  const sim::MetricSummary* m = sim::find(summary, name);
+  return m ? m->interval : sim::Interval{};
+}
+
+bool IoRunReport::has(const std::string& name) const { return sim::find(summary, name) != nullptr; }
+
+IoRunReport simulate_io(const IoScenario& s, int threads) {
+  const auto n = static_cast<std::size_t>(s.run.replications);
+  std::vector<double> worst(n, 0.0);
+  std::vector<std::string> where(n);
+  std::vector<std::uint64_t> events(n, 0);
+  const auto runs = sim::run_replications(s.run.replications, threads, [&](std::uint64_t r) {
+    sim::Metrics m = run_io_replication(s, r, &events[r]);
+    // Little's law on every station: the simulator reports each flow's own relative error.
+    for (const auto& [name, value] : m.values) {
+      const std::string suffix = ".little_rel_error";
+      if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 && value > worst[r]) {
+        worst[r] = value;
+        where[r] = name.substr(0, name.size() - suffix.size());
+      }
+    }
+    return m;
+  });
+  IoRunReport rep;
+  rep.summary = sim::summarize(runs);
+  for (std::size_t r = 0; r < n; ++r) {
+    rep.events_per_replication += static_cast<double>(events[r]) / static_cast<double>(n);
+    if (worst[r] > rep.little_worst) {
+      rep.little_worst = worst[r];
+      rep.little_where = where[r];
+      rep.little_replication = r;
+    }
+  }
+  rep.little_ok = rep.little_worst <= 0.01;
+
+  const double iops = rep.get("read.iops").mean + rep.get("write.iops").mean;
+  const double lat = iops > 0 ? (rep.get("read.iops").mean * rep.get("read.lat.mean_ns").mean +
+                                 rep.get("write.iops").mean * rep.get("write.lat.mean_ns").mean) /
+                                    iops
+                              : 0.0;
+  for (const StageInfo& info : io_stages(s)) {
+    if (info.stage == "fio") continue;
+    StageRow row;
+    row.name = info.name;
+    row.stage = info.stage;
+    row.capacity = info.capacity;
+    row.has_utilization = rep.has(info.name + ".utilization");
+    row.has_wait = rep.has(info.name + ".wait_mean_ns");
+    row.utilization = rep.get(info.name + ".utilization");
+    row.queue_mean = rep.get(info.name + ".queue_mean");
+    row.wait_mean_ns = rep.get(info.name + ".wait_mean_ns");
+    row.response_mean_ns = rep.get(info.name + ".response_mean_ns");
+    row.throughput_per_s = rep.get(info.name + ".throughput_per_s");
+    // A token pool's stay spans the stations inside it: only its wait for a token is its own.
+    // A shared CPU's time is already inside the threads that run on it.
+    const bool pool = info.name.find("tags") != std::string::npos || info.name.find("limit") != std::string::npos ||
+                      info.name.find("slots") != std::string::npos;
+    double per_io = 0;
+    if (info.stage != "cpu" && iops > 0) {
+      const double time = pool ? row.wait_mean_ns.mean : row.response_mean_ns.mean;
+      per_io = row.throughput_per_s.mean / iops * time;
+    }
+    row.share_of_latency = lat > 0 ? per_io / lat : 0.0;
+    if (row.throughput_per_s.mean <= 0) continue;  // a stage this workload never visits
+    if (row.has_utilization && !pool && row.utilization.mean > rep.bottleneck_utilization) {
+      rep.bottleneck_utilization = row.utilization.mean;
+      rep.bottleneck = row.name;
+    }
+    rep.stages.push_back(row);
+  }
+  return rep;
+}
+
+}  // namespace vqsim::models

@@ -1,0 +1,43 @@
+// Runs an I/O-path scenario's replications and condenses them: per-direction figures with 95%
+// intervals, and per stage the utilization, mean queue, mean wait and share of the mean
+// latency, the bottleneck, and Little's law checked on every station of every replication.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/io_path.h"
+#include "sim/replications.h"
+
+namespace vqsim::models {
+
+struct StageRow {
+  std::string name, stage;
+  int capacity = 0;                  // servers or tokens, 0 = unlimited
+  sim::Interval utilization;         // busy servers / capacity (n/a for delays: number_mean)
+  sim::Interval queue_mean;          // jobs waiting (FCFS, pools)
+  sim::Interval wait_mean_ns;        // before service (FCFS) or for a token (pools)
+  sim::Interval response_mean_ns;    // time per visit
+  sim::Interval throughput_per_s;    // visits per second
+  double share_of_latency = 0;       // of fio's mean lat, from visits x time per visit
+  bool has_utilization = false, has_wait = false;
+};
+
+struct IoRunReport {
+  std::vector<sim::MetricSummary> summary;  // every figure, across replications
+  std::vector<StageRow> stages;
+  std::string bottleneck;
+  double bottleneck_utilization = 0;
+  double little_worst = 0;
+  std::string little_where;
+  std::uint64_t little_replication = 0;
+  bool little_ok = true;
+  double events_per_replication = 0;
+  // The interval of a figure (zero interval when absent).
+  sim::Interval get(const std::string& name) const;
+  bool has(const std::string& name) const;
+};
+
+IoRunReport simulate_io(const IoScenario& s, int threads);
+
+}  // namespace vqsim::models

@@ -1,0 +1,613 @@
+#include "models/scenario.h"
+
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+#if __has_include("calibration/fio/jobfile.h")
+#include "calibration/fio/jobfile.h"
+#define VQSIM_HAVE_JOBFILE 1
+#endif
+#include "models/config.h"
+
+namespace vqsim::models {
+
+const char* direction_name(Direction d) { return d == Direction::read ? "read" : "write"; }
+const char* driver_name(GuestDriver d) {
+  switch (d) {
+    case GuestDriver::virtio_blk: return "virtio-blk";
+    case GuestDriver::virtio_scsi: return "virtio-scsi";
+    case GuestDriver::vhost_scsi: return "vhost-scsi";
+    case GuestDriver::vhost_user_blk: return "vhost-user-blk";
+    case GuestDriver::scsi_hba: return "scsi-hba";
+    case GuestDriver::none: return "none";
+  }
+  return "?";
+}
+const char* aio_name(Aio a) { return a == Aio::threads ? "threads" : a == Aio::native ? "native" : "io_uring"; }
+const char* cache_name(CacheMode c) {
+  switch (c) {
+    case CacheMode::none: return "none";
+    case CacheMode::writeback: return "writeback";
+    case CacheMode::writethrough: return "writethrough";
+    case CacheMode::directsync: return "directsync";
+    case CacheMode::unsafe: return "unsafe";
+  }
+  return "?";
+}
+const char* backend_name(BackendKind b) {
+  switch (b) {
+    case BackendKind::nvme: return "nvme";
+    case BackendKind::sata_ssd: return "sata-ssd";
+    case BackendKind::hdd: return "hdd";
+    case BackendKind::md_raid1: return "md-raid1";
+    case BackendKind::ceph_rbd: return "ceph-rbd";
+    case BackendKind::krbd: return "krbd";
+    case BackendKind::pagecache: return "pagecache";
+    case BackendKind::null: return "null";
+  }
+  return "?";
+}
+
+namespace {
+
+// How a key's value is written in TOML and what it becomes.
+enum class Kind {
+  integer,      // whole number
+  real,         // any number
+  time_us,      // number in µs, or a duration string ("12us", "1.5ms"); stored as ns
+  time_ms,      // number in ms, or a duration string; stored as ns
+  time_s,       // number in s (fio's runtime, ramp_time), or a duration string; stored as ns
+  size,         // bytes, or "4k", "1MiB"
+  rate,         // bytes per second, or "550MB" / "3GiB" (per second implied)
+  choice,       // one word of a list
+  boolean,
+  text,
+};
+
+// One value read from a file or from --set, already converted to the key's kind.
+struct Value {
+  double number = 0;
+  std::string word;
+  bool flag = false;
+};
+
+struct Param {
+  std::string key;
+  Kind kind;
+  std::string unit;
+  std::string default_text;
+  std::string source;
+  std::string doc;
+  std::vector<std::string> choices;  // for Kind::choice
+  double min = 0, max = 1e18;
+  std::function<void(IoScenario&, const Value&)> set;
+};
+
+template <typename E>
+E pick(const std::vector<std::string>& choices, const std::vector<E>& values, const std::string& word) {
+  for (std::size_t i = 0; i < choices.size(); ++i)
+    if (choices[i] == word) return values[i];
+  return values.front();
+}
+
+void set_rw(IoScenario& s, const std::string& rw) {
+  auto& w = s.workload;
+  w.rw = rw;
+  w.random = rw.rfind("rand", 0) == 0;
+  if (rw == "read" || rw == "randread") w.read_fraction = 1;
+  else if (rw == "write" || rw == "randwrite") w.read_fraction = 0;
+  else w.read_fraction = w.rwmixread / 100.0;
+}
+
+const std::vector<Param>& params() {
+  static const std::vector<Param> table = [] {
+    std::vector<Param> t;
+    auto add = [&](Param p) { t.push_back(std::move(p)); };
+    const std::vector<std::string> rws{"read", "write", "randread", "randwrite", "rw", "readwrite", "randrw"};
+    // --- run
+    add({"run.seed", Kind::integer, "", "1", "", "seed of replication 0; replication r uses streams (seed, r)", {}, 0, 1.8e19,
+         [](IoScenario& s, const Value& v) { s.run.seed = static_cast<std::uint64_t>(v.number); }});
+    add({"run.replications", Kind::integer, "", "5", "", "independent replications (95% intervals need >= 2)", {}, 1, 10000,
+         [](IoScenario& s, const Value& v) { s.run.replications = static_cast<int>(v.number); }});
+    // --- workload (fio)
+    add({"workload.rw", Kind::choice, "", "randread", "fio HOWTO rw", "I/O pattern, as fio's rw", rws, 0, 0,
+         [](IoScenario& s, const Value& v) { set_rw(s, v.word == "readwrite" ? "rw" : v.word); }});
+    add({"workload.rwmixread", Kind::integer, "%", "50", "fio HOWTO rwmixread", "share of reads in rw/randrw", {}, 0, 100,
+         [](IoScenario& s, const Value& v) {
+           s.workload.rwmixread = static_cast<int>(v.number);
+           set_rw(s, s.workload.rw);
+         }});
+    add({"workload.bs", Kind::size, "bytes", "4k", "fio HOWTO bs", "block size of every request", {}, 512, 1 << 30,
+         [](IoScenario& s, const Value& v) { s.workload.bs_read_bytes = s.workload.bs_write_bytes = static_cast<std::uint64_t>(v.number); }});
+    add({"workload.bs_write", Kind::size, "bytes", "= bs", "fio HOWTO bs=r,w", "block size of writes when it differs", {}, 512, 1 << 30,
+         [](IoScenario& s, const Value& v) { s.workload.bs_write_bytes = static_cast<std::uint64_t>(v.number); }});
+    add({"workload.iodepth", Kind::integer, "", "1", "fio HOWTO iodepth", "I/Os in flight per job (psync/sync: always 1)", {}, 1, 65536,
+         [](IoScenario& s, const Value& v) { s.workload.iodepth = static_cast<int>(v.number); }});
+    add({"workload.numjobs", Kind::integer, "", "1", "fio HOWTO numjobs", "parallel fio jobs (processes)", {}, 1, 4096,
+         [](IoScenario& s, const Value& v) { s.workload.numjobs = static_cast<int>(v.number); }});
+    add({"workload.ioengine", Kind::choice, "", "libaio", "fio HOWTO ioengine",
+         "psync/sync/pvsync: one I/O at a time; libaio/io_uring: iodepth in flight",
+         {"psync", "sync", "pvsync", "libaio", "io_uring", "aio"}, 0, 0, [](IoScenario& s, const Value& v) {
+           s.workload.ioengine_name = v.word;
+           s.workload.ioengine = (v.word == "libaio" || v.word == "aio") ? FioEngine::libaio
+                                 : v.word == "io_uring"                   ? FioEngine::io_uring
+                                                                          : FioEngine::psync;
+         }});
+    add({"workload.iodepth_batch_submit", Kind::integer, "", "1", "fio HOWTO iodepth_batch_submit",
+         "I/Os fio submits per io_submit call (one kick per batch)", {}, 1, 65536,
+         [](IoScenario& s, const Value& v) { s.workload.iodepth_batch_submit = static_cast<int>(v.number); }});
+    add({"workload.direct", Kind::boolean, "", "true", "fio HOWTO direct", "O_DIRECT in the guest (recorded; the model assumes it)", {}, 0, 0,
+         [](IoScenario&, const Value&) {}});
+    add({"workload.thinktime", Kind::time_us, "us", "0", "fio HOWTO thinktime", "pause before each I/O of a job slot", {}, 0, 1e15,
+         [](IoScenario& s, const Value& v) { s.workload.thinktime_ns = v.number; }});
+    add({"workload.rate_iops", Kind::real, "IOPS", "0", "fio HOWTO rate_iops, rate_process=poisson",
+         "open loop: Poisson arrivals at this rate per job (0 = closed loop)", {}, 0, 1e9,
+         [](IoScenario& s, const Value& v) { s.workload.rate_iops = v.number; }});
+    add({"workload.runtime", Kind::time_s, "s", "0 (use ios)", "fio HOWTO runtime", "simulated measurement time per replication", {}, 0, 1e15,
+         [](IoScenario& s, const Value& v) { s.workload.runtime_ns = static_cast<sim::time_ns>(v.number); }});
+    add({"workload.ramp_time", Kind::time_s, "s", "0.02", "fio HOWTO ramp_time", "simulated warm-up, excluded from statistics", {}, 0, 1e15,
+         [](IoScenario& s, const Value& v) { s.workload.ramp_time_ns = static_cast<sim::time_ns>(v.number); }});
+    add({"workload.ios", Kind::integer, "", "200000", "", "measured I/Os per replication when runtime is 0", {}, 1, 1e13,
+         [](IoScenario& s, const Value& v) { s.workload.ios = static_cast<std::uint64_t>(v.number); }});
+    add({"workload.fio_job", Kind::text, "", "", "", "a fio job file; its options fill the workload keys not set here", {}, 0, 0,
+         [](IoScenario& s, const Value& v) { s.workload.fio_job = v.word; }});
+    // --- guest
+    add({"guest.vcpus", Kind::integer, "", "2", "", "guest vCPUs (fio jobs beyond it share them)", {}, 1, 4096,
+         [](IoScenario& s, const Value& v) { s.guest.vcpus = static_cast<int>(v.number); }});
+    add({"guest.driver", Kind::choice, "", "virtio-blk", "PRODUCT.md", "guest disk driver; none = bare metal (no virtualization stages)",
+         {"virtio-blk", "virtio-scsi", "vhost-scsi", "vhost-user-blk", "scsi-hba", "none"}, 0, 0, [](IoScenario& s, const Value& v) {
+           s.guest.driver = pick<GuestDriver>({"virtio-blk", "virtio-scsi", "vhost-scsi", "vhost-user-blk", "scsi-hba", "none"},
+                                              {GuestDriver::virtio_blk, GuestDriver::virtio_scsi, GuestDriver::vhost_scsi,
+                                               GuestDriver::vhost_user_blk, GuestDriver::scsi_hba, GuestDriver::none},
+                                              v.word);
+         }});
+    add({"guest.num_queues", Kind::integer, "", "0 (= vcpus)", "QEMU commit 9445e1e15e66 (num-queues = vCPUs since 5.2)",
+         "virtqueues / blk-mq hardware queues", {}, 0, 1024,
+         [](IoScenario& s, const Value& v) { s.guest.num_queues = static_cast<int>(v.number); }});
+    add({"guest.queue_size", Kind::integer, "", "256", "QEMU virtqueue size default (128 before 5.0 machine types); Linux virtblk tags",
+         "ring size = blk-mq tags per hardware queue", {}, 2, 32768,
+         [](IoScenario& s, const Value& v) { s.guest.queue_size = static_cast<int>(v.number); }});
+    add({"guest.scheduler", Kind::choice, "", "none", "Linux block/blk-mq-sched.c", "guest I/O scheduler (any but none/noop costs scheduler_us)",
+         {"none", "noop", "mq-deadline", "deadline", "cfq", "bfq", "kyber"}, 0, 0,
+         [](IoScenario& s, const Value& v) { s.guest.scheduler = v.word; }});
+    add({"guest.block_path", Kind::choice, "", "mq", "LKML 2011 virtio-blk bio-based path (seed 003)",
+         "mq (blk-mq), request (legacy request_fn) or bio (make_request, bypasses the scheduler)", {"mq", "request", "bio"}, 0, 0,
+         [](IoScenario& s, const Value& v) {
+           s.guest.block_path = pick<BlockPath>({"mq", "request", "bio"}, {BlockPath::mq, BlockPath::request, BlockPath::bio}, v.word);
+         }});
+    add({"guest.fio_submit_us", Kind::time_us, "us", "3.0", "[I] typical syscall + block layer cost", "vCPU time of fio + block layer per submit",
+         {}, 0, 1e12, [](IoScenario& s, const Value& v) { s.guest.fio_submit_ns = v.number; }});
+    add({"guest.fio_complete_us", Kind::time_us, "us", "2.5", "[I]", "vCPU time of completion + fio reap per I/O", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.guest.fio_complete_ns = v.number; }});
+    add({"guest.scheduler_us", Kind::time_us, "us", "1.0", "[I]", "extra vCPU time per I/O with a scheduler", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.guest.scheduler_ns = v.number; }});
+    add({"guest.request_path_us", Kind::time_us, "us", "1.0", "[I] seed 003", "extra vCPU time per I/O on the legacy request path", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.guest.request_path_ns = v.number; }});
+    add({"guest.driver_submit_us", Kind::time_us, "us", "by driver", "domain.md §3; seed 000 guest CPU",
+         "driver vCPU time per submit (virtio-blk 1.5, virtio-scsi 3.5, scsi-hba 6, bare metal nvme 0.5)", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.guest.driver_submit_ns = v.number; }});
+    add({"guest.driver_complete_us", Kind::time_us, "us", "by driver", "domain.md §3",
+         "driver vCPU time per completion (virtio-blk 1.0, virtio-scsi 3.0, scsi-hba 5, bare metal 0.5)", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.guest.driver_complete_ns = v.number; }});
+    add({"guest.cmd_per_lun", Kind::integer, "", "128", "QEMU hw/scsi/virtio-scsi.c cmd_per_lun", "virtio-scsi commands in flight per LUN",
+         {}, 1, 65536, [](IoScenario& s, const Value& v) { s.guest.cmd_per_lun = static_cast<int>(v.number); }});
+    add({"guest.hba_queue_depth", Kind::integer, "", "16", "[I]", "commands in flight on an emulated SCSI HBA (LSI)", {}, 1, 65536,
+         [](IoScenario& s, const Value& v) { s.guest.hba_queue_depth = static_cast<int>(v.number); }});
+    add({"guest.cpu_cv", Kind::real, "", "0.5", "[I]", "coefficient of variation of guest CPU costs (lognormal)", {}, 0, 10,
+         [](IoScenario& s, const Value& v) { s.guest.cpu_cv = v.number; }});
+    // --- virtqueue
+    add({"virtqueue.kick_exit_us", Kind::time_us, "us", "1.5", "domain.md §4, §9 (0.7-0.8 us exit + eventfd signal)",
+         "vCPU time of the notify VM exit (skipped while suppressed)", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.vq.kick_exit_ns = v.number; }});
+    add({"virtqueue.wakeup_us", Kind::time_us, "us", "8", "domain.md §4 (~20 us in a 2016 trace, lower on modern hosts)",
+         "latency to wake a sleeping host thread by eventfd", {}, 0, 1e12, [](IoScenario& s, const Value& v) { s.vq.wakeup_ns = v.number; }});
+    add({"virtqueue.irq_us", Kind::time_us, "us", "2", "domain.md §4 (irqfd, posted interrupts)", "irqfd to guest interrupt handler latency",
+         {}, 0, 1e12, [](IoScenario& s, const Value& v) { s.vq.irq_ns = v.number; }});
+    add({"virtqueue.event_idx", Kind::boolean, "", "true", "virtio spec VIRTIO_RING_F_EVENT_IDX",
+         "suppress kicks while the host thread is busy or polling", {}, 0, 0, [](IoScenario& s, const Value& v) { s.vq.event_idx = v.flag; }});
+    // --- host
+    add({"host.iothreads", Kind::integer, "", "0", "QEMU docs/devel/multiple-iothreads.txt",
+         "0 = QEMU main loop (BQL); N = IOThreads, virtqueues mapped round robin (iothread-vq-mapping)", {}, 0, 1024,
+         [](IoScenario& s, const Value& v) { s.host.iothreads = static_cast<int>(v.number); }});
+    add({"host.aio", Kind::choice, "", "threads", "QEMU qapi block-core.json (default threads)", "AIO engine",
+         {"threads", "native", "io_uring"}, 0, 0, [](IoScenario& s, const Value& v) {
+           s.host.aio = pick<Aio>({"threads", "native", "io_uring"}, {Aio::threads, Aio::native, Aio::io_uring}, v.word);
+         }});
+    add({"host.cache", Kind::choice, "", "none", "QEMU -drive cache", "cache mode", {"none", "writeback", "writethrough", "directsync", "unsafe"}, 0,
+         0, [](IoScenario& s, const Value& v) {
+           s.host.cache = pick<CacheMode>({"none", "writeback", "writethrough", "directsync", "unsafe"},
+                                          {CacheMode::none, CacheMode::writeback, CacheMode::writethrough, CacheMode::directsync,
+                                           CacheMode::unsafe},
+                                          v.word);
+         }});
+    add({"host.cores", Kind::integer, "", "0", "", "host cores shared by vCPU, emulation and worker threads (0 = one each)", {}, 0, 4096,
+         [](IoScenario& s, const Value& v) { s.host.cores = static_cast<int>(v.number); }});
+    add({"host.poll_max_us", Kind::time_us, "us", "32.768", "QEMU iothread.h IOTHREAD_POLL_MAX_NS_DEFAULT",
+         "IOThread adaptive polling window (the main loop does not poll)", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.host.poll_max_ns = v.number; }});
+    add({"host.emu_submit_us", Kind::time_us, "us", "by driver", "domain.md §9-10 (~3.2 us per request for a 2022 IOThread)",
+         "emulation-thread CPU per request on submit (virtio-blk 2.0, virtio-scsi 3.0, scsi-hba 12)", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.host.emu_submit_ns = v.number; }});
+    add({"host.emu_complete_us", Kind::time_us, "us", "by driver", "domain.md §9",
+         "emulation-thread CPU per completion (virtio-blk 1.3, virtio-scsi 2.0, scsi-hba 8)", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.host.emu_complete_ns = v.number; }});
+    add({"host.main_loop_us", Kind::time_us, "us", "1.5", "domain.md §5 (BQL shared with vCPU exits)",
+         "extra per request when the main loop serves the device", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.host.main_loop_ns = v.number; }});
+    add({"host.thread_pool_max", Kind::integer, "", "64", "QEMU util/thread-pool.c max_threads", "aio=threads worker threads", {}, 1, 65536,
+         [](IoScenario& s, const Value& v) { s.host.thread_pool_max = static_cast<int>(v.number); }});
+    add({"host.threads_handoff_us", Kind::time_us, "us", "5", "[I] thread wake-up + bottom half",
+         "aio=threads: latency to hand a request to a worker, and its completion back", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.host.threads_handoff_ns = v.number; }});
+    add({"host.native_submit_us", Kind::time_us, "us", "1.0", "[I] io_submit amortized over aio-max-batch",
+         "aio=native: emulation-thread CPU per request", {}, 0, 1e12, [](IoScenario& s, const Value& v) { s.host.native_submit_ns = v.number; }});
+    add({"host.io_uring_submit_us", Kind::time_us, "us", "0.7", "[I]", "aio=io_uring: emulation-thread CPU per request", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.host.io_uring_submit_ns = v.number; }});
+    add({"host.vhost_worker_us", Kind::time_us, "us", "2.0", "domain.md §9 (vhost-scsi worker saturates ~510k IOPS)",
+         "kernel vhost worker time per request", {}, 0, 1e12, [](IoScenario& s, const Value& v) { s.host.vhost_worker_ns = v.number; }});
+    add({"host.vhost_user_us", Kind::time_us, "us", "1.0", "[I] polling user-space backend", "vhost-user-blk backend time per request", {}, 0,
+         1e12, [](IoScenario& s, const Value& v) { s.host.vhost_user_ns = v.number; }});
+    add({"host.pagecache_hit_ratio", Kind::real, "", "0", "", "share of reads served by the host page cache (writeback/writethrough/unsafe)",
+         {}, 0, 1, [](IoScenario& s, const Value& v) { s.host.pagecache_hit_ratio = v.number; }});
+    add({"host.pagecache_us", Kind::time_us, "us", "1.5", "[I] memcpy of 4 KiB + syscall", "host page-cache access per 4 KiB", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.host.pagecache_ns = v.number; }});
+    add({"host.cpu_cv", Kind::real, "", "0.5", "[I]", "coefficient of variation of host CPU costs (lognormal)", {}, 0, 10,
+         [](IoScenario& s, const Value& v) { s.host.cpu_cv = v.number; }});
+    add({"host.qemu_version", Kind::text, "", "", "", "recorded for the reader; no effect", {}, 0, 0,
+         [](IoScenario& s, const Value& v) { s.host.qemu_version = v.word; }});
+    // --- backend
+    const std::vector<std::string> kinds{"nvme", "sata-ssd", "hdd", "md-raid1", "ceph-rbd", "krbd", "pagecache", "null"};
+    const std::vector<BackendKind> kind_values{BackendKind::nvme,     BackendKind::sata_ssd, BackendKind::hdd,       BackendKind::md_raid1,
+                                               BackendKind::ceph_rbd, BackendKind::krbd,     BackendKind::pagecache, BackendKind::null};
+    add({"backend.kind", Kind::choice, "", "nvme", "PRODUCT.md", "the device behind the disk", kinds, 0, 0,
+         [kinds, kind_values](IoScenario& s, const Value& v) { s.backend.kind = pick(kinds, kind_values, v.word); }});
+    add({"backend.latency_us", Kind::time_us, "us", "10", "", "null device: fixed latency", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.backend.latency_ns = v.number; }});
+    add({"backend.channels", Kind::integer, "", "by kind", "[I]", "requests the device serves in parallel (nvme 32, sata-ssd 8)", {}, 1, 1 << 20,
+         [](IoScenario& s, const Value& v) { s.backend.channels = static_cast<int>(v.number); }});
+    add({"backend.read_us", Kind::time_us, "us", "by kind", "domain.md §8 (NVMe QD1 10-17 us ... TLC ~80 us)",
+         "device time of a 4 KiB read (nvme 80, sata-ssd 100)", {}, 0, 1e12, [](IoScenario& s, const Value& v) { s.backend.read_ns = v.number; }});
+    add({"backend.write_us", Kind::time_us, "us", "by kind", "[I]", "device time of a 4 KiB write (nvme 20, sata-ssd 60)", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.backend.write_ns = v.number; }});
+    add({"backend.flush_us", Kind::time_us, "us", "by kind", "[I]", "device cache flush (nvme 20, sata-ssd 1500, hdd 12000)", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.backend.flush_ns = v.number; }});
+    add({"backend.bandwidth", Kind::rate, "bytes/s", "by kind", "[I]", "sequential bandwidth of the device (nvme 3.2GB, sata-ssd 530MB, hdd 180MB)",
+         {}, 1, 1e15, [](IoScenario& s, const Value& v) { s.backend.bandwidth_bytes_per_s = v.number; }});
+    add({"backend.service_cv", Kind::real, "", "0.3", "[I]", "coefficient of variation of device times (lognormal)", {}, 0, 10,
+         [](IoScenario& s, const Value& v) { s.backend.service_cv = v.number; }});
+    add({"backend.seek_ms", Kind::time_ms, "ms", "8.5", "[I] 7200 rpm datasheets", "HDD average random seek", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.backend.seek_ns = v.number; }});
+    add({"backend.rpm", Kind::real, "rpm", "7200", "", "HDD spindle speed (half a turn of rotational latency on average)", {}, 1000, 30000,
+         [](IoScenario& s, const Value& v) { s.backend.rpm = v.number; }});
+    add({"backend.ncq_depth", Kind::integer, "", "32", "SATA NCQ", "HDD commands the drive reorders", {}, 1, 256,
+         [](IoScenario& s, const Value& v) { s.backend.ncq_depth = static_cast<int>(v.number); }});
+    add({"backend.leg", Kind::choice, "", "sata-ssd", "", "md-raid1: the kind of each of the two members", {"nvme", "sata-ssd", "hdd"}, 0, 0,
+         [kinds, kind_values](IoScenario& s, const Value& v) { s.backend.leg = pick(kinds, kind_values, v.word); }});
+    add({"backend.rtt_us", Kind::time_us, "us", "200", "[I] 10 GbE round trip + messenger", "Ceph: client-OSD network round trip", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.backend.rtt_ns = v.number; }});
+    add({"backend.osd_slots", Kind::integer, "", "32", "[I]", "Ceph: operations the OSDs serve in parallel (cluster-wide)", {}, 1, 1 << 20,
+         [](IoScenario& s, const Value& v) { s.backend.osd_slots = static_cast<int>(v.number); }});
+    add({"backend.osd_read_us", Kind::time_us, "us", "1000", "[I] HDD-backed OSD", "Ceph: OSD service of a read", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.backend.osd_read_ns = v.number; }});
+    add({"backend.osd_write_us", Kind::time_us, "us", "2000", "[I] journal write + replication", "Ceph: OSD service of a replicated write",
+         {}, 0, 1e12, [](IoScenario& s, const Value& v) { s.backend.osd_write_ns = v.number; }});
+    add({"backend.msgr_threads", Kind::integer, "", "1", "domain.md §8 (librbd messenger threads inside QEMU)", "Ceph librbd messenger threads",
+         {}, 1, 1024, [](IoScenario& s, const Value& v) { s.backend.msgr_threads = static_cast<int>(v.number); }});
+    add({"backend.msgr_us", Kind::time_us, "us", "15", "[I]", "Ceph client CPU per op (librbd in QEMU, or krbd in the host kernel)", {}, 0,
+         1e12, [](IoScenario& s, const Value& v) { s.backend.msgr_ns = v.number; }});
+    add({"backend.replicas", Kind::integer, "", "3", "Ceph pool size default", "recorded; osd_write_us includes replication", {}, 1, 16,
+         [](IoScenario& s, const Value& v) { s.backend.replicas = static_cast<int>(v.number); }});
+    return t;
+  }();
+  return table;
+}
+
+const Param* find_param(const std::string& key) {
+  for (const auto& p : params())
+    if (p.key == key) return &p;
+  return nullptr;
+}
+
+std::vector<std::string> all_keys() {
+  std::vector<std::string> keys;
+  for (const auto& p : params()) keys.push_back(p.key);
+  keys.emplace_back("base");
+  keys.emplace_back("description");
+  return keys;
+}
+
+// One key=value as found: the node, and where it came from.
+struct Entry {
+  const toml::node* node;
+  std::string file;  // "(from --set)" for overrides
+};
+
+// Flattens nested tables into dotted keys.
+void flatten(const toml::table& table, const std::string& prefix, const std::string& file, std::map<std::string, Entry>& out) {
+  for (const auto& [k, node] : table) {
+    const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    if (const auto* sub = node.as_table()) flatten(*sub, key, file, out);
+    else out[key] = Entry{&node, file};
+  }
+}
+
+std::string where(const Entry& e, const std::string& key) {
+  std::string w = e.file;
+  if (e.node->source().begin.line > 0 && e.file != "(from --set)") w += ":" + std::to_string(e.node->source().begin.line);
+  w += ": ";
+  w += key;
+  return w;
+}
+
+[[noreturn]] void fail(const Entry& e, const std::string& key, const std::string& message) {
+  throw ConfigError(where(e, key) + ": " + message);
+}
+
+std::string node_text(const toml::node& n) {
+  if (auto s = n.value_exact<std::string>()) return "\"" + *s + "\"";
+  std::ostringstream os;
+  n.visit([&](const auto& v) { os << v; });
+  return os.str();
+}
+
+Value convert(const Param& p, const Entry& e) {
+  const toml::node& n = *e.node;
+  Value v;
+  auto number = [&](const char* expected) -> double {
+    if (auto i = n.value_exact<std::int64_t>()) return static_cast<double>(*i);
+    if (auto d = n.value_exact<double>()) return *d;
+    fail(e, p.key, std::string("expected ") + expected + ", got " + node_text(n));
+  };
+  auto time_value = [&](double unit_ns, const char* unit) -> double {
+    if (n.is_string()) {
+      try {
+        return parse_duration_ns_real(*n.value<std::string>());
+      } catch (const std::invalid_argument& ex) {
+        fail(e, p.key, ex.what());
+      }
+    }
+    return number((std::string("a number of ") + unit + " or a duration string such as \"12us\"").c_str()) * unit_ns;
+  };
+  switch (p.kind) {
+    case Kind::integer: {
+      const double x = number("a whole number");
+      if (x != std::floor(x)) fail(e, p.key, "expected a whole number, got " + node_text(n));
+      v.number = x;
+      break;
+    }
+    case Kind::real: v.number = number("a number"); break;
+    case Kind::time_us: v.number = time_value(1e3, "microseconds"); break;
+    case Kind::time_ms: v.number = time_value(1e6, "milliseconds"); break;
+    case Kind::time_s: v.number = time_value(1e9, "seconds"); break;
+    case Kind::size:
+    case Kind::rate:
+      if (n.is_string()) {
+        std::string text = *n.value<std::string>();
+        if (p.kind == Kind::rate && text.size() > 2 && text.substr(text.size() - 2) == "/s") text.resize(text.size() - 2);
+        try {
+          v.number = static_cast<double>(parse_size_bytes(text));
+        } catch (const std::invalid_argument& ex) {
+          fail(e, p.key, ex.what());
+        }
+      } else {
+        v.number = number(p.kind == Kind::size ? "a size such as \"4k\" or a number of bytes" : "bytes per second or \"550MB\"");
+      }
+      break;
+    case Kind::choice: {
+      if (!n.is_string()) fail(e, p.key, "expected a word, one of " + [&] {
+        std::string l;
+        for (const auto& c : p.choices) l += (l.empty() ? "" : ", ") + c;
+        return l;
+      }());
+      v.word = *n.value<std::string>();
+      bool ok = false;
+      for (const auto& c : p.choices) ok = ok || c == v.word;
+      if (!ok) {
+        std::string list;
+        for (const auto& c : p.choices) {
+          if (!list.empty()) list += ", ";
+          list += c;
+        }
+        fail(e, p.key, "\"" + v.word + "\" is not one of " + list + did_you_mean(v.word, p.choices));
+      }
+      return v;
+    }
+    case Kind::boolean:
+      if (auto b = n.value_exact<bool>()) v.flag = *b;
+      else fail(e, p.key, "expected true or false, got " + node_text(n));
+      return v;
+    case Kind::text:
+      if (!n.is_string()) fail(e, p.key, "expected a string, got " + node_text(n));
+      v.word = *n.value<std::string>();
+      return v;
+  }
+  if (!std::isfinite(v.number) || v.number < p.min || v.number > p.max) {
+    std::ostringstream os;
+    os << "value " << node_text(n) << " is out of range [" << p.min << ", " << p.max << "]";
+    if (!p.unit.empty()) os << " (" << p.unit << ")";
+    fail(e, p.key, os.str());
+  }
+  return v;
+}
+
+struct Loader {
+  std::vector<std::unique_ptr<toml::table>> documents;  // keeps the nodes alive
+  std::map<std::string, Entry> entries;
+  std::vector<std::string> chain;  // files being loaded, to catch base cycles
+
+  void load_file(const std::string& path) {
+    const std::string canonical = std::filesystem::weakly_canonical(path).string();
+    for (const auto& c : chain)
+      if (c == canonical) throw ConfigError(path + ": base chain loops back to this file");
+    if (chain.size() > 16) throw ConfigError(path + ": base chain deeper than 16 files");
+    auto doc = std::make_unique<toml::table>();
+    try {
+      *doc = toml::parse_file(path);
+    } catch (const toml::parse_error& e) {
+      std::ostringstream os;
+      os << path << ":" << e.source().begin.line << ": " << e.description();
+      throw ConfigError(os.str());
+    }
+    chain.push_back(canonical);
+    if (const toml::node* base = doc->get("base")) {
+      if (!base->is_string()) throw ConfigError(path + ":" + std::to_string(base->source().begin.line) + ": base: expected a file name");
+      std::filesystem::path base_path = *base->value<std::string>();
+      if (base_path.is_relative()) base_path = std::filesystem::path(path).parent_path() / base_path;
+      if (!std::filesystem::exists(base_path))
+        throw ConfigError(path + ":" + std::to_string(base->source().begin.line) + ": base: no such file " + base_path.string());
+      load_file(base_path.string());
+    }
+    chain.pop_back();
+    std::map<std::string, Entry> mine;
+    flatten(*doc, "", path, mine);
+    for (auto& [k, e] : mine) entries[k] = e;
+    documents.push_back(std::move(doc));
+  }
+};
+
+// Fills workload keys from a fio job file (only the keys the scenario did not set).
+void apply_fio_job(IoScenario& s, const std::string& job_path, const std::map<std::string, Entry>& explicit_keys,
+                   const Entry& where_entry) {
+#ifndef VQSIM_HAVE_JOBFILE
+  (void)s; (void)job_path; (void)explicit_keys;
+  fail(where_entry, "workload.fio_job", "not yet");
+#else
+  fio::JobFile jf;
+  try {
+    jf = fio::parse_job_file(job_path);
+  } catch (const std::exception& ex) {
+    fail(where_entry, "workload.fio_job", ex.what());
+  }
+  if (jf.jobs.empty()) fail(where_entry, "workload.fio_job", "the job file defines no job");
+  if (jf.jobs.size() > 1)
+    s.notes.push_back("fio job file " + job_path + " has " + std::to_string(jf.jobs.size()) + " jobs; the first is modelled");
+  const fio::JobSpec& j = jf.jobs.front();
+  auto unset = [&](const char* key) { return explicit_keys.find(key) == explicit_keys.end(); };
+  auto& w = s.workload;
+  if (unset("workload.rwmixread")) w.rwmixread = static_cast<int>(std::lround(j.read_fraction * 100));
+  if (unset("workload.rw")) set_rw(s, j.rw == "readwrite" ? "rw" : j.rw);
+  if (unset("workload.bs")) w.bs_read_bytes = j.bs_read_bytes;
+  if (unset("workload.bs") && unset("workload.bs_write")) w.bs_write_bytes = j.bs_write_bytes;
+  if (unset("workload.iodepth")) w.iodepth = static_cast<int>(j.iodepth);
+  if (unset("workload.numjobs")) w.numjobs = static_cast<int>(j.numjobs);
+  if (unset("workload.iodepth_batch_submit")) w.iodepth_batch_submit = static_cast<int>(std::max<std::int64_t>(1, j.iodepth_batch_submit));
+  if (unset("workload.ioengine")) {
+    w.ioengine_name = j.ioengine;
+    w.ioengine = (j.ioengine == "libaio") ? FioEngine::libaio : j.ioengine == "io_uring" ? FioEngine::io_uring : FioEngine::psync;
+    if (j.ioengine != "libaio" && j.ioengine != "io_uring" && j.ioengine != "psync" && j.ioengine != "sync" && j.ioengine != "pvsync")
+      s.notes.push_back("fio ioengine " + j.ioengine + " is modelled as psync (one I/O at a time)");
+  }
+  if (unset("workload.thinktime") && j.thinktime_ns > 0) w.thinktime_ns = static_cast<double>(j.thinktime_ns);
+  if (unset("workload.rate_iops") && j.rate_iops_read > 0) w.rate_iops = static_cast<double>(j.rate_iops_read);
+  if (unset("workload.runtime") && j.runtime_ns && *j.runtime_ns > 0) w.runtime_ns = *j.runtime_ns;
+  if (unset("workload.ramp_time") && j.ramp_time_ns > 0) w.ramp_time_ns = j.ramp_time_ns;
+  for (const auto& u : jf.unsupported) s.notes.push_back(u);
+#endif
+}
+
+}  // namespace
+
+IoScenario load_io_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  Loader loader;
+  loader.load_file(path);
+  // --set overrides: parse each as a one-key TOML document.
+  for (const auto& item : overrides) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) throw ConfigError("--set " + item + ": expected key=value, e.g. --set workload.iodepth=32");
+    auto doc = std::make_unique<toml::table>();
+    apply_overrides(*doc, {item});
+    std::map<std::string, Entry> mine;
+    flatten(*doc, "", "(from --set)", mine);
+    for (auto& [k, e] : mine) loader.entries[k] = e;
+    loader.documents.push_back(std::move(doc));
+  }
+
+  IoScenario s;
+  s.path = path;
+  s.workload.ramp_time_ns = 20'000'000;
+  // Unknown keys first, so a typo is reported before anything it would have changed.
+  const auto keys = all_keys();
+  for (const auto& [key, entry] : loader.entries) {
+    if (key == "base") continue;
+    if (key == "description") {
+      s.description = entry.node->value<std::string>().value_or("");
+      continue;
+    }
+    if (!find_param(key)) fail(entry, key, "unknown key" + did_you_mean(key, keys));
+  }
+  // rwmixread must be known before rw turns it into a read fraction; the table order does that
+  // for files, and set_rw is re-run when rwmixread arrives later.
+  for (const auto& p : params()) {
+    const auto it = loader.entries.find(p.key);
+    if (it != loader.entries.end()) p.set(s, convert(p, it->second));
+  }
+  set_rw(s, s.workload.rw);
+  if (!s.workload.fio_job.empty()) {
+    const Entry& e = loader.entries.at("workload.fio_job");
+    std::filesystem::path job = s.workload.fio_job;
+    if (job.is_relative() && e.file != "(from --set)") job = std::filesystem::path(e.file).parent_path() / job;
+    if (!std::filesystem::exists(job)) fail(e, "workload.fio_job", "no such file " + job.string());
+    apply_fio_job(s, job.string(), loader.entries, e);
+    set_rw(s, s.workload.rw);
+  }
+  if (s.workload.runtime_ns == 0 && s.workload.ios == 0) s.workload.ios = 200000;
+
+  // Impossible combinations, named like QEMU or fio would name them.
+  auto entry_of = [&](const char* key) -> const Entry* {
+    const auto it = loader.entries.find(key);
+    return it == loader.entries.end() ? nullptr : &it->second;
+  };
+  auto reject = [&](const char* key, const std::string& message) {
+    if (const Entry* e = entry_of(key)) fail(*e, key, message);
+    throw ConfigError(path + ": " + key + ": " + message);
+  };
+  const bool direct = s.host.cache == CacheMode::none || s.host.cache == CacheMode::directsync;
+  if (s.host.aio == Aio::native && !direct && !s.bare_metal())
+    reject("host.aio", std::string("aio=native requires cache.direct=on (cache=none or directsync), but cache=") + cache_name(s.host.cache) +
+                           " (QEMU: \"aio=native was specified, but it requires cache.direct=on\")");
+  if (s.guest.driver == GuestDriver::scsi_hba && s.host.iothreads > 0)
+    reject("host.iothreads", "an emulated SCSI HBA (lsi) cannot use IOThreads; only virtio devices can");
+  if (s.backend.kind == BackendKind::md_raid1 && s.backend.leg == BackendKind::md_raid1)
+    reject("backend.leg", "md-raid1 legs must be devices");
+  if (s.bare_metal() && s.host.iothreads > 0) reject("host.iothreads", "guest.driver = none is bare metal: there is no QEMU to run IOThreads");
+  return s;
+}
+
+bool is_io_scenario_file(const std::string& path) {
+  try {
+    const toml::table t = toml::parse_file(path);
+    return !t.contains("station") && !t.contains("population") && !t.contains("source");
+  } catch (const toml::parse_error&) {
+    return true;  // let the I/O-path loader report the syntax error with its line
+  }
+}
+
+std::vector<ParamDoc> io_scenario_parameters() {
+  std::vector<ParamDoc> out;
+  for (const auto& p : params()) {
+    std::string doc = p.doc;
+    if (!p.choices.empty()) {
+      doc += " (";
+      for (std::size_t i = 0; i < p.choices.size(); ++i) doc += (i ? "|" : "") + p.choices[i];
+      doc += ")";
+    }
+    out.push_back({p.key, p.unit, p.default_text, p.source, doc});
+  }
+  return out;
+}
+
+std::string io_scenario_markdown() {
+  std::string md = "| key | unit | default | meaning | source |\n|---|---|---|---|---|\n";
+  for (const auto& p : io_scenario_parameters()) {
+    md += "| `" + p.key + "` | " + p.unit + " | " + p.default_text + " | " + p.doc + " | " + p.source + " |\n";
+  }
+  return md;
+}
+
+}  // namespace vqsim::models

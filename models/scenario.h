@@ -1,0 +1,157 @@
+// The I/O-path scenario: every knob of the modelled path, declared once in a parameter table
+// (key, unit, default, source, one-line doc) that drives TOML validation, `--set`, the error
+// messages and docs/scenario.md. Values become ns, bytes and plain counts here, at load; the
+// stage models only ever see the typed IoScenario.
+//
+// Dotted keys are the contract of PRODUCT.md (workload.rw, guest.driver, host.iothreads, …).
+// A scenario may name `base = "other.toml"` (loaded first, then overlaid) and
+// `workload.fio_job = "x.fio"` (a fio job file whose options fill the workload keys that the
+// scenario does not set itself).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/time.h"
+
+namespace vqsim::models {
+
+enum class Direction : std::uint8_t { read = 0, write = 1 };
+const char* direction_name(Direction d);
+
+enum class GuestDriver { virtio_blk, virtio_scsi, vhost_scsi, vhost_user_blk, scsi_hba, none };
+enum class Aio { threads, native, io_uring };
+enum class CacheMode { none, writeback, writethrough, directsync, unsafe };
+enum class BackendKind { nvme, sata_ssd, hdd, md_raid1, ceph_rbd, krbd, pagecache, null };
+enum class FioEngine { psync, libaio, io_uring };
+enum class BlockPath { mq, request, bio };
+
+const char* driver_name(GuestDriver d);
+const char* aio_name(Aio a);
+const char* cache_name(CacheMode c);
+const char* backend_name(BackendKind b);
+
+// One fio job description (all numjobs clones share it).
+struct WorkloadParams {
+  bool random = true;
+  double read_fraction = 1.0;       // from rw and rwmixread
+  std::string rw = "randread";      // as fio spells it
+  std::uint64_t bs_read_bytes = 4096, bs_write_bytes = 4096;
+  int iodepth = 1;                  // requested; psync/sync run at depth 1 whatever it says
+  int numjobs = 1;
+  int rwmixread = 50;
+  FioEngine ioengine = FioEngine::libaio;
+  std::string ioengine_name = "libaio";
+  int iodepth_batch_submit = 1;
+  double thinktime_ns = 0;
+  double rate_iops = 0;             // per job; 0 = closed loop
+  sim::time_ns runtime_ns = 0;      // measured time; 0 = use ios
+  sim::time_ns ramp_time_ns = 0;
+  std::uint64_t ios = 0;            // measured I/Os per replication (when runtime is 0)
+  std::string fio_job;              // the job file it came from, if any
+  int effective_depth() const { return ioengine == FioEngine::psync ? 1 : iodepth; }
+};
+
+// Guest: vCPUs, block layer, driver. CPU costs are per request, on the submitting vCPU.
+struct GuestParams {
+  int vcpus = 2;
+  GuestDriver driver = GuestDriver::virtio_blk;
+  int num_queues = 0;               // 0 = vcpus (QEMU >= 5.2 default)
+  int queue_size = 256;             // virtqueue size = blk-mq tags per hw queue
+  std::string scheduler = "none";
+  BlockPath block_path = BlockPath::mq;
+  double fio_submit_ns = 3000, fio_complete_ns = 2500;  // fio + syscalls + block layer
+  double scheduler_ns = 1000;       // extra per request with an I/O scheduler
+  double request_path_ns = 1000;    // extra per request on the legacy request-based path
+  double driver_submit_ns = -1, driver_complete_ns = -1;  // -1 = the driver's default
+  int cmd_per_lun = 128;            // virtio-scsi
+  int hba_queue_depth = 16;         // emulated SCSI HBA
+  double cpu_cv = 0.5;              // coefficient of variation of CPU costs
+};
+
+// Virtqueue notification mechanics.
+struct VirtqueueParams {
+  double kick_exit_ns = 1500;       // vCPU time of the notify VM exit
+  double wakeup_ns = 8000;          // eventfd wake-up of a sleeping host thread
+  double irq_ns = 2000;             // irqfd -> MSI injection -> guest handler entry
+  bool event_idx = true;            // kicks suppressed while the host thread is busy
+};
+
+struct HostParams {
+  int iothreads = 0;                // 0 = the QEMU main loop
+  Aio aio = Aio::threads;
+  CacheMode cache = CacheMode::none;
+  int cores = 0;                    // 0 = every thread has its own core
+  double poll_max_ns = 32768;       // IOThread adaptive polling window (0 = off)
+  double emu_submit_ns = -1, emu_complete_ns = -1;  // -1 = the driver's default
+  double main_loop_ns = 1500;       // extra per request in the main loop (BQL, other handlers)
+  int thread_pool_max = 64;
+  double threads_handoff_ns = 5000; // worker wake-up and completion bottom half, each way
+  double native_submit_ns = 1000;   // io_submit per request (batched)
+  double io_uring_submit_ns = 700;
+  double vhost_worker_ns = 2000;    // kernel vhost worker per request
+  double vhost_user_ns = 1000;      // user-space vhost-user-blk backend per request (polling)
+  double pagecache_hit_ratio = 0;   // reads served from the host page cache (non-O_DIRECT modes)
+  double pagecache_ns = 1500;       // memcpy of a 4 KiB page plus syscall
+  double cpu_cv = 0.5;
+  std::string qemu_version;
+};
+
+struct BackendParams {
+  BackendKind kind = BackendKind::nvme;
+  double latency_ns = 10000;        // null device
+  int channels = -1;                // parallel service units; -1 = the kind's default
+  double read_ns = -1, write_ns = -1, flush_ns = -1;     // per-request device time at 4 KiB
+  double bandwidth_bytes_per_s = -1;                       // whole device, sequential
+  double service_cv = 0.3;
+  // HDD
+  double seek_ns = 8500000, rpm = 7200;
+  int ncq_depth = 32;
+  // md RAID1
+  BackendKind leg = BackendKind::sata_ssd;
+  // Ceph RBD / krbd
+  double rtt_ns = 200000;
+  int osd_slots = 32;
+  double osd_read_ns = 1000000, osd_write_ns = 2000000;
+  int msgr_threads = 1;             // librbd messenger threads inside QEMU
+  double msgr_ns = 15000;           // per op on a messenger thread
+  int replicas = 3;
+};
+
+struct RunParams {
+  std::uint64_t seed = 1;
+  int replications = 5;
+};
+
+struct IoScenario {
+  std::string path;
+  std::string description;
+  RunParams run;
+  WorkloadParams workload;
+  GuestParams guest;
+  VirtqueueParams vq;
+  HostParams host;
+  BackendParams backend;
+  std::vector<std::string> notes;   // e.g. fio job options that are not modelled
+  bool bare_metal() const { return guest.driver == GuestDriver::none; }
+  int queues() const { return guest.num_queues > 0 ? guest.num_queues : guest.vcpus; }
+};
+
+// Reads a scenario file (with its `base` chain and `workload.fio_job`), applies `--set` style
+// overrides ("key=value"), validates. Throws ConfigError ("file:line: key: message").
+IoScenario load_io_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// True when the TOML file is an I/O-path scenario (it is not a generic [[station]] network).
+bool is_io_scenario_file(const std::string& path);
+
+// The parameter table, for docs and --help: key, unit, default, source, doc.
+struct ParamDoc {
+  std::string key, unit, default_text, source, doc;
+};
+std::vector<ParamDoc> io_scenario_parameters();
+
+// Markdown table of every key (docs/scenario.md is generated from it by `vqsim keys --markdown`).
+std::string io_scenario_markdown();
+
+}  // namespace vqsim::models
