@@ -257,6 +257,7 @@ int bench_main(const std::vector<std::string>& args) {
   const std::string usage =
       "usage: vqsim bench tandem [options]   engine vs a hand-written loop on a closed tandem\n"
       "       vqsim bench queue [options]    event-queue implementations under a hold model\n"
+      "       vqsim bench e2e [options]      I/O-path simulation: simulated I/Os per second, peak memory\n"
       "Each takes --help.";
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     std::cout << usage << '\n';
@@ -266,7 +267,8 @@ int bench_main(const std::vector<std::string>& args) {
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "tandem") return bench_tandem(rest);
   if (args[0] == "queue") return bench_queue(rest);
-  throw UsageError("unknown benchmark '" + args[0] + "'" + did_you_mean(args[0], {"tandem", "queue"}) + "\n" + usage);
+  if (args[0] == "e2e") return bench_e2e(rest);
+  throw UsageError("unknown benchmark '" + args[0] + "'" + did_you_mean(args[0], {"tandem", "queue", "e2e"}) + "\n" + usage);
 }
 
 }  // namespace vqsim::cli

@@ -13,6 +13,8 @@ namespace vqsim::cli {
 
 int run_main(const std::vector<std::string>& args);
 int solve_main(const std::vector<std::string>& args);
+int import_main(const std::vector<std::string>& args);
+int keys_main(const std::vector<std::string>& args);
 int graph_main(const std::vector<std::string>& args);
 
 // `vqsim run` on an I/O-path scenario (cli/run_io.cc).
@@ -28,5 +30,6 @@ struct IoRunOptions {
 };
 int run_io(const IoRunOptions& options);
 int bench_main(const std::vector<std::string>& args);
+int bench_e2e(const std::vector<std::string>& args);
 
 }  // namespace vqsim::cli

@@ -19,6 +19,10 @@ struct Command {
 
 const Command kCommands[] = {
     {"run", vqsim::cli::run_main, "simulate a scenario: figures with 95% intervals, MVA where exact, Little's law checked"},
+    {"solve", vqsim::cli::solve_main, "the same I/O-path scenario by mean-value analysis: means in milliseconds"},
+    {"graph", vqsim::cli::graph_main, "print the scenario's stage graph (Boost.Graph) as Graphviz DOT, after checking it"},
+    {"import", vqsim::cli::import_main, "read fio output (JSON, json+, normal text, terse; any version) and print it normalized"},
+    {"keys", vqsim::cli::keys_main, "list every I/O-path scenario key with its unit, default and source"},
     {"bench", vqsim::cli::bench_main, "engine speed: closed tandem vs a hand-written loop (tandem), event queues (queue)"},
 };
 
@@ -33,7 +37,10 @@ void print_help(std::ostream& out) {
          "  --version      print the version\n\n"
          "examples:\n"
          "  vqsim run scenarios/default.toml\n"
-         "  vqsim run scenarios/default.toml --set population.customers=8 --format json\n"
+         "  vqsim run scenarios/default.toml --set host.iothreads=2 --format json\n"
+         "  vqsim solve scenarios/seed004-vm.toml --set host.iothreads=4\n"
+         "  vqsim graph scenarios/seed000-virtio-blk.toml | dot -Tsvg > path.svg\n"
+         "  vqsim import calibration/data/seeds/000-virtio-blk.fio.txt --format fio-json\n"
          "  vqsim bench tandem --customers 32 --stations 5 --cycles 2000000 --json\n\n"
          "exit status: 0 success, 1 a self-check failed (Little's law), 2 bad usage or input.\n";
 }

@@ -344,6 +344,28 @@ TEST_CASE("client/server JSON: client_stats with hostnames and All clients") {
   CHECK(back.jobs[1].read.clat.percentiles == r.jobs[1].read.clat.percentiles);
 }
 
+TEST_CASE("JSON quoted in an e-mail, or behind a warning without its newline") {
+  std::string mail = "On Mon, Alice wrote:\n> Here is my run:\n>\n";
+  std::istringstream in(slurp("mixed.json.out"));
+  for (std::string line; std::getline(in, line);) mail.append("> ").append(line).append("\n");
+  mail.append("\nThanks!\n");
+  const ParsedFile f = parse_fio_output(mail, "mail.txt");
+  CHECK(f.detected == "fio-3.33 JSON, 1 document, quoted e-mail");
+  REQUIRE(f.final_result().jobs.size() == 2);
+  CHECK(percentile(f.final_result().jobs[1].write.clat, 99.99) == 17024.0);
+  // A broken quoted document reports the mail's line.
+  std::string broken = mail;
+  const std::string from = "\"iops\" : 2705608.000000";
+  broken.replace(broken.find(from), from.size(), "\"iops\" : [");
+  const ParseError e = parse_error_of(broken);
+  CHECK(e.line() == 31 + 3);
+
+  const ParsedFile w = parse_fio_output("fio: warning: no newline{\"fio version\" : \"fio-3.33\", \"jobs\" : []}",
+                                        "w.json");
+  CHECK(w.final_result().fio_version == "fio-3.33");
+  CHECK(has_note(w.final_result(), "skipped 1 line of text before the JSON"));
+}
+
 TEST_CASE("malformed JSON: ParseError naming the line") {
   const std::string good = slurp("mixed.json.out");
 
@@ -438,6 +460,20 @@ TEST_CASE("garbage and hostile input fail fast with a ParseError") {
     many.append("\"end\": 0}}");
     const auto docs = parse_json_documents(many, "many");
     CHECK(docs.at(0).jobs.empty());
+  }
+  SUBCASE("many jobs") {
+    std::string many = "{\"global options\": {\"numjobs\": \"4\"}, \"jobs\": [";
+    for (int i = 0; i < 20'000; ++i) many.append("{\"jobname\": \"j\"},");
+    many.append("{}]}");
+    const auto docs = parse_json_documents(many, "many");
+    CHECK(docs.at(0).jobs.size() == 20'001);
+    // Past 100000 entries (~3 KiB of memory each, 2 bytes of input) it is not fio's.
+    std::string more = "{\"jobs\": [";
+    for (int i = 0; i < 100'000; ++i) more.append("{},\n");
+    more.append("{}]}");
+    const ParseError e = parse_error_of(more, true);
+    CHECK(e.line() == 100'001);
+    CHECK(e.reason().find("100000 job entries") != std::string::npos);
   }
   CHECK(clock::now() - started < std::chrono::seconds(10));
 }

@@ -11,9 +11,11 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -28,6 +30,9 @@ using json = nlohmann::json;  // std::map objects: O(log n) inserts even for hos
 
 constexpr int kMaxDepth = 64;                 // fio's deepest nesting is 5
 constexpr std::size_t kMaxNumberChars = 256;  // fio prints at most ~30 characters per number
+// A job entry costs ~3 KiB in memory but can be 2 bytes of input ("{}"); fio's real entries are
+// ~6 KiB of text, so a file under parse_fio_file's 256 MiB cap never holds more than ~45000.
+constexpr std::size_t kMaxJobEntries = 100000;
 
 // One top-level document of the input: [begin, end) bytes, starting on input line first_line.
 struct DocSpan {
@@ -35,6 +40,7 @@ struct DocSpan {
   int first_line = 1;
   // Bare nan / inf tokens (fio prints "%f" of a NaN as "-nan") to be read as null.
   std::vector<std::pair<std::size_t, std::size_t>> non_finite;  // (offset in doc, length)
+  bool unclosed = false;  // the braces never balance before the end of the input
 };
 
 struct Split {
@@ -114,9 +120,10 @@ DocSpan scan_document(std::string_view text, std::size_t begin, int& line, const
     }
   }
   if (in_string) throw ParseError(source, string_line, "invalid JSON: string not closed before the end of the input");
-  throw ParseError(source, line,
-                   "invalid JSON: truncated, the document that starts on line " + std::to_string(doc.first_line) +
-                       " is not closed before the end of the input");
+  // Not closed: truncated, or a bracket too many somewhere. The parser tells which and where.
+  doc.end = text.size();
+  doc.unclosed = true;
+  return doc;
 }
 
 // Finds the documents: a '{' that is the first non-blank character of a line starts one (so a
@@ -292,8 +299,9 @@ std::pair<double, int> bucket_order(const std::string& key) {
 
 class DocumentReader {
  public:
-  DocumentReader(std::string_view doc_text, int first_line, const std::string& source)
-      : doc_(doc_text), first_line_(first_line), source_(source) {}
+  // `entries` counts job and disk entries over all documents of the file, against kMaxJobEntries.
+  DocumentReader(std::string_view doc_text, int first_line, const std::string& source, std::size_t& entries)
+      : doc_(doc_text), first_line_(first_line), source_(source), entries_(entries) {}
 
   FioResult read(const json& root) {
     FioResult r;
@@ -313,6 +321,7 @@ class DocumentReader {
     {
       Scope s(*this, jobs_key);
       if (!jobs->is_array()) fail(std::string("expected an array, found ") + type_name(*jobs));
+      check_entry_count(jobs->size(), "job entries");
       for (std::size_t i = 0; i < jobs->size(); ++i) {
         Scope e(*this, static_cast<long>(i));
         const json& j = (*jobs)[i];
@@ -323,6 +332,7 @@ class DocumentReader {
     if (const json* disks = member(root, "disk_util")) {
       Scope s(*this, "disk_util");
       if (!disks->is_array()) fail(std::string("expected an array, found ") + type_name(*disks));
+      check_entry_count(disks->size(), "job and disk entries");
       for (std::size_t i = 0; i < disks->size(); ++i) {
         Scope e(*this, static_cast<long>(i));
         if (!(*disks)[i].is_object()) fail(std::string("expected an object, found ") + type_name((*disks)[i]));
@@ -367,6 +377,16 @@ class DocumentReader {
     if (!where.empty()) message.append(" at ").append(where);
     message.append(": ").append(reason);
     throw ParseError(source_, line, message);
+  }
+
+  // Checked before the entries are built, so a hostile array costs no memory. The error points
+  // at the first entry past the limit.
+  void check_entry_count(std::size_t n, const char* what) {
+    if (entries_ + n > kMaxJobEntries) {
+      Scope e(*this, static_cast<long>(kMaxJobEntries - entries_));
+      fail(std::string("more than 100000 ") + what + " in the file; not a fio output");
+    }
+    entries_ += n;
   }
 
   static const json* member(const json& obj, const char* key) {
@@ -456,6 +476,7 @@ class DocumentReader {
       Scope ps(*this, "percentile");
       for (auto it = p->begin(); it != p->end(); ++it) {
         const std::string& k = it.key();
+        if (k == "0.00") continue;  // fio <= 3.3 padding, not a percentile
         double percent = 0;
         const auto res = std::from_chars(k.data(), k.data() + k.size(), percent);
         if (res.ec != std::errc() || res.ptr != k.data() + k.size() || !(percent >= 0 && percent <= 100))
@@ -609,6 +630,11 @@ class DocumentReader {
   // tells: N entries of that job -> clones reported one by one; a single entry -> the
   // group_reporting aggregate of N jobs.
   static void infer_job_counts(FioResult& r) {
+    // Entries per (name, groupid, hostname); a map keeps hostile inputs with many jobs linear-ish.
+    using Key = std::tuple<std::string, int, std::string>;
+    std::map<Key, long> entries;
+    auto key_of = [](const JobResult& j) { return Key{j.name, j.groupid.value_or(-1), j.hostname}; };
+    for (const JobResult& job : r.jobs) ++entries[key_of(job)];
     for (JobResult& job : r.jobs) {
       if (job.is_aggregate) continue;
       auto it = job.options.find("numjobs");
@@ -621,9 +647,7 @@ class DocumentReader {
       int n = 0;
       const auto res = std::from_chars(numjobs->data(), numjobs->data() + numjobs->size(), n);
       if (res.ec != std::errc() || n <= 1) continue;
-      const auto same = std::count_if(r.jobs.begin(), r.jobs.end(), [&](const JobResult& o) {
-        return o.name == job.name && o.groupid == job.groupid && o.hostname == job.hostname;
-      });
+      const long same = entries[key_of(job)];
       if (same == 1) {
         job.jobs = n;
         job.is_aggregate = true;
@@ -636,6 +660,7 @@ class DocumentReader {
   std::string_view doc_;
   int first_line_;
   const std::string& source_;
+  std::size_t& entries_;
   std::vector<PathElement> path_;
   int major_ = 0;
   bool saw_bins_ = false, saw_usec_ = false, kib_io_bytes_ = false;
@@ -673,6 +698,7 @@ std::vector<FioResult> parse_json_documents(std::string_view text, const std::st
   const Split split = split_documents(text, source);
   std::vector<FioResult> results;
   results.reserve(split.docs.size());
+  std::size_t entries = 0;
   for (const DocSpan& span : split.docs) {
     std::string_view doc = text.substr(span.begin, span.end - span.begin);
     std::string patched;
@@ -688,28 +714,40 @@ std::vector<FioResult> parse_json_documents(std::string_view text, const std::st
       patched.append(doc.substr(from));
       doc = patched;
     }
-    // fio ≤ 3.3 pads the percentile object with duplicate "0.00": 0 keys; a DOM would keep one
-    // of them as a bogus 0th percentile. Drop them as they are parsed.
-    int padding = 0;
-    auto drop_padding = [&padding](int /*depth*/, json::parse_event_t event, json& parsed) {
-      if (event == json::parse_event_t::key && parsed.is_string() && parsed.get_ref<const std::string&>() == "0.00") {
-        ++padding;
-        return false;
-      }
-      return true;
-    };
     json root;
     try {
-      root = json::parse(doc.begin(), doc.end(), drop_padding, /*allow_exceptions=*/true);
+      // No parser callback: nlohmann's callback parser rescans the parent container at every
+      // closing brace, quadratic in the length of an array of objects.
+      root = json::parse(doc.begin(), doc.end(), nullptr, /*allow_exceptions=*/true);
     } catch (const json::parse_error& e) {
       const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
+      if (span.unclosed && offset + 1 >= doc.size())
+        throw ParseError(source, line_at(doc, doc.find_last_not_of(" \t\r\n"), span.first_line),
+                         "invalid JSON: truncated, the document that starts on line " +
+                             std::to_string(span.first_line) + " is not closed before the end of the input");
       throw ParseError(source, line_at(doc, offset, span.first_line), "invalid JSON: " + nlohmann_reason(e.what()));
-    } catch (const json::exception& e) {  // e.g. out_of_range.406: number overflow
-      throw ParseError(source, span.first_line, "invalid JSON: " + nlohmann_reason(e.what()));
+    } catch (const json::exception& e) {
+      // e.g. out_of_range.406 "number overflow parsing '1e999'": no position, so find the token.
+      const std::string what = e.what();
+      int line = span.first_line;
+      const std::size_t open = what.find('\'');
+      const std::size_t close = open == std::string::npos ? open : what.find('\'', open + 1);
+      if (close != std::string::npos && close > open + 1) {
+        const std::size_t at = doc.find(std::string_view(what).substr(open + 1, close - open - 1));
+        if (at != std::string_view::npos) line = line_at(doc, at, span.first_line);
+      }
+      throw ParseError(source, line, "invalid JSON: " + nlohmann_reason(what));
     }
     if (!root.is_object()) throw ParseError(source, span.first_line, "invalid fio JSON: the document is not an object");
-    DocumentReader reader(doc, span.first_line, source);
+    DocumentReader reader(doc, span.first_line, source, entries);
     FioResult r = reader.read(root);
+    // fio <= 3.3 pads each percentile object with duplicate "0.00": 0 keys (the DOM kept one,
+    // which read_latency() skips); count them in the text for the note.
+    int padding = 0;
+    for (std::size_t at = doc.find("\"0.00\""); at != std::string_view::npos; at = doc.find("\"0.00\"", at + 6)) {
+      const std::size_t colon = doc.find_first_not_of(" \t\r\n", at + 6);
+      if (colon != std::string_view::npos && doc[colon] == ':') ++padding;
+    }
     if (padding > 0)
       r.notes.push_back("dropped " + plural(padding, "padding percentile key") + " (\"0.00\": 0, fio <= 3.3)");
     if (!span.non_finite.empty())

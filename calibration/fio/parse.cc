@@ -120,6 +120,7 @@ struct Detection {
   bool normal = false;
   bool normal_2x = false;  // "  read : io=…, bw=…" (fio <= 2.16)
   bool quoted = false;     // the fio lines sit behind e-mail "> " markers
+  bool json_quoted = false;  // a quoted line opens with '{'
   int terse_version = 0;
 };
 
@@ -163,6 +164,7 @@ Detection detect(std::string_view text) {
     }
     bool quoted = false;
     const std::string_view s = strip_quote(raw, quoted);
+    if (quoted && s.starts_with('{')) d.json_quoted = true;
     int version = 0;
     if (!d.terse && is_terse_line(s, version)) {
       d.terse = true;
@@ -178,8 +180,33 @@ Detection detect(std::string_view text) {
     }
     return false;
   });
+  // JSON pasted into an e-mail and quoted there ("> {", ">   \"fio version\" : …").
+  if (!d.json && d.json_quoted) {
+    d.json = true;
+    d.quoted = true;
+    return d;
+  }
+  // JSON whose '{' does not open a line (a warning printed without its newline before it).
+  if (!d.json && !d.terse && !d.normal &&
+      (text.find("\"fio version\"") != std::string_view::npos || text.find("\"jobs\"") != std::string_view::npos ||
+       text.find("\"client_stats\"") != std::string_view::npos))
+    d.json = true;
   if (d.json) d.quoted = false;
   return d;
+}
+
+// The text with the quote markers removed from every quoted line; line numbers are unchanged.
+std::string unquote_lines(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  any_line(text, [&](std::string_view raw, int number) {
+    if (number > 1) out.push_back('\n');
+    bool quoted = false;
+    const std::string_view s = strip_quote(raw, quoted);
+    out.append(quoted ? s : raw);
+    return false;
+  });
+  return out;
 }
 
 std::string format_label(Format f) {
@@ -215,7 +242,9 @@ std::string describe(const std::vector<FioResult>& docs, const Detection& d) {
       s.append(" (fio 3.x layout)");
   }
   s.append(", ").append(std::to_string(docs.size())).append(docs.size() == 1 ? " document" : " documents");
-  if (docs.size() > 1) s.append(" (status-interval)");
+  // fio's JSON and terse status reports follow each other directly; normal-text reports may as
+  // well be separate runs pasted into one e-mail.
+  if (docs.size() > 1) s.append(format == Format::normal ? " (status-interval or several runs)" : " (status-interval)");
   if (d.quoted) s.append(", quoted e-mail");
   return s;
 }
@@ -238,7 +267,7 @@ ParsedFile parse_fio_output(std::string_view text, const std::string& source) {
   ParsedFile file;
   file.source = source;
   if (d.json) {
-    file.documents = parse_json_documents(text, source);
+    file.documents = d.quoted ? parse_json_documents(unquote_lines(text), source) : parse_json_documents(text, source);
     file.format = Format::json;
     for (const FioResult& r : file.documents)
       if (r.format == Format::json_plus) file.format = Format::json_plus;

@@ -425,14 +425,19 @@ void direction_block(std::string& out, int dir, const DirectionStats& s) {
       dev /= 1024;
       unit = "MiB";
     }
-    appendf(out, "   bw (%5s/s): min=%5llu, max=%5llu, per=%3.2f%%, avg=%5.02f, stdev=%5.02f, samples=%llu\n", unit,
+    appendf(out, "   bw (%5s/s): min=%5llu, max=%5llu, per=%3.2f%%, avg=%5.02f, stdev=%5.02f", unit,
             static_cast<unsigned long long>(min), static_cast<unsigned long long>(max), real(s.bw_agg_percent), mean,
-            dev, static_cast<unsigned long long>(whole(s.bw_samples)));
+            dev);
+    // fio 2.x printed no sample count; do not invent one.
+    if (s.bw_samples) appendf(out, ", samples=%llu", static_cast<unsigned long long>(*s.bw_samples));
+    out.append("\n");
   }
   if (s.iops_mean) {
-    appendf(out, "   iops        : min=%5llu, max=%5llu, avg=%5.02f, stdev=%5.02f, samples=%llu\n",
+    appendf(out, "   iops        : min=%5llu, max=%5llu, avg=%5.02f, stdev=%5.02f",
             static_cast<unsigned long long>(whole(s.iops_min)), static_cast<unsigned long long>(whole(s.iops_max)),
-            real(s.iops_mean), real(s.iops_stddev), static_cast<unsigned long long>(whole(s.iops_samples)));
+            real(s.iops_mean), real(s.iops_stddev));
+    if (s.iops_samples) appendf(out, ", samples=%llu", static_cast<unsigned long long>(*s.iops_samples));
+    out.append("\n");
   }
 }
 
@@ -548,6 +553,12 @@ void option_preamble(std::string& out, const FioResult& r) {
     const std::string* engine = find_option(job, r, "ioengine");
     if (!rw && !bs && !engine) continue;
     std::string bs_text = "4096B";  // fio's default
+    if (bs && bs->find_first_of("(-/,") != std::string::npos) {
+      // fio's own spelling of ranges ("(R) 4096B-4096B, …", 2.x "4K-4K/4K-4K/4K-4K"): as it was.
+      appendf(out, "%s: (g=%d): rw=%s, bs=%s, ioengine=%s, iodepth=%u\n", job.name.c_str(), job.groupid.value_or(0),
+              rw ? rw->c_str() : "read", bs->c_str(), engine ? engine->c_str() : "psync", iodepth_of(job, r));
+      continue;
+    }
     if (bs) {
       // "4k" -> 4096B (kb_base=1024); anything unusual is shown as written.
       std::uint64_t v = 0;

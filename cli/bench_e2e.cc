@@ -1,0 +1,94 @@
+// `vqsim bench e2e`: end-to-end speed of the I/O-path simulation — simulated I/Os per wall-clock
+// second on one core for a scenario (default: seed 000, virtio-blk), and the peak resident
+// memory of a long run, to show that memory stays flat in run length.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "models/io_path.h"
+
+namespace vqsim::cli {
+namespace po = boost::program_options;
+
+namespace {
+double peak_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;  // Linux: KiB
+}
+}  // namespace
+
+int bench_e2e(const std::vector<std::string>& args) {
+  std::string scenario = std::string(VQSIM_SOURCE_DIR) + "/scenarios/seed000-virtio-blk.toml";
+  long long ios = 2'000'000, long_ios = 0;
+  int repeat = 3;
+  bool json = false;
+  po::options_description opts(
+      "usage: vqsim bench e2e [options]\n\n"
+      "Simulates one replication of an I/O-path scenario on one thread, --repeat times, and prints\n"
+      "simulated I/Os per wall-clock second (median) and events per second; then, with --long-ios,\n"
+      "one long run and the peak resident set size of the process (target: <= 64 MiB at 100M I/Os).\n\n"
+      "Example: vqsim bench e2e --long-ios 100000000\n\nOptions");
+  opts.add_options()("help,h", "show this help")("scenario", po::value(&scenario), "I/O-path scenario (default: seed 000 virtio-blk)")(
+      "ios", po::value(&ios), "measured I/Os per timed run (default 2000000)")("repeat", po::value(&repeat), "timed runs (default 3)")(
+      "long-ios", po::value(&long_ios), "I/Os of the memory run (0 = skip)")("json", po::bool_switch(&json), "print JSON");
+  po::variables_map vm;
+  if (!parse_options(args, opts, vm)) return 0;
+  if (ios < 1 || repeat < 1 || long_ios < 0) throw UsageError("--ios and --repeat must be >= 1, --long-ios >= 0");
+
+  models::IoScenario s = models::load_io_scenario(scenario, {"workload.ios=" + std::to_string(ios), "workload.runtime=0"});
+  std::vector<double> rates, event_rates;
+  for (int r = 0; r < repeat; ++r) {
+    std::uint64_t events = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    const sim::Metrics m = models::run_io_replication(s, static_cast<std::uint64_t>(r), &events);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double done = m.get("read.ios") + m.get("write.ios");
+    rates.push_back(done / seconds);
+    event_rates.push_back(static_cast<double>(events) / seconds);
+  }
+  std::sort(rates.begin(), rates.end());
+  std::sort(event_rates.begin(), event_rates.end());
+  const double median = rates[rates.size() / 2], median_events = event_rates[event_rates.size() / 2];
+  const double rss_before = peak_rss_mib();
+  double long_seconds = 0, rss_after = rss_before;
+  if (long_ios > 0) {
+    models::IoScenario l = models::load_io_scenario(scenario, {"workload.ios=" + std::to_string(long_ios), "workload.runtime=0"});
+    const auto t0 = std::chrono::steady_clock::now();
+    models::run_io_replication(l, 0, nullptr);
+    long_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    rss_after = peak_rss_mib();
+  }
+  if (json) {
+    nlohmann::ordered_json j;
+    j["scenario"] = scenario;
+    j["ios_per_run"] = ios;
+    j["repeat"] = repeat;
+    j["simulated_ios_per_wall_s_median"] = median;
+    j["events_per_wall_s_median"] = median_events;
+    j["peak_rss_mib_after_timed_runs"] = rss_before;
+    if (long_ios > 0) {
+      j["long_run_ios"] = long_ios;
+      j["long_run_wall_s"] = long_seconds;
+      j["peak_rss_mib_after_long_run"] = rss_after;
+    }
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("bench e2e: %s\n", scenario.c_str());
+  std::printf("  %lld I/Os per run, %d runs on one thread: median %.3g simulated I/Os per wall second (%.3g events/s)\n", ios, repeat, median,
+              median_events);
+  std::printf("  peak RSS after the timed runs: %.1f MiB\n", rss_before);
+  if (long_ios > 0)
+    std::printf("  long run: %lld I/Os in %.1f s; peak RSS %.1f MiB\n", long_ios, long_seconds, rss_after);
+  return 0;
+}
+
+}  // namespace vqsim::cli

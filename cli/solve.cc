@@ -1,0 +1,122 @@
+// `vqsim solve`, `vqsim graph` and `vqsim keys`: the analytic answer, the stage graph and the
+// scenario keys of an I/O-path scenario. Each only wires the models to the command line.
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "cli/io_report.h"
+#include "models/io_path_mva.h"
+#include "models/scenario.h"
+#include "models/topology.h"
+
+namespace vqsim::cli {
+namespace po = boost::program_options;
+
+namespace {
+models::IoScenario load_for(const std::string& path, const std::vector<std::string>& overrides, const char* command) {
+  if (path.empty()) throw UsageError(std::string("vqsim ") + command + " needs a scenario file, e.g. vqsim " + command + " scenarios/default.toml");
+  if (!models::is_io_scenario_file(path))
+    throw UsageError(path + " is a generic [[station]] network; vqsim " + command + " takes I/O-path scenarios (vqsim run solves networks by MVA)");
+  return models::load_io_scenario(path, overrides);
+}
+}  // namespace
+
+int solve_main(const std::vector<std::string>& args) {
+  std::string path, format = "text";
+  std::vector<std::string> overrides;
+  po::options_description opts(
+      "usage: vqsim solve SCENARIO.toml [options]\n\n"
+      "Solves the I/O-path scenario by mean-value analysis (exact MVA with multi-server stations, or\n"
+      "open-network formulas for rate_iops): IOPS, mean slat/clat/lat, per-stage residence and\n"
+      "utilization, the bottleneck. Means only, in milliseconds; for sweeps and searches. Compare\n"
+      "with the simulation: vqsim run S.toml --compare-mva.\n\n"
+      "Example: vqsim solve scenarios/seed004-vm.toml --set host.iothreads=4\n\nOptions");
+  opts.add_options()("help,h", "show this help")("scenario", po::value(&path), "scenario TOML file")(
+      "set", po::value(&overrides)->composing(), "override a scenario key (repeatable)")("format", po::value(&format)->default_value("text"),
+                                                                                         "text | json");
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  if (!parse_options(args, opts, vm, &pos)) return 0;
+  if (format != "text" && format != "json") throw UsageError("--format must be text or json" + did_you_mean(format, {"text", "json"}));
+  const models::IoScenario s = load_for(path, overrides, "solve");
+  const auto t0 = std::chrono::steady_clock::now();
+  const models::IoMvaResult r = models::solve_io_mva(s);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (format == "json") {
+    nlohmann::ordered_json j;
+    j["vqsim_version"] = VQSIM_VERSION;
+    j["scenario"] = s.path;
+    j["setup"] = setup_line(s);
+    j["iops"] = r.iops;
+    j["read_iops"] = r.read_iops;
+    j["write_iops"] = r.write_iops;
+    j["bw_bytes_per_s"] = r.read_iops * static_cast<double>(s.workload.bs_read_bytes) + r.write_iops * static_cast<double>(s.workload.bs_write_bytes);
+    j["lat_mean_ns"] = r.lat_mean_ns;
+    j["slat_mean_ns"] = r.slat_mean_ns;
+    j["clat_mean_ns"] = r.clat_mean_ns;
+    j["bottleneck"] = r.bottleneck;
+    j["open_loop"] = r.open_loop;
+    j["saturated"] = r.saturated;
+    for (const auto& st : r.stages)
+      j["stages"].push_back({{"name", st.name}, {"residence_ns", st.residence_ns}, {"utilization", st.utilization}, {"number_mean", st.number_mean}});
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("vqsim %s solve %s (MVA, %.1f ms)\n%s\n\n", VQSIM_VERSION, s.path.c_str(), ms, setup_line(s).c_str());
+  if (r.saturated) std::printf("open loop beyond capacity: some stage is over 100%% busy; latencies are unbounded\n");
+  std::printf("IOPS %.0f (read %.0f, write %.0f); mean lat %.2f µs = slat %.2f + clat %.2f\n\n", r.iops, r.read_iops, r.write_iops,
+              r.lat_mean_ns / 1e3, r.slat_mean_ns / 1e3, r.clat_mean_ns / 1e3);
+  std::printf("%-26s %14s %12s %10s\n", "stage", "residence (µs)", "utilization", "number");
+  for (const auto& st : r.stages)
+    std::printf("%-26s %14.2f %12.3f %10.2f\n", st.name.c_str(), st.residence_ns / 1e3, st.utilization, st.number_mean);
+  std::printf("\nbottleneck: %s\n", r.bottleneck.c_str());
+  return 0;
+}
+
+int graph_main(const std::vector<std::string>& args) {
+  std::string path;
+  std::vector<std::string> overrides;
+  po::options_description opts(
+      "usage: vqsim graph SCENARIO.toml [--set key=value]...\n\n"
+      "Builds the scenario's stage graph (Boost.Graph): the stations a request visits from fio to\n"
+      "the device and back, the token pools it holds and the CPUs the threads run on. Checks that\n"
+      "every path reaches the device and returns and that no resource dangles, then prints\n"
+      "Graphviz DOT.\n\nExample: vqsim graph scenarios/seed000-virtio-blk.toml | dot -Tsvg > path.svg\n\nOptions");
+  opts.add_options()("help,h", "show this help")("scenario", po::value(&path), "scenario TOML file")(
+      "set", po::value(&overrides)->composing(), "override a scenario key (repeatable)");
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  if (!parse_options(args, opts, vm, &pos)) return 0;
+  const models::IoScenario s = load_for(path, overrides, "graph");
+  const models::TopologyGraph g = models::build_topology(s);
+  models::check_topology(g);
+  std::cout << models::topology_dot(g, setup_line(s));
+  return 0;
+}
+
+int keys_main(const std::vector<std::string>& args) {
+  bool markdown = false;
+  po::options_description opts(
+      "usage: vqsim keys [--markdown]\n\n"
+      "Lists every key of an I/O-path scenario: unit, default, meaning and source. The same table\n"
+      "validates scenario files and --set, and is docs/scenario.md's reference.\n\nOptions");
+  opts.add_options()("help,h", "show this help")("markdown", po::bool_switch(&markdown), "print a Markdown table");
+  po::variables_map vm;
+  if (!parse_options(args, opts, vm)) return 0;
+  if (markdown) {
+    std::cout << models::io_scenario_markdown();
+    return 0;
+  }
+  for (const auto& p : models::io_scenario_parameters()) {
+    std::printf("%-32s %-8s %-12s %s\n", p.key.c_str(), p.unit.c_str(), p.default_text.c_str(), p.doc.c_str());
+  }
+  return 0;
+}
+
+}  // namespace vqsim::cli

@@ -1,0 +1,225 @@
+// The I/O-path model end to end: every scenario runs and obeys Little's law; the seed scenarios
+// land within 2x of what the seeds measured, in the measured direction; each knob moves the
+// results the way the domain notes say; the scenario loader's errors; the topology checks; DES
+// against MVA where the MVA is a fair approximation.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "models/config.h"
+#include "models/io_path.h"
+#include "models/io_path_mva.h"
+#include "models/io_results.h"
+#include "models/scenario.h"
+#include "models/topology.h"
+
+using namespace vqsim;
+
+namespace {
+
+const std::string kScenarios = VQSIM_SOURCE_DIR "/scenarios/";
+
+struct Figures {
+  double iops = 0, read_iops = 0, write_iops = 0, lat_ns = 0, little = 0;
+  std::string bottleneck;
+};
+
+Figures simulate(const std::string& file, std::vector<std::string> overrides, int replications = 2) {
+  overrides.push_back("run.replications=" + std::to_string(replications));
+  const models::IoScenario s = models::load_io_scenario(kScenarios + file, overrides);
+  const models::IoRunReport r = models::simulate_io(s, 2);
+  Figures f;
+  f.read_iops = r.get("read.iops").mean;
+  f.write_iops = r.get("write.iops").mean;
+  f.iops = f.read_iops + f.write_iops;
+  f.lat_ns = f.iops > 0 ? (f.read_iops * r.get("read.lat.mean_ns").mean + f.write_iops * r.get("write.lat.mean_ns").mean) / f.iops : 0;
+  f.little = r.little_worst;
+  f.bottleneck = r.bottleneck;
+  return f;
+}
+
+// Within a factor of two of a measurement.
+bool within_2x(double model, double measured) { return model >= measured / 2 && model <= measured * 2; }
+
+}  // namespace
+
+TEST_CASE("every scenario in scenarios/ runs, and Little's law holds within 1% on every station") {
+  for (const auto& entry : std::filesystem::directory_iterator(kScenarios)) {
+    if (entry.path().extension() != ".toml") continue;
+    const std::string name = entry.path().filename().string();
+    CAPTURE(name);
+    const Figures f = simulate(name, {"workload.ios=20000"});
+    CHECK(f.iops > 0);
+    CHECK(f.little < 0.01);
+    // The topology of each scenario is whole: paths reach the device and return.
+    const models::IoScenario s = models::load_io_scenario(entry.path().string());
+    CHECK_NOTHROW(models::check_topology(models::build_topology(s)));
+  }
+}
+
+TEST_CASE("seed 000: virtio-blk beats virtio-scsi, both within 2x of the measured IOPS and latency") {
+  const Figures scsi = simulate("seed000-virtio-scsi.toml", {"workload.ios=60000"});
+  const Figures blk = simulate("seed000-virtio-blk.toml", {"workload.ios=60000"});
+  // fio 2.1.11 outputs (calibration/data/seeds/000-*.fio.txt): read + write IOPS, mean lat.
+  CHECK(within_2x(scsi.iops, 31457 + 31440));
+  CHECK(within_2x(blk.iops, 37051 + 37032));
+  CHECK(within_2x(scsi.lat_ns / 1e3, (495.90 + 517.45) / 2));
+  CHECK(within_2x(blk.lat_ns / 1e3, (389.94 + 469.86) / 2));
+  CHECK(blk.iops > scsi.iops * 1.05);
+  CHECK(blk.lat_ns < scsi.lat_ns);
+}
+
+TEST_CASE("seed 001: every configuration within 2x of the measured randread 8k IOPS on the HDD") {
+  // KB/s of the table (KiB/s) / 8 KiB.
+  CHECK(within_2x(simulate("seed001-bare-metal.toml", {"workload.ios=3000"}).iops, 1758 / 8.0));
+  CHECK(within_2x(simulate("seed001-tcm-vhost-iblock.toml", {"workload.ios=3000"}).iops, 1011 / 8.0));
+  CHECK(within_2x(simulate("seed001-virtio-blk.toml", {"workload.ios=3000"}).iops, 1724 / 8.0));
+  CHECK(within_2x(simulate("seed001-scsi-disk-lsi.toml", {"workload.ios=3000"}).iops, 1663 / 8.0));
+}
+
+TEST_CASE("seed 002: QEMU 2.4 writeback + IOThread is faster than QEMU 2.2 writethrough, both within 2x") {
+  const Figures wt = simulate("seed002-qemu2.2-writethrough.toml", {"workload.ios=20000"});
+  const Figures wb = simulate("seed002-qemu2.4-writeback-iothread.toml", {"workload.ios=20000"});
+  CHECK(within_2x(wt.iops, 5070));
+  CHECK(within_2x(wb.iops, 14856));
+  CHECK(within_2x(wt.lat_ns / 1e6, 100.76));
+  CHECK(within_2x(wb.lat_ns / 1e6, 34.30));
+  CHECK(wb.iops > 1.3 * wt.iops);
+}
+
+TEST_CASE("seed 003: sequential 64k writes within 2x of the measured MB/s on both block paths") {
+  const Figures req = simulate("seed003-request-path.toml", {"workload.ios=20000"});
+  const Figures bio = simulate("seed003-bio-path.toml", {"workload.ios=20000"});
+  CHECK(within_2x(req.iops / 16, 787.030));  // MiB/s = IOPS x 64 KiB / 1024
+  CHECK(within_2x(bio.iops / 16, 748.714));
+}
+
+TEST_CASE("seed 004: the VM is emulation-bound far below bare metal, both within 2x") {
+  const Figures bare = simulate("seed004-bare-metal.toml", {"workload.ios=100000"});
+  const Figures vm = simulate("seed004-vm.toml", {"workload.ios=40000"});
+  CHECK(within_2x(bare.iops, 2.065e6));
+  CHECK(within_2x(bare.lat_ns / 1e3, 154.34));
+  CHECK(within_2x(vm.iops, 151e3));
+  CHECK(within_2x(vm.lat_ns / 1e3, 2122.10));
+  CHECK(vm.iops < bare.iops / 5);
+  CHECK(vm.bottleneck == "host.main_loop");
+}
+
+TEST_CASE("knob: IOThreads raise the ceiling only while the emulation thread is the bottleneck") {
+  // Emulation-bound (seed 004's VM with 4 queues): more IOThreads, more IOPS.
+  const std::vector<std::string> vm{"workload.ios=30000", "guest.num_queues=4"};
+  auto with = [](std::vector<std::string> v, const std::string& kv) {
+    v.push_back(kv);
+    return v;
+  };
+  const Figures one = simulate("seed004-vm.toml", with(vm, "host.iothreads=1"));
+  const Figures four = simulate("seed004-vm.toml", with(vm, "host.iothreads=4"));
+  CHECK(one.bottleneck == "host.iothread0");
+  CHECK(four.iops > 1.5 * one.iops);
+  // Guest-bound (the default: one fio job saturates its vCPU): IOThreads change nothing.
+  const Figures d1 = simulate("default.toml", {"workload.ios=30000", "host.iothreads=1"});
+  const Figures d4 = simulate("default.toml", {"workload.ios=30000", "host.iothreads=2", "guest.num_queues=2", "workload.numjobs=1"});
+  CHECK(d1.bottleneck == "guest.fio_job0");
+  CHECK(std::fabs(d4.iops - d1.iops) / d1.iops < 0.03);
+}
+
+TEST_CASE("knob: aio=threads adds latency at QD1 over aio=native") {
+  const Figures native = simulate("default.toml", {"workload.ios=20000", "workload.iodepth=1", "host.aio=native"});
+  const Figures threads = simulate("default.toml", {"workload.ios=20000", "workload.iodepth=1", "host.aio=threads"});
+  CHECK(threads.lat_ns > native.lat_ns + 5000);  // two worker hand-offs of ~5 us
+  CHECK(threads.iops < native.iops);
+}
+
+TEST_CASE("knob: cache=writethrough lowers write IOPS (a flush after every write)") {
+  const std::vector<std::string> base{"workload.ios=20000", "workload.rw=randwrite", "host.aio=threads", "backend.kind=sata-ssd"};
+  auto with = [&](const std::string& kv) {
+    auto v = base;
+    v.push_back(kv);
+    return v;
+  };
+  const Figures none = simulate("default.toml", with("host.cache=none"));
+  const Figures wt = simulate("default.toml", with("host.cache=writethrough"));
+  const Figures ds = simulate("default.toml", with("host.cache=directsync"));
+  CHECK(wt.write_iops < 0.8 * none.write_iops);
+  CHECK(ds.write_iops < 0.8 * none.write_iops);
+}
+
+TEST_CASE("knob: psync and sync ignore iodepth (one I/O at a time per job)") {
+  const Figures qd1 = simulate("default.toml", {"workload.ios=20000", "workload.ioengine=psync", "workload.iodepth=1"});
+  const Figures qd32 = simulate("default.toml", {"workload.ios=20000", "workload.ioengine=psync", "workload.iodepth=32"});
+  const Figures aio32 = simulate("default.toml", {"workload.ios=20000", "workload.ioengine=libaio", "workload.iodepth=32"});
+  CHECK(qd32.iops == doctest::Approx(qd1.iops).epsilon(1e-12));  // the same model, the same draws
+  CHECK(aio32.iops > 2 * qd1.iops);
+}
+
+TEST_CASE("knob: rate_iops is an open loop: throughput follows the rate below saturation") {
+  const Figures f = simulate("default.toml", {"workload.ios=20000", "workload.rate_iops=20000", "workload.iodepth=32"});
+  CHECK(f.iops == doctest::Approx(20000).epsilon(0.03));
+}
+
+TEST_CASE("DES and MVA agree within 10% where the MVA's assumptions hold") {
+  for (const char* file : {"default.toml", "seed004-vm.toml", "seed004-bare-metal.toml", "seed000-virtio-scsi.toml"}) {
+    CAPTURE(file);
+    const models::IoScenario s = models::load_io_scenario(kScenarios + file, {"workload.ios=30000", "run.replications=2"});
+    const Figures des = simulate(file, {"workload.ios=30000"});
+    const models::IoMvaResult mva = models::solve_io_mva(s);
+    CHECK(std::fabs(mva.iops - des.iops) / des.iops < 0.10);
+    CHECK(std::fabs(mva.lat_mean_ns - des.lat_ns) / des.lat_ns < 0.10);
+  }
+}
+
+TEST_CASE("scenario errors name the file, the line, the key and a suggestion") {
+  const auto dir = std::filesystem::temp_directory_path() / "vqsim-test-io-scenario";
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  auto message = [](const std::string& path, std::vector<std::string> overrides = {}) {
+    try {
+      models::load_io_scenario(path, overrides);
+    } catch (const models::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string typo = write("typo.toml", "[workload]\nrw = \"randread\"\niodeth = 4\n");
+  CHECK(message(typo).find("typo.toml:3: workload.iodeth: unknown key (did you mean 'workload.iodepth'?)") != std::string::npos);
+  const std::string range = write("range.toml", "[workload]\nrwmixread = 150\n");
+  CHECK(message(range).find("range.toml:2: workload.rwmixread: value 150 is out of range") != std::string::npos);
+  const std::string type = write("type.toml", "[host]\niothreads = \"two\"\n");
+  CHECK(message(type).find("type.toml:2: host.iothreads: expected a whole number") != std::string::npos);
+  const std::string word = write("word.toml", "[host]\naio = \"nativ\"\n");
+  CHECK(message(word).find("did you mean 'native'?") != std::string::npos);
+  const std::string native = write("native.toml", "[host]\naio = \"native\"\ncache = \"writeback\"\n");
+  CHECK(message(native).find("native.toml:2: host.aio: aio=native requires cache.direct=on") != std::string::npos);
+  CHECK(message(typo, {"workload.iodeth=3"}).find("(from --set)") != std::string::npos);
+  const std::string unit = write("unit.toml", "[backend]\nkind = \"null\"\nlatency_us = \"12 parsecs\"\n");
+  CHECK(message(unit).find("unit.toml:3: backend.latency_us:") != std::string::npos);
+  // Inheritance: the child overrides one key and keeps the rest; a loop is reported.
+  const std::string parent = write("parent.toml", "[workload]\niodepth = 8\nnumjobs = 3\n");
+  const std::string child = write("child.toml", "base = \"parent.toml\"\n[workload]\niodepth = 2\n");
+  const models::IoScenario s = models::load_io_scenario(child);
+  CHECK(s.workload.iodepth == 2);
+  CHECK(s.workload.numjobs == 3);
+  (void)parent;
+  write("loop_a.toml", "base = \"loop_b.toml\"\n");
+  const std::string loop_b = write("loop_b.toml", "base = \"loop_a.toml\"\n");
+  CHECK(message(loop_b).find("base chain loops back") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("units at the edge: durations as numbers in the key's unit or as strings, sizes with suffixes") {
+  const auto a = models::load_io_scenario(kScenarios + "default.toml", {"backend.latency_us=12", "workload.bs=64k", "workload.ramp_time=0.5"});
+  const auto b = models::load_io_scenario(kScenarios + "default.toml", {"backend.latency_us=\"12us\"", "workload.bs=65536", "workload.ramp_time=\"500ms\""});
+  CHECK(a.backend.latency_ns == doctest::Approx(12000));
+  CHECK(b.backend.latency_ns == doctest::Approx(12000));
+  CHECK(a.workload.bs_read_bytes == 65536);
+  CHECK(b.workload.bs_read_bytes == 65536);
+  CHECK(a.workload.ramp_time_ns == 500'000'000);
+  CHECK(b.workload.ramp_time_ns == 500'000'000);
+}
