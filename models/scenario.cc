@@ -9,10 +9,7 @@
 
 #include <toml++/toml.h>
 
-#if __has_include("calibration/fio/jobfile.h")
 #include "calibration/fio/jobfile.h"
-#define VQSIM_HAVE_JOBFILE 1
-#endif
 #include "models/config.h"
 
 namespace vqsim::models {
@@ -303,6 +300,24 @@ const std::vector<Param>& params() {
          1e12, [](IoScenario& s, const Value& v) { s.backend.msgr_ns = v.number; }});
     add({"backend.replicas", Kind::integer, "", "3", "Ceph pool size default", "recorded; osd_write_us includes replication", {}, 1, 16,
          [](IoScenario& s, const Value& v) { s.backend.replicas = static_cast<int>(v.number); }});
+    // Facts of a recorded setup that the model does not use (yet): accepted so that measurement
+    // manifests can describe their runs with them, and shown back to the reader.
+    auto record = [&](const char* key, Kind kind, const char* doc) {
+      add({key, kind, "", "", "calibration/data/seeds", std::string("recorded; no effect: ") + doc, {}, 0, 1e18,
+           [key](IoScenario& s, const Value& v) {
+             s.notes.push_back(std::string(key) + " = " + (v.word.empty() ? (v.flag ? "true" : std::to_string(v.number)) : v.word) +
+                               " (recorded, not modelled)");
+           }});
+    };
+    record("workload.size", Kind::size, "bytes per job (fio size)");
+    record("workload.tool", Kind::text, "the load generator when it is not fio (e.g. aio-stress)");
+    record("backend.model", Kind::text, "the device as the source names it");
+    record("backend.image_format", Kind::text, "VM image format (raw, qcow2)");
+    record("backend.volume", Kind::text, "what holds the image (lvm, file)");
+    record("backend.vhost_backstore", Kind::text, "LIO backstore behind vhost-scsi (iblock, pscsi)");
+    record("backend.vhost_emulate_write_cache", Kind::boolean, "LIO emulate_write_cache attribute");
+    add({"workload.iodepth_batch", Kind::integer, "", "1", "fio HOWTO (alias of iodepth_batch_submit)", "I/Os per submit call", {}, 1, 65536,
+         [](IoScenario& s, const Value& v) { s.workload.iodepth_batch_submit = static_cast<int>(v.number); }});
     return t;
   }();
   return table;
@@ -474,10 +489,6 @@ struct Loader {
 // Fills workload keys from a fio job file (only the keys the scenario did not set).
 void apply_fio_job(IoScenario& s, const std::string& job_path, const std::map<std::string, Entry>& explicit_keys,
                    const Entry& where_entry) {
-#ifndef VQSIM_HAVE_JOBFILE
-  (void)s; (void)job_path; (void)explicit_keys;
-  fail(where_entry, "workload.fio_job", "not yet");
-#else
   fio::JobFile jf;
   try {
     jf = fio::parse_job_file(job_path);
@@ -490,13 +501,30 @@ void apply_fio_job(IoScenario& s, const std::string& job_path, const std::map<st
   const fio::JobSpec& j = jf.jobs.front();
   auto unset = [&](const char* key) { return explicit_keys.find(key) == explicit_keys.end(); };
   auto& w = s.workload;
-  if (unset("workload.rwmixread")) w.rwmixread = static_cast<int>(std::lround(j.read_fraction * 100));
-  if (unset("workload.rw")) set_rw(s, j.rw == "readwrite" ? "rw" : j.rw);
-  if (unset("workload.bs")) w.bs_read_bytes = j.bs_read_bytes;
-  if (unset("workload.bs") && unset("workload.bs_write")) w.bs_write_bytes = j.bs_write_bytes;
+  const auto rd = static_cast<std::size_t>(fio::Direction::read), wr = static_cast<std::size_t>(fio::Direction::write);
+  std::string rw(fio::to_string(j.rw));
+  if (rw == "readwrite") rw = "rw";
+  if (rw.find("trim") != std::string::npos) fail(where_entry, "workload.fio_job", "rw=" + rw + " (trim) is not modelled");
+  if (unset("workload.rwmixread")) w.rwmixread = static_cast<int>(j.rwmixread);
+  if (unset("workload.rw")) set_rw(s, rw);
+  if (unset("workload.bs")) w.bs_read_bytes = j.bs_bytes[rd];
+  if (unset("workload.bs") && unset("workload.bs_write")) w.bs_write_bytes = j.bs_bytes[wr];
+  if (!j.bssplit[rd].empty() || !j.bssplit[wr].empty())
+    s.notes.push_back("fio bssplit is modelled as its mean block size");
+  auto mean_split = [](const std::vector<fio::BlockSplit>& split, std::uint64_t fallback) {
+    if (split.empty()) return fallback;
+    double sum = 0, weight = 0;
+    for (const auto& b : split) {
+      sum += static_cast<double>(b.bytes) * b.percent;
+      weight += b.percent;
+    }
+    return weight > 0 ? static_cast<std::uint64_t>(sum / weight) : fallback;
+  };
+  if (unset("workload.bs")) w.bs_read_bytes = mean_split(j.bssplit[rd], w.bs_read_bytes);
+  if (unset("workload.bs") && unset("workload.bs_write")) w.bs_write_bytes = mean_split(j.bssplit[wr], w.bs_write_bytes);
   if (unset("workload.iodepth")) w.iodepth = static_cast<int>(j.iodepth);
   if (unset("workload.numjobs")) w.numjobs = static_cast<int>(j.numjobs);
-  if (unset("workload.iodepth_batch_submit")) w.iodepth_batch_submit = static_cast<int>(std::max<std::int64_t>(1, j.iodepth_batch_submit));
+  if (unset("workload.iodepth_batch_submit")) w.iodepth_batch_submit = static_cast<int>(std::max(1u, j.iodepth_batch_submit));
   if (unset("workload.ioengine")) {
     w.ioengine_name = j.ioengine;
     w.ioengine = (j.ioengine == "libaio") ? FioEngine::libaio : j.ioengine == "io_uring" ? FioEngine::io_uring : FioEngine::psync;
@@ -504,11 +532,20 @@ void apply_fio_job(IoScenario& s, const std::string& job_path, const std::map<st
       s.notes.push_back("fio ioengine " + j.ioengine + " is modelled as psync (one I/O at a time)");
   }
   if (unset("workload.thinktime") && j.thinktime_ns > 0) w.thinktime_ns = static_cast<double>(j.thinktime_ns);
-  if (unset("workload.rate_iops") && j.rate_iops_read > 0) w.rate_iops = static_cast<double>(j.rate_iops_read);
+  if (unset("workload.rate_iops") && (j.rate_iops[rd] || j.rate_iops[wr])) {
+    // fio caps each direction; with a fixed mix the total is the largest rate that keeps both
+    // directions under their caps.
+    double rate = 1e18;
+    if (j.rate_iops[rd] && w.read_fraction > 0) rate = std::min(rate, static_cast<double>(*j.rate_iops[rd]) / w.read_fraction);
+    if (j.rate_iops[wr] && w.read_fraction < 1) rate = std::min(rate, static_cast<double>(*j.rate_iops[wr]) / (1 - w.read_fraction));
+    if (rate < 1e18) {
+      w.rate_iops = rate;
+      if (j.rate_process != "poisson") s.notes.push_back("fio rate_process=" + j.rate_process + " is modelled as poisson arrivals");
+    }
+  }
   if (unset("workload.runtime") && j.runtime_ns && *j.runtime_ns > 0) w.runtime_ns = *j.runtime_ns;
   if (unset("workload.ramp_time") && j.ramp_time_ns > 0) w.ramp_time_ns = j.ramp_time_ns;
   for (const auto& u : jf.unsupported) s.notes.push_back(u);
-#endif
 }
 
 }  // namespace

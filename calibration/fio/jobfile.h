@@ -64,19 +64,19 @@ struct BlockSplit {
 // (the clones are made by whoever runs the job), so one JobSpec can stand for several fio
 // threads.
 struct JobSpec {
-  std::string name;                   // section name, or name= when given
-  SourceLocation section;             // where the [name] header (or --name=) was
-  int group = 0;                      // fio's reporting group id (groupid in fio's output)
-  bool stonewall = false;             // wait for earlier jobs before starting (also a new group)
+  std::string name;        // section name, or name= when given
+  SourceLocation section;  // where the [name] header (or --name=) was
+  int group = 0;           // fio's reporting group id (groupid in fio's output)
+  bool stonewall = false;  // wait for earlier jobs before starting (also a new group)
   bool new_group = false;
 
-  RwMode rw = RwMode::read;           // fio default: read
-  std::string rw_offset_modifier;     // the ":<nr>" of rw=randread:8 (not modelled; reported)
-  bool random = false;                // random offsets (randread, randwrite, randrw, randtrim...)
+  RwMode rw = RwMode::read;        // fio default: read
+  std::string rw_offset_modifier;  // the ":<nr>" of rw=randread:8 (not modelled; reported)
+  bool random = false;             // random offsets (randread, randwrite, randrw, randtrim...)
   // Share of reads among the job's reads and writes: 1 for read/randread, 0 for write-only and
   // trim patterns, rwmixread/100 for rw/randrw.
   double read_fraction = 1.0;
-  unsigned rwmixread = 50;            // percent; rwmixwrite=w sets it to 100 - w (last one wins)
+  unsigned rwmixread = 50;  // percent; rwmixwrite=w sets it to 100 - w (last one wins)
 
   PerDirection<std::uint64_t> bs_bytes{4096, 4096, 4096};
   PerDirection<std::vector<BlockSplit>> bssplit;  // empty: every I/O is bs_bytes
@@ -89,13 +89,13 @@ struct JobSpec {
   unsigned iodepth_batch_complete_min = 1;
   unsigned iodepth_batch_complete_max = 1;
 
-  std::string ioengine = "psync";     // fio's default on Linux
-  bool direct = false;                // buffered=0 is direct=1
+  std::string ioengine = "psync";  // fio's default on Linux
+  bool direct = false;             // buffered=0 is direct=1
 
   std::optional<std::uint64_t> size_bytes;  // per job (each numjobs clone does this much)
   std::optional<unsigned> size_percent;     // size=20%: a share of the file or device, 1..100
 
-  std::optional<sim::time_ns> runtime_ns;   // absent or 0 in fio: no time limit
+  std::optional<sim::time_ns> runtime_ns;  // absent: no time limit (fio's runtime=0)
   sim::time_ns ramp_time_ns = 0;
   bool time_based = false;
   sim::time_ns thinktime_ns = 0;
@@ -106,8 +106,8 @@ struct JobSpec {
 
   unsigned numjobs = 1;
   bool group_reporting = false;
-  std::string filename;               // as written (colon-separated list in fio)
-  unsigned kb_base = 1024;            // 1024 (fio default) or 1000
+  std::string filename;     // as written (colon-separated list in fio)
+  unsigned kb_base = 1024;  // 1024 (fio default) or 1000
 
   // Where each option in effect came from, by fio's main name (aliases such as readwrite,
   // blocksize and iodepth_batch are stored under rw, bs, iodepth_batch_submit); global options
@@ -121,7 +121,9 @@ struct JobSpec {
 struct JobFile {
   std::vector<JobSpec> jobs;
   // One line per option occurrence vqsim does not model, naming it with file:line, e.g.
-  // "t.fio:7: option 'verify' is not modelled and is ignored".
+  // "t.fio:7: option 'verify' is not modelled and is ignored"; also options fio does not know
+  // (fio would refuse them), the ":<nr>" suffix of rw=, and fio's own command-line options.
+  // A misspelt *modelled* option (within edit distance 2, "iodeth") is an error instead.
   std::vector<std::string> unsupported;
   // Legal but suspicious input: options that have no effect as combined, spellings fio itself
   // would reject but whose intent is plain, bssplit percentages that do not add up to 100.
@@ -145,8 +147,7 @@ JobFile parse_job_text(std::string_view text, const std::string& source, const s
 // the arguments. As in fio, the command line's jobs come first, then each job file's jobs; every
 // job file after the first starts a new group (fio's implied stonewall). fio's own command-line
 // options (--output-format, --section, ...) are reported in `unsupported`.
-JobFile parse_job_command_line(const std::vector<std::string>& args,
-                               const std::map<std::string, std::string>& env = {});
+JobFile parse_job_command_line(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {});
 
 // The value parsers, exposed for tests and for tools that read single values the fio way.
 // Throw std::invalid_argument with a reason ("expected ...").
