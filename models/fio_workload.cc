@@ -5,12 +5,13 @@
 namespace vqsim::models {
 
 FioThread::FioThread(sim::Simulator& sim, std::string name, IoTable& io, double submit_ns, double complete_ns, double kick_exit_ns,
-                     double cpu_cv, const KickPolicy* kick)
+                     double irq_handler_ns, double cpu_cv, const KickPolicy* kick)
     : sim::FcfsStation(sim, std::move(name), 1, sim::Distribution::deterministic(0)),
       io_(io),
       submit_ns_(submit_ns),
       complete_ns_(complete_ns),
       kick_exit_ns_(kick_exit_ns),
+      irq_handler_ns_(irq_handler_ns),
       factor_(cpu_cv > 0 ? sim::Distribution::lognormal_mean_cv(1.0, cpu_cv) : sim::Distribution::deterministic(1.0)),
       kick_(kick) {}
 
@@ -18,6 +19,7 @@ sim::time_ns FioThread::service_ns(sim::JobId job) {
   const IoRequest& r = io_[job];
   double ns = r.step == Step::guest_submit ? submit_ns_ : complete_ns_;
   if (r.step == Step::guest_submit && kick_ != nullptr && kick_->kick_needed(r)) ns += kick_exit_ns_;
+  if (r.step == Step::guest_complete && r.irq_leader) ns += irq_handler_ns_;
   return static_cast<sim::time_ns>(ns * factor_.sample(rng_) + 0.5);
 }
 
@@ -54,6 +56,7 @@ void FioWorkload::issue(std::uint32_t job) {
   r.sequential = !s_.workload.random;
   r.pagecache = false;
   r.needs_flush = false;
+  r.irq_leader = false;
   r.job = job;
   // vq <-> vCPU: job j runs on vCPU j mod vcpus; blk-mq maps that CPU to queue vcpu mod queues;
   // iothread-vq-mapping spreads queues round robin over the IOThreads.

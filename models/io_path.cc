@@ -75,11 +75,14 @@ IoPath::IoPath(sim::Simulator& sim, std::string name, const IoScenario& s)
     }
     vqs_ = std::make_unique<Virtqueues>(s, host_threads_, !driver_.has_virtqueue);
     wakeup_ = &sim.make<sim::DelayStation>("virtqueue.wakeup", spread(s.vq.wakeup_ns, 0.5));
-    irq_ = &sim.make<sim::DelayStation>("virtqueue.irq", spread(s.vq.irq_ns, 0.5));
     sim::connect(wakeup_->out, *this, kWakeupDone);
-    sim::connect(irq_->out, *this, kIrqDone);
     stages_.push_back({wakeup_->name(), "virtqueue", 0});
-    stages_.push_back({irq_->name(), "virtqueue", 0});
+    for (int q = 0; q < s.queues(); ++q) {
+      auto& line = sim.make<InterruptLine>("virtqueue.irq" + std::to_string(q), io_, spread(s.vq.irq_ns, 0.5));
+      sim::connect(line.out, *this, kIrqDone);
+      irqs_.push_back(&line);
+      stages_.push_back({line.name(), "virtqueue", 0});
+    }
   }
 
   // fio's threads on the vCPUs.
@@ -88,7 +91,8 @@ IoPath::IoPath(sim::Simulator& sim, std::string name, const IoScenario& s)
   // One notify per io_submit call: with iodepth_batch_submit = b, the exit is shared by b I/Os.
   const double kick_ns = bare ? 0.0 : s.vq.kick_exit_ns / std::max(1, s.workload.iodepth_batch_submit);
   for (int j = 0; j < s.workload.numjobs; ++j) {
-    auto& th = sim.make<FioThread>("guest.fio_job" + std::to_string(j), io_, submit_ns, complete_ns, kick_ns, s.guest.cpu_cv, vqs_.get());
+    auto& th = sim.make<FioThread>("guest.fio_job" + std::to_string(j), io_, submit_ns, complete_ns, kick_ns, bare ? 0.0 : s.vq.irq_handler_ns,
+                                   s.guest.cpu_cv, vqs_.get());
     sim::connect(th.out, *this, kGuestCpuDone);
     if (cpu_ != nullptr) th.use_cpu(*cpu_);
     fio_threads_.push_back(&th);
@@ -205,7 +209,7 @@ void IoPath::accept(sim::JobId job, int in_port) {
         }
       } else {
         r.step = Step::irq;
-        irq_->accept(job, 0);
+        irqs_[r.queue % irqs_.size()]->accept(job, 0);
       }
       break;
     case kAioGranted:

@@ -80,7 +80,7 @@ class IoPath : public sim::Component, public RequestSink {
   std::vector<EmulationThread*> host_threads_; // main loop, IOThreads or vhost workers
   std::unique_ptr<Virtqueues> vqs_;
   sim::DelayStation* wakeup_ = nullptr;
-  sim::DelayStation* irq_ = nullptr;
+  std::vector<InterruptLine*> irqs_;          // per virtqueue
   sim::TokenPool* aio_slots_ = nullptr;
   sim::DelayStation* handoff_ = nullptr;
   std::unique_ptr<Backend> backend_;

@@ -34,6 +34,7 @@ struct IoRequest {
   bool sequential = false;
   bool pagecache = false;        // served by the host page cache instead of the device
   bool needs_flush = false;      // a write that must be followed by a flush
+  bool irq_leader = false;       // its completion raised the interrupt (others rode along)
   Step step = Step::tag;
   std::uint32_t bytes = 4096;
   std::uint32_t job = 0;         // fio job (clone) index

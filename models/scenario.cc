@@ -206,6 +206,9 @@ const std::vector<Param>& params() {
          "latency to wake a sleeping host thread by eventfd", {}, 0, 1e12, [](IoScenario& s, const Value& v) { s.vq.wakeup_ns = v.number; }});
     add({"virtqueue.irq_us", Kind::time_us, "us", "2", "domain.md §4 (irqfd, posted interrupts)", "irqfd to guest interrupt handler latency",
          {}, 0, 1e12, [](IoScenario& s, const Value& v) { s.vq.irq_ns = v.number; }});
+    add({"virtqueue.irq_handler_us", Kind::time_us, "us", "1.0", "[I] interrupt entry/exit + vring_interrupt",
+         "guest vCPU time per interrupt; completions that arrive while one is pending share it", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.vq.irq_handler_ns = v.number; }});
     add({"virtqueue.event_idx", Kind::boolean, "", "true", "virtio spec VIRTIO_RING_F_EVENT_IDX",
          "suppress kicks while the host thread is busy or polling", {}, 0, 0, [](IoScenario& s, const Value& v) { s.vq.event_idx = v.flag; }});
     // --- host
@@ -341,14 +344,15 @@ std::vector<std::string> all_keys() {
 struct Entry {
   const toml::node* node;
   std::string file;  // "(from --set)" for overrides
+  int level = 0;     // 0 = --set, 1 = the scenario file, 2 = its base, 3 = the base's base, ...
 };
 
 // Flattens nested tables into dotted keys.
-void flatten(const toml::table& table, const std::string& prefix, const std::string& file, std::map<std::string, Entry>& out) {
+void flatten(const toml::table& table, const std::string& prefix, const std::string& file, int level, std::map<std::string, Entry>& out) {
   for (const auto& [k, node] : table) {
     const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
-    if (const auto* sub = node.as_table()) flatten(*sub, key, file, out);
-    else out[key] = Entry{&node, file};
+    if (const auto* sub = node.as_table()) flatten(*sub, key, file, level, out);
+    else out[key] = Entry{&node, file, level};
   }
 }
 
@@ -478,9 +482,10 @@ struct Loader {
         throw ConfigError(path + ":" + std::to_string(base->source().begin.line) + ": base: no such file " + base_path.string());
       load_file(base_path.string());
     }
+    const int level = static_cast<int>(chain.size());
     chain.pop_back();
     std::map<std::string, Entry> mine;
-    flatten(*doc, "", path, mine);
+    flatten(*doc, "", path, level, mine);
     for (auto& [k, e] : mine) entries[k] = e;
     documents.push_back(std::move(doc));
   }
@@ -499,7 +504,12 @@ void apply_fio_job(IoScenario& s, const std::string& job_path, const std::map<st
   if (jf.jobs.size() > 1)
     s.notes.push_back("fio job file " + job_path + " has " + std::to_string(jf.jobs.size()) + " jobs; the first is modelled");
   const fio::JobSpec& j = jf.jobs.front();
-  auto unset = [&](const char* key) { return explicit_keys.find(key) == explicit_keys.end(); };
+  // The job file stands where it is named: keys of that file (and of files and --set that
+  // override it) win over it; keys inherited from its bases do not.
+  auto unset = [&](const char* key) {
+    const auto it = explicit_keys.find(key);
+    return it == explicit_keys.end() || it->second.level > where_entry.level;
+  };
   auto& w = s.workload;
   const auto rd = static_cast<std::size_t>(fio::Direction::read), wr = static_cast<std::size_t>(fio::Direction::write);
   std::string rw(fio::to_string(j.rw));
@@ -546,6 +556,7 @@ void apply_fio_job(IoScenario& s, const std::string& job_path, const std::map<st
   if (unset("workload.runtime") && j.runtime_ns && *j.runtime_ns > 0) w.runtime_ns = *j.runtime_ns;
   if (unset("workload.ramp_time") && j.ramp_time_ns > 0) w.ramp_time_ns = j.ramp_time_ns;
   for (const auto& u : jf.unsupported) s.notes.push_back(u);
+  for (const auto& w : jf.warnings) s.notes.push_back(w);
 }
 
 }  // namespace
@@ -560,7 +571,7 @@ IoScenario load_io_scenario(const std::string& path, const std::vector<std::stri
     auto doc = std::make_unique<toml::table>();
     apply_overrides(*doc, {item});
     std::map<std::string, Entry> mine;
-    flatten(*doc, "", "(from --set)", mine);
+    flatten(*doc, "", "(from --set)", 0, mine);
     for (auto& [k, e] : mine) loader.entries[k] = e;
     loader.documents.push_back(std::move(doc));
   }

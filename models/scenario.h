@@ -75,6 +75,7 @@ struct VirtqueueParams {
   double kick_exit_ns = 1500;       // vCPU time of the notify VM exit
   double wakeup_ns = 8000;          // eventfd wake-up of a sleeping host thread
   double irq_ns = 2000;             // irqfd -> MSI injection -> guest handler entry
+  double irq_handler_ns = 1000;     // guest vCPU time per interrupt (shared by the completions it delivers)
   bool event_idx = true;            // kicks suppressed while the host thread is busy
 };
 

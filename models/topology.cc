@@ -63,8 +63,11 @@ TopologyGraph build_topology(const IoScenario& s) {
   add("guest.tags", "guest", "pool", queues);  // capacity: queues (tags per queue in the label)
   g[by_name["guest.tags"]].capacity = queues * block_layer(s).tags_per_queue;
   add("guest.fio_jobs", "guest", "station", jobs);
+  if (!s.bare_metal()) add("virtqueue.irq", "virtqueue", "station", 0);  // one interrupt line per queue
   for (const StageInfo& st : stages) {
-    if (st.stage == "fio" || st.name.rfind("guest.fio_job", 0) == 0 || st.name.rfind("guest.tags", 0) == 0) continue;
+    if (st.stage == "fio" || st.name.rfind("guest.fio_job", 0) == 0 || st.name.rfind("guest.tags", 0) == 0 ||
+        st.name.rfind("virtqueue.irq", 0) == 0)
+      continue;
     std::string kind = "station";
     if (st.stage == "cpu") kind = "cpu";
     else if (st.name == "guest.lun_limit" || st.name == "aio.slots") kind = "pool";

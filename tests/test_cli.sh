@@ -63,6 +63,17 @@ check "... saying why" grep -q "requires cache.direct=on" "$tmp/err"
 check "an out-of-range value is bad input (2)" status_is 2 "$vqsim" run "$def" --set workload.rwmixread=150
 check "--compare-mva reports the MVA answer" bash -c "'$vqsim' run '$def' ${io[*]} --compare-mva | grep -q '^MVA: '"
 
+check "solve prints IOPS and a bottleneck" bash -c "'$vqsim' solve '$src/scenarios/seed004-vm.toml' | grep -q '^bottleneck: host.main_loop'"
+check "solve --format json parses" python3 -c "import json,subprocess; j=json.loads(subprocess.run(['$vqsim','solve','$def','--format','json'],capture_output=True,text=True).stdout); assert j['iops']>0 and j['stages']"
+check "graph prints checked Graphviz DOT for every scenario" bash -c "for f in '$src'/scenarios/*.toml; do '$vqsim' graph \"\$f\" | grep -q '^digraph vqsim' || exit 1; done"
+check "keys lists the contract keys" bash -c "'$vqsim' keys | grep -q '^workload.iodepth' && '$vqsim' keys | grep -q '^host.iothreads' && '$vqsim' keys --markdown | grep -q '| \`backend.kind\`'"
+check "import reads a seed's fio 2.x text" bash -c "'$vqsim' import '$src/calibration/data/seeds/000-virtio-blk.fio.txt' 2>/dev/null | python3 -c \"import json,sys; j=json.load(sys.stdin); assert j['jobs'][0]['read']['iops']==37051, j['jobs'][0]['read']['iops']\""
+check "import of a missing file is bad input (2)" status_is 2 "$vqsim" import "$tmp/none.json"
+printf '[global]\nioengine=libaio\ndirect=1\nverify=md5\n[job]\nrw=randrw\nrwmixread=70\nbs=8k\niodepth=16\nnumjobs=2\n' > "$tmp/job.fio"
+printf 'base = "%s"\n[workload]\nfio_job = "job.fio"\nios = 20000\n' "$def" > "$tmp/withjob.toml"
+check "a scenario can take its workload from a fio job file" status_is 0 "$vqsim" run "$tmp/withjob.toml" --replications 2
+check "... whose options show up and whose unsupported ones are named" bash -c "grep -q 'randrw 8k (70% reads) libaio iodepth 16 x 2 jobs' '$tmp/out' && grep -q \"verify\" '$tmp/out'"
+
 check "bench tandem --json reports both loops, MVA and the ratio" bash -c "'$vqsim' bench tandem --cycles 100000 --repeat 1 --json > '$tmp/b.json'"
 check "... throughput within 1% of exact MVA" python3 -c "import json; j=json.load(open('$tmp/b.json')); assert abs(j['engine_throughput_rel_error_vs_mva'])<0.01, j; assert j['engine_to_hand_ratio']>0"
 check "an unknown benchmark is bad usage (2)" status_is 2 "$vqsim" bench tandm

@@ -162,7 +162,7 @@ TEST_CASE("knob: rate_iops is an open loop: throughput follows the rate below sa
 }
 
 TEST_CASE("DES and MVA agree within 10% where the MVA's assumptions hold") {
-  for (const char* file : {"default.toml", "seed004-vm.toml", "seed004-bare-metal.toml", "seed000-virtio-scsi.toml"}) {
+  for (const std::string file : {"default.toml", "seed004-vm.toml", "seed004-bare-metal.toml", "seed000-virtio-scsi.toml"}) {
     CAPTURE(file);
     const models::IoScenario s = models::load_io_scenario(kScenarios + file, {"workload.ios=30000", "run.replications=2"});
     const Figures des = simulate(file, {"workload.ios=30000"});
