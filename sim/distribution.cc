@@ -50,6 +50,31 @@ struct Ziggurat {
 const Ziggurat kZig;
 }  // namespace
 
+double standard_normal_quantile(double p) noexcept {
+  // P. J. Acklam's rational approximation of the inverse normal CDF (relative error < 1.2e-9).
+  static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                                 1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
+  static constexpr double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02, 6.680131188771972e+01,
+                                 -1.328068155288572e+01};
+  static constexpr double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                                 -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
+  static constexpr double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00};
+  constexpr double low = 0.02425, high = 1 - low;
+  if (p <= 0) return -INFINITY;
+  if (p >= 1) return INFINITY;
+  if (p < low) {
+    const double q = std::sqrt(-2 * std::log(p));
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  if (p <= high) {
+    const double q = p - 0.5, r = q * q;
+    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+           (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  }
+  const double q = std::sqrt(-2 * std::log(1 - p));
+  return -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+}
+
 double standard_normal(Rng& rng) noexcept {
   constexpr double r = 3.442619855899;  // start of the tail
   for (;;) {
@@ -134,6 +159,15 @@ Distribution Distribution::lognormal(double median, double sigma) {
   d.kind_ = Kind::Lognormal;
   d.a_ = std::log(median);  // mu of the underlying normal
   d.b_ = sigma;
+  // Sampling by inverse CDF from a table of quantiles at u = k / kLognormalGrid, linear in
+  // between, exact (Acklam's quantile, then exp) in the first and last cell where the curve
+  // bends most: one uniform draw and a few flops instead of a normal draw and an exp. The
+  // interpolation moves the mean by less than 1e-5 of itself at sigma = 1.
+  if (sigma > 0) {
+    d.p_.resize(kLognormalGrid + 1);
+    for (int k = 1; k < kLognormalGrid; ++k)
+      d.p_[static_cast<std::size_t>(k)] = std::exp(d.a_ + sigma * standard_normal_quantile(static_cast<double>(k) / kLognormalGrid));
+  }
   return d;
 }
 
@@ -228,8 +262,18 @@ double Distribution::sample(Rng& rng) const noexcept {
       return a_ + (b_ - a_) * rng.uniform01();
     case Kind::Normal:
       return a_ + b_ * standard_normal(rng);
-    case Kind::Lognormal:
-      return std::exp(a_ + b_ * standard_normal(rng));
+    case Kind::Lognormal: {
+      if (p_.empty()) return std::exp(a_);
+      const double u = rng.uniform_open0() * kLognormalGrid;  // in (0, grid]
+      const auto k = static_cast<int>(u);
+      if (k < 1 || k >= kLognormalGrid - 1) {
+        const double q = std::min(u / kLognormalGrid, 1.0 - 0x1.0p-53);
+        return std::exp(a_ + b_ * standard_normal_quantile(q));
+      }
+      const double f = u - k;
+      const auto i = static_cast<std::size_t>(k);
+      return p_[i] + f * (p_[i + 1] - p_[i]);
+    }
     case Kind::Gamma:
       return b_ * standard_gamma(rng, a_);
     case Kind::Hyperexponential: {

@@ -63,6 +63,7 @@ class Distribution {
   std::string describe() const;
 
  private:
+  static constexpr int kLognormalGrid = 1024;  // quantile cells of a lognormal's sampling table
   Kind kind_ = Kind::Deterministic;
   double a_ = 0.0;  // meaning depends on kind_, see the factories
   double b_ = 0.0;
@@ -74,6 +75,8 @@ class Distribution {
 // Standard normal variate by the Marsaglia polar method (exact, two uniforms per pair; the
 // spare is not cached so that each call depends only on the stream state).
 double standard_normal(Rng& rng) noexcept;
+// The inverse of the standard normal CDF (Acklam's approximation); -inf at 0, +inf at 1.
+double standard_normal_quantile(double p) noexcept;
 // Gamma(shape, 1) by Marsaglia & Tsang (2000), with the shape < 1 boost u^(1/shape).
 double standard_gamma(Rng& rng, double shape) noexcept;
 
