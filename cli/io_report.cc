@@ -134,6 +134,16 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
     if (std::fabs(d_iops) > 0.10 || std::fabs(d_lat) > 0.10)
       out << "MVA and DES disagree by more than 10%: the stages' non-exponential times, token limits or state-dependent kicks matter here;"
              " trust the DES\n";
+    // Where: stages whose time per I/O differs by more than 10% (and 1 µs).
+    for (const auto& st : mva->stages) {
+      for (const auto& row : r.stages) {
+        if (row.name != st.name || des_iops <= 0) continue;
+        const double des_ns = row.throughput_per_s.mean / des_iops * row.response_mean_ns.mean;
+        if (std::fabs(des_ns - st.residence_ns) > std::max(0.10 * des_ns, 1000.0))
+          out << "  differs at " << st.name
+              << printf_string(": %.2f µs per I/O by MVA, %.2f by DES\n", st.residence_ns / 1e3, des_ns / 1e3);
+      }
+    }
   }
   char line[256];
   std::snprintf(line, sizeof line, "Little's law: worst relative error %.4f%% (%s, replication %llu): %s\n", 100 * r.little_worst,

@@ -27,8 +27,11 @@ double device_mean_ns(const DeviceSpec& d, const IoScenario& s) {
   auto one = [&](Direction dir) {
     const double bytes = static_cast<double>(dir == Direction::read ? w.bs_read_bytes : w.bs_write_bytes);
     if (d.kind == BackendKind::hdd) {
+      // NCQ shortens positioning with the queue (backend.cc); the MVA assumes the drive sees
+      // every outstanding request queued, which is right when it is the bottleneck.
+      const double queued = std::min<double>(w.numjobs * w.effective_depth() - 1, d.ncq_depth - 1);
       double ns = bytes / d.bandwidth_bytes_per_s * 1e9;
-      ns += w.random ? d.seek_ns + d.rotation_ns / 2 : 20000;
+      ns += w.random ? (d.seek_ns + d.rotation_ns / 2) * std::pow(1.0 + std::max(0.0, queued), -0.4) : 20000;
       return ns;
     }
     const double base = dir == Direction::read ? d.read_ns : d.write_ns;
