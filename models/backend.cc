@@ -66,9 +66,11 @@ sim::time_ns DeviceStation::service_ns(sim::JobId job) {
     }
     return to_ns(ns);
   }
+  // A large request is striped over the device's channels: alone it transfers at the whole
+  // bandwidth; with k requests in service each gets about 1/k of it (fixed at its start).
   const double base = r.dir == Direction::read ? spec_.read_ns : spec_.write_ns;
-  const double per_channel_bw = spec_.bandwidth_bytes_per_s / spec_.channels;
-  return to_ns(base * factor_.sample(rng_) + extra_bytes / per_channel_bw * 1e9);
+  const double share_bw = spec_.bandwidth_bytes_per_s / std::max(1, busy());
+  return to_ns(base * factor_.sample(rng_) + extra_bytes / share_bw * 1e9);
 }
 
 CopyDelay::CopyDelay(sim::Simulator& sim, std::string name, IoTable& io, double per_4k_ns, double cv)

@@ -1,8 +1,8 @@
 // Backend devices: where a request's data finally lives.
 //   nvme, sata-ssd  `channels` requests in service at once; a 4 KiB read or write takes
-//                   read_us / write_us (lognormal, service_cv), larger requests add
-//                   size / (bandwidth / channels), so many requests in flight reach the
-//                   device's bandwidth and no more.
+//                   read_us / write_us (lognormal, service_cv), larger requests add their extra
+//                   bytes at bandwidth / (requests in service), so one large request gets the
+//                   whole device and many in flight share its bandwidth.
 //   hdd             one actuator; random requests pay a seek and half a turn, shortened by NCQ
 //                   reordering as the queue grows (positioning * (1 + queued)^-0.4, capped at
 //                   ncq_depth); sequential ones only the transfer.

@@ -1,30 +1,40 @@
 #include "models/fio_workload.h"
 
+#include <algorithm>
+
+#include "models/guest_block.h"
+
 #include <stdexcept>
 
 namespace vqsim::models {
 
-FioThread::FioThread(sim::Simulator& sim, std::string name, IoTable& io, double submit_ns, double complete_ns, double kick_exit_ns,
-                     double irq_handler_ns, double cpu_cv, const KickPolicy* kick)
+FioThread::FioThread(sim::Simulator& sim, std::string name, IoTable& io, GuestCpuCosts costs, const KickPolicy* kick)
     : sim::FcfsStation(sim, std::move(name), 1, sim::Distribution::deterministic(0)),
       io_(io),
-      submit_ns_(submit_ns),
-      complete_ns_(complete_ns),
-      kick_exit_ns_(kick_exit_ns),
-      irq_handler_ns_(irq_handler_ns),
-      factor_(cpu_cv > 0 ? sim::Distribution::lognormal_mean_cv(1.0, cpu_cv) : sim::Distribution::deterministic(1.0)),
+      c_(costs),
+      factor_(costs.cv > 0 ? sim::Distribution::lognormal_mean_cv(1.0, costs.cv) : sim::Distribution::deterministic(1.0)),
       kick_(kick) {}
 
 sim::time_ns FioThread::service_ns(sim::JobId job) {
   const IoRequest& r = io_[job];
-  double ns = r.step == Step::guest_submit ? submit_ns_ : complete_ns_;
-  if (r.step == Step::guest_submit && kick_ != nullptr && kick_->kick_needed(r)) ns += kick_exit_ns_;
-  if (r.step == Step::guest_complete && r.irq_leader) ns += irq_handler_ns_;
+  const double ios = static_cast<double>(r.ios);
+  double ns;
+  if (r.step == Step::guest_submit) {
+    ns = c_.per_io_submit * ios + c_.per_request_submit;
+    if (kick_ != nullptr && kick_->kick_needed(r)) ns += c_.kick_exit;
+  } else {
+    ns = c_.per_io_complete * ios + c_.per_request_complete;
+    if (r.irq_leader) ns += c_.irq_handler;
+  }
   return static_cast<sim::time_ns>(ns * factor_.sample(rng_) + 0.5);
 }
 
 FioWorkload::FioWorkload(sim::Simulator& sim, std::string name, const IoScenario& scenario, IoTable& io)
-    : sim::Component(sim, std::move(name)), s_(scenario), io_(io), depth_(scenario.workload.effective_depth()) {
+    : sim::Component(sim, std::move(name)),
+      s_(scenario),
+      io_(io),
+      depth_(scenario.workload.effective_depth()),
+      merge_ios_(plug_merge_ios(scenario)) {
   const auto jobs = static_cast<std::size_t>(s_.workload.numjobs);
   outstanding_.assign(jobs, 0);
   backlog_.assign(jobs, 0);
@@ -41,18 +51,27 @@ void FioWorkload::start() {
     if (s_.workload.rate_iops > 0) {
       sim_.schedule_in(interarrival_.sample_ns(rng_), this, kArrival, j);
     } else {
-      for (int d = 0; d < depth_; ++d) issue(j);
+      issue_slots(j, depth_);
     }
   }
 }
 
-void FioWorkload::issue(std::uint32_t job) {
+void FioWorkload::issue_slots(std::uint32_t job, int slots) {
+  while (slots > 0) {
+    const int n = std::min(slots, merge_ios_);
+    issue(job, static_cast<std::uint32_t>(n));
+    slots -= n;
+  }
+}
+
+void FioWorkload::issue(std::uint32_t job, std::uint32_t ios) {
   const sim::time_ns now = sim_.now();
   const sim::JobId id = sim_.jobs().allocate(now);
   IoRequest& r = io_[id];
   const bool read = s_.workload.read_fraction >= 1.0 || (s_.workload.read_fraction > 0.0 && rng_.uniform01() < s_.workload.read_fraction);
   r.dir = read ? Direction::read : Direction::write;
-  r.bytes = static_cast<std::uint32_t>(read ? s_.workload.bs_read_bytes : s_.workload.bs_write_bytes);
+  r.ios = ios;
+  r.bytes = static_cast<std::uint32_t>(ios * (read ? s_.workload.bs_read_bytes : s_.workload.bs_write_bytes));
   r.sequential = !s_.workload.random;
   r.pagecache = false;
   r.needs_flush = false;
@@ -66,7 +85,7 @@ void FioWorkload::issue(std::uint32_t job) {
   r.step = Step::tag;
   r.issued_ns = now;
   r.submitted_ns = now;
-  ++outstanding_[job];
+  outstanding_[job] += static_cast<int>(ios);
   flow_.arrive(now);
   sink_->start_request(id);
 }
@@ -78,25 +97,29 @@ void FioWorkload::arrival(std::uint32_t job) {
 }
 
 void FioWorkload::handle(std::uint32_t kind, std::uint64_t payload) {
-  const auto job = static_cast<std::uint32_t>(payload);
+  const auto job = static_cast<std::uint32_t>(payload & 0xffffffffu);
   if (kind == kArrival) arrival(job);
-  else issue(job);
+  else issue_slots(job, static_cast<int>(payload >> 32));  // after a thinktime
 }
 
 void FioWorkload::complete(sim::JobId id) {
   const sim::time_ns now = sim_.now();
   const IoRequest& r = io_[id];
   const std::uint32_t job = r.job;
+  const std::uint32_t ios = r.ios;
   DirectionRecord& rec = records_[static_cast<int>(r.dir)];
   if (sim_.measuring()) {
-    ++rec.ios;
+    // A merged request completes all its I/Os at once; fio sees each with the same times.
+    rec.ios += ios;
     rec.bytes += r.bytes;
-    rec.slat.add(static_cast<double>(r.submitted_ns - r.issued_ns));
-    rec.clat.add(static_cast<double>(now - r.submitted_ns));
-    rec.lat.add(static_cast<double>(now - r.issued_ns));
+    for (std::uint32_t i = 0; i < ios; ++i) {
+      rec.slat.add(static_cast<double>(r.submitted_ns - r.issued_ns));
+      rec.clat.add(static_cast<double>(now - r.submitted_ns));
+      rec.lat.add(static_cast<double>(now - r.issued_ns));
+    }
   }
   flow_.depart(now, now - r.issued_ns);
-  --outstanding_[job];
+  outstanding_[job] -= static_cast<int>(ios);
   sim_.jobs().release(id);
   sim_.count_completion();
   if (s_.workload.rate_iops > 0) {
@@ -105,9 +128,9 @@ void FioWorkload::complete(sim::JobId id) {
       issue(job);
     }
   } else if (s_.workload.thinktime_ns > 0) {
-    sim_.schedule_in(static_cast<sim::time_ns>(s_.workload.thinktime_ns), this, kIssue, job);
+    sim_.schedule_in(static_cast<sim::time_ns>(s_.workload.thinktime_ns), this, kIssue, job | (static_cast<std::uint64_t>(ios) << 32));
   } else {
-    issue(job);
+    issue_slots(job, static_cast<int>(ios));
   }
 }
 

@@ -33,20 +33,29 @@ class KickPolicy {
   ~KickPolicy() = default;
 };
 
+// What a request costs its fio job's vCPU, in ns.
+struct GuestCpuCosts {
+  double per_io_submit = 0;       // fio's own work, per fio I/O (a merged request pays it per I/O)
+  double per_request_submit = 0;  // block layer + driver, per request
+  double per_io_complete = 0;
+  double per_request_complete = 0;
+  double kick_exit = 0;           // the notify exit, when not suppressed
+  double irq_handler = 0;         // one interrupt (entry, vring_interrupt, exit), charged to the
+                                  // completion that raised it; the others it delivers ride along
+  double cv = 0;                  // spread (lognormal) of every cost
+};
+
 // One fio job's thread on its vCPU.
 class FioThread : public sim::FcfsStation {
  public:
-  // irq_handler_ns: guest time of one interrupt (entry, vring_interrupt, exit), charged to the
-  // completion that raised it; the others it delivers pay only complete_ns.
-  FioThread(sim::Simulator& sim, std::string name, IoTable& io, double submit_ns, double complete_ns, double kick_exit_ns,
-            double irq_handler_ns, double cpu_cv, const KickPolicy* kick);
+  FioThread(sim::Simulator& sim, std::string name, IoTable& io, GuestCpuCosts costs, const KickPolicy* kick);
 
  protected:
   sim::time_ns service_ns(sim::JobId job) override;
 
  private:
   IoTable& io_;
-  double submit_ns_, complete_ns_, kick_exit_ns_, irq_handler_ns_;
+  GuestCpuCosts c_;
   sim::Distribution factor_;  // unit-mean lognormal: the spread of CPU costs
   const KickPolicy* kick_;
 };
@@ -102,13 +111,15 @@ class FioWorkload : public sim::Component {
 
  private:
   enum Timer : std::uint32_t { kIssue = 0, kArrival = 1 };
-  void issue(std::uint32_t job);
+  void issue(std::uint32_t job, std::uint32_t ios = 1);
+  void issue_slots(std::uint32_t job, int slots);  // in plug-merged groups
   void arrival(std::uint32_t job);
 
   const IoScenario& s_;
   IoTable& io_;
   RequestSink* sink_ = nullptr;
   int depth_;
+  int merge_ios_;  // fio I/Os per request (plug merging), 1 = none
   std::vector<int> outstanding_;        // per job
   std::vector<std::uint64_t> backlog_;  // open loop: arrivals waiting for a free slot
   std::vector<std::uint64_t> next_offset_;  // sequential patterns: next block per job

@@ -20,4 +20,11 @@ struct BlockLayer {
 // the elevator under the queue lock.
 BlockLayer block_layer(const IoScenario& s);
 
+// Plug merging: fio submits iodepth_batch_submit I/Os per io_submit call; under the block
+// layer's plug, contiguous sequential I/Os of one direction merge into one request, up to
+// max_request bytes. The number of I/Os per request (1 = no merging: random patterns, mixed
+// directions, psync, or one I/O per call). The merged groups then persist in a closed loop, as
+// fio resubmits what completed together.
+int plug_merge_ios(const IoScenario& s);
+
 }  // namespace vqsim::models

@@ -86,13 +86,17 @@ IoPath::IoPath(sim::Simulator& sim, std::string name, const IoScenario& s)
   }
 
   // fio's threads on the vCPUs.
-  const double submit_ns = s.guest.fio_submit_ns + block_.submit_extra_ns + driver_.submit_ns;
-  const double complete_ns = s.guest.fio_complete_ns + driver_.complete_ns;
+  GuestCpuCosts costs;
+  costs.per_io_submit = s.guest.fio_submit_ns;
+  costs.per_request_submit = block_.submit_extra_ns + driver_.submit_ns;
+  costs.per_io_complete = s.guest.fio_complete_ns;
+  costs.per_request_complete = driver_.complete_ns;
   // One notify per io_submit call: with iodepth_batch_submit = b, the exit is shared by b I/Os.
-  const double kick_ns = bare ? 0.0 : s.vq.kick_exit_ns / std::max(1, s.workload.iodepth_batch_submit);
+  costs.kick_exit = bare ? 0.0 : s.vq.kick_exit_ns / std::max(1, s.workload.iodepth_batch_submit);
+  costs.irq_handler = bare ? 0.0 : s.vq.irq_handler_ns;
+  costs.cv = s.guest.cpu_cv;
   for (int j = 0; j < s.workload.numjobs; ++j) {
-    auto& th = sim.make<FioThread>("guest.fio_job" + std::to_string(j), io_, submit_ns, complete_ns, kick_ns, bare ? 0.0 : s.vq.irq_handler_ns,
-                                   s.guest.cpu_cv, vqs_.get());
+    auto& th = sim.make<FioThread>("guest.fio_job" + std::to_string(j), io_, costs, vqs_.get());
     sim::connect(th.out, *this, kGuestCpuDone);
     if (cpu_ != nullptr) th.use_cpu(*cpu_);
     fio_threads_.push_back(&th);

@@ -13,6 +13,17 @@ namespace vqsim::models {
 
 namespace {
 
+// Plug merging (guest_block.h): fio I/Os per request, averaged over the groups a job's depth
+// splits into (depth 10 in groups of 4: 4 + 4 + 2, so 10 / 3), and the requests per job.
+int requests_per_job(const IoScenario& s) {
+  const int m = plug_merge_ios(s);
+  const int d = s.workload.effective_depth();
+  return (d + m - 1) / m;
+}
+double ios_per_request(const IoScenario& s) {
+  return static_cast<double>(s.workload.effective_depth()) / requests_per_job(s);
+}
+
 struct Stage {
   std::string name;
   sim::MvaStationKind kind;
@@ -34,13 +45,22 @@ double device_mean_ns(const DeviceSpec& d, const IoScenario& s) {
       ns += w.random ? (d.seek_ns + d.rotation_ns / 2) * std::pow(1.0 + std::max(0.0, queued), -0.4) : 20000;
       return ns;
     }
+    // Transfer at bandwidth / (requests in service), taking the device as busy with as many as
+    // are outstanding (up to its channels): exact when it is the bottleneck, and when alone.
+    const double outstanding = static_cast<double>(w.numjobs * requests_per_job(s));
+    const double sharing = std::clamp(outstanding, 1.0, static_cast<double>(d.channels));
     const double base = dir == Direction::read ? d.read_ns : d.write_ns;
-    return base + std::max(0.0, bytes - 4096) / (d.bandwidth_bytes_per_s / d.channels) * 1e9;
+    return base + std::max(0.0, bytes - 4096) / (d.bandwidth_bytes_per_s / sharing) * 1e9;
   };
   return w.read_fraction * one(Direction::read) + (1 - w.read_fraction) * one(Direction::write);
 }
 
-std::vector<Stage> build_stages(const IoScenario& s, double p_kick, double p_wake, double irq_share) {
+std::vector<Stage> build_stages(const IoScenario& plain, double p_kick, double p_wake, double irq_share) {
+  // Demands are per request; a merged request carries `m` I/Os' worth of fio work and bytes.
+  const double m = plain.workload.rate_iops > 0 ? 1.0 : ios_per_request(plain);
+  IoScenario s = plain;
+  s.workload.bs_read_bytes = static_cast<std::uint64_t>(std::llround(static_cast<double>(plain.workload.bs_read_bytes) * m));
+  s.workload.bs_write_bytes = static_cast<std::uint64_t>(std::llround(static_cast<double>(plain.workload.bs_write_bytes) * m));
   const auto& w = s.workload;
   const DriverCosts drv = driver_costs(s);
   const BlockLayer blk = block_layer(s);
@@ -52,10 +72,10 @@ std::vector<Stage> build_stages(const IoScenario& s, double p_kick, double p_wak
 
   // fio threads on vCPUs.
   const double kick = bare ? 0.0 : s.vq.kick_exit_ns / std::max(1, w.iodepth_batch_submit) * p_kick;
-  const double guest_submit = s.guest.fio_submit_ns + blk.submit_extra_ns + drv.submit_ns + kick;
+  const double guest_submit = s.guest.fio_submit_ns * m + blk.submit_extra_ns + drv.submit_ns + kick;
   // An interrupt delivers its first completion and those that reach the ring within irq_us, so
   // each I/O pays the per-interrupt cost divided by the mean batch, 1 + (rate per queue) x irq_us.
-  const double guest_complete = s.guest.fio_complete_ns + drv.complete_ns + (bare ? 0.0 : s.vq.irq_handler_ns * irq_share);
+  const double guest_complete = s.guest.fio_complete_ns * m + drv.complete_ns + (bare ? 0.0 : s.vq.irq_handler_ns * irq_share);
   if (w.numjobs > s.guest.vcpus || s.host.cores > 0) {
     const int c = s.host.cores > 0 ? s.host.cores : s.guest.vcpus;
     st.push_back({"guest.vcpus (submit)", sim::MvaStationKind::MultiServer, c, guest_submit, true});
@@ -181,7 +201,7 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
     } else {
       std::vector<sim::MvaStation> ms;
       for (const auto& x : st) ms.push_back({x.name, x.kind, x.servers, {std::max(0.0, x.demand_ns)}});
-      const int population = w.numjobs * w.effective_depth();
+      const int population = w.numjobs * requests_per_job(s);
       const sim::MvaResult r = sim::mva_exact(ms, population);
       x_ns = r.throughput[0];
       for (std::size_t k = 0; k < st.size(); ++k) {
@@ -211,7 +231,7 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
     p_kick = s.vq.event_idx ? asleep : 1.0;
     if (s.guest.driver == GuestDriver::scsi_hba) p_kick = 1.0;
   }
-  out.iops = x_ns * 1e9;
+  out.iops = x_ns * 1e9 * (w.rate_iops > 0 ? 1.0 : ios_per_request(s));
   out.read_iops = out.iops * w.read_fraction;
   out.write_iops = out.iops - out.read_iops;
   double total = 0, submit = 0;
@@ -223,13 +243,15 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
     if (st[k].submit_side) {
       if (st[k].name.rfind("guest.fio_job", 0) == 0) {
         const DriverCosts drv = driver_costs(s);
-        const double sub = s.guest.fio_submit_ns + block_layer(s).submit_extra_ns + drv.submit_ns;
-        submit += residence[k] * sub / (sub + s.guest.fio_complete_ns + drv.complete_ns);
+        const double m = ios_per_request(s);
+        const double sub = s.guest.fio_submit_ns * m + block_layer(s).submit_extra_ns + drv.submit_ns;
+        submit += residence[k] * sub / (sub + s.guest.fio_complete_ns * m + drv.complete_ns);
       } else if (st[k].name != "virtqueue.wakeup") {
         submit += residence[k];
       }
     }
-    out.stages.push_back({st[k].name, residence[k], util[k], number[k]});
+    // Per I/O: a merged request's residence is shared by the I/Os it carries.
+    out.stages.push_back({st[k].name, residence[k] / (w.rate_iops > 0 ? 1.0 : ios_per_request(s)), util[k], number[k]});
     if (st[k].kind != sim::MvaStationKind::Delay && util[k] > worst) {
       worst = util[k];
       out.bottleneck = st[k].name;

@@ -36,7 +36,8 @@ struct IoRequest {
   bool needs_flush = false;      // a write that must be followed by a flush
   bool irq_leader = false;       // its completion raised the interrupt (others rode along)
   Step step = Step::tag;
-  std::uint32_t bytes = 4096;
+  std::uint32_t bytes = 4096;     // all of its I/Os together
+  std::uint32_t ios = 1;         // fio I/Os merged into this request (plug merging)
   std::uint32_t job = 0;         // fio job (clone) index
   std::uint32_t queue = 0;       // hardware queue / virtqueue
   std::uint32_t thread = 0;      // emulation thread the virtqueue is mapped to

@@ -196,6 +196,9 @@ const std::vector<Param>& params() {
          {}, 1, 65536, [](IoScenario& s, const Value& v) { s.guest.cmd_per_lun = static_cast<int>(v.number); }});
     add({"guest.hba_queue_depth", Kind::integer, "", "16", "[I]", "commands in flight on an emulated SCSI HBA (LSI)", {}, 1, 65536,
          [](IoScenario& s, const Value& v) { s.guest.hba_queue_depth = static_cast<int>(v.number); }});
+    add({"guest.max_request", Kind::size, "bytes", "1280k", "Linux BLK_DEF_MAX_SECTORS (max_sectors_kb 1280)",
+         "largest request the block layer builds when it merges sequential I/Os", {}, 4096, 1 << 30,
+         [](IoScenario& s, const Value& v) { s.guest.max_request_bytes = static_cast<std::uint64_t>(v.number); }});
     add({"guest.cpu_cv", Kind::real, "", "0.5", "[I]", "coefficient of variation of guest CPU costs (lognormal)", {}, 0, 10,
          [](IoScenario& s, const Value& v) { s.guest.cpu_cv = v.number; }});
     // --- virtqueue
