@@ -1,0 +1,151 @@
+#include "models/io_metrics.h"
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "models/config.h"
+#include "sim/fio_histogram.h"
+
+namespace vqsim::models {
+
+namespace {
+
+sim::Interval scaled(sim::Interval i, double k) {
+  i.mean *= k;
+  i.half_width *= k;
+  i.lower *= k;
+  i.upper *= k;
+  return i;
+}
+
+sim::Interval point(double v) {
+  sim::Interval i{};
+  i.mean = i.lower = i.upper = v;
+  i.half_width = 0;
+  return i;
+}
+
+// "read.clat_p99.9_us" -> ("read", 99.9); false when it is not a percentile name.
+bool parse_percentile(const std::string& name, std::string* dir, double* pct) {
+  const auto dot = name.find('.');
+  if (dot == std::string::npos) return false;
+  const std::string rest = name.substr(dot + 1);
+  const std::string prefix = "clat_p", suffix = "_us";
+  if (rest.rfind(prefix, 0) != 0 || rest.size() <= prefix.size() + suffix.size() || rest.substr(rest.size() - suffix.size()) != suffix)
+    return false;
+  const std::string number = rest.substr(prefix.size(), rest.size() - prefix.size() - suffix.size());
+  char* end = nullptr;
+  const double p = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size() || !(p > 0 && p < 100)) return false;
+  *dir = name.substr(0, dot);
+  *pct = p;
+  return true;
+}
+
+bool is_dir(const std::string& d) { return d == "read" || d == "write" || d == "total"; }
+
+}  // namespace
+
+const std::vector<std::string>& io_metric_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const char* d : {"read", "write"})
+      for (const char* m : {"iops", "bw_kib", "lat_mean_us", "slat_mean_us", "clat_mean_us", "clat_p50_us", "clat_p99_us", "clat_p99.9_us"})
+        n.push_back(std::string(d) + "." + m);
+    n.emplace_back("total.iops");
+    n.emplace_back("total.bw_kib");
+    n.emplace_back("total.lat_mean_us");
+    return n;
+  }();
+  return names;
+}
+
+bool is_io_metric(const std::string& name) {
+  for (const auto& n : io_metric_names())
+    if (n == name) return true;
+  std::string dir;
+  double p;
+  return parse_percentile(name, &dir, &p) && dir != "total";
+}
+
+sim::Interval io_metric(const IoRunReport& r, const std::string& name) {
+  std::string dir;
+  double pct = 0;
+  if (parse_percentile(name, &dir, &pct) && dir != "total") {
+    const std::string key = dir + ".clat.p" + sim::FioHistogram::percentile_key(pct) + "_ns";
+    if (!r.has(key))
+      throw std::invalid_argument("metric " + name + ": vqsim records fio's default percentiles (1, 5, 10, 20, …, 99.9, 99.95, 99.99); " +
+                                  sim::FioHistogram::percentile_key(pct) + " is not one of them");
+    return scaled(r.get(key), 1e-3);
+  }
+  const auto dot = name.find('.');
+  const std::string d = dot == std::string::npos ? "" : name.substr(0, dot);
+  const std::string m = dot == std::string::npos ? name : name.substr(dot + 1);
+  if (!is_dir(d) || !is_io_metric(name))
+    throw std::invalid_argument("unknown metric '" + name + "'" + did_you_mean(name, io_metric_names()) +
+                                "; metrics are <read|write>.<iops|bw_kib|lat_mean_us|slat_mean_us|clat_mean_us|clat_p<P>_us> or total.<iops|bw_kib|lat_mean_us>");
+  if (d == "total") {
+    const sim::Interval ri = r.get("read.iops"), wi = r.get("write.iops");
+    if (m == "iops") {
+      sim::Interval t = ri;
+      t.mean += wi.mean;
+      t.half_width = std::sqrt(ri.half_width * ri.half_width + wi.half_width * wi.half_width);
+      t.lower = t.mean - t.half_width;
+      t.upper = t.mean + t.half_width;
+      return t;
+    }
+    if (m == "bw_kib") {
+      const sim::Interval rb = r.get("read.bw_bytes_per_s"), wb = r.get("write.bw_bytes_per_s");
+      sim::Interval t = rb;
+      t.mean += wb.mean;
+      t.half_width = std::sqrt(rb.half_width * rb.half_width + wb.half_width * wb.half_width);
+      t.lower = t.mean - t.half_width;
+      t.upper = t.mean + t.half_width;
+      return scaled(t, 1.0 / 1024);
+    }
+    // Mean latency over both directions, weighted by their IOPS.
+    const double total = ri.mean + wi.mean;
+    if (total <= 0) return point(0);
+    const sim::Interval rl = r.get("read.lat.mean_ns"), wl = r.get("write.lat.mean_ns");
+    const double a = ri.mean / total, b = wi.mean / total;
+    sim::Interval t{};
+    t.mean = (a * rl.mean + b * wl.mean) / 1e3;
+    t.half_width = std::sqrt(a * a * rl.half_width * rl.half_width + b * b * wl.half_width * wl.half_width) / 1e3;
+    t.lower = t.mean - t.half_width;
+    t.upper = t.mean + t.half_width;
+    return t;
+  }
+  if (m == "iops") return r.get(d + ".iops");
+  if (m == "bw_kib") return scaled(r.get(d + ".bw_bytes_per_s"), 1.0 / 1024);
+  if (m == "lat_mean_us") return scaled(r.get(d + ".lat.mean_ns"), 1e-3);
+  if (m == "slat_mean_us") return scaled(r.get(d + ".slat.mean_ns"), 1e-3);
+  if (m == "clat_mean_us") return scaled(r.get(d + ".clat.mean_ns"), 1e-3);
+  throw std::invalid_argument("unknown metric '" + name + "'");
+}
+
+double io_metric_mva(const IoMvaResult& r, const IoScenario& s, const std::string& name) {
+  std::string dir;
+  double pct;
+  if (parse_percentile(name, &dir, &pct)) throw std::invalid_argument("metric " + name + ": MVA gives means only, not percentiles");
+  const auto dot = name.find('.');
+  const std::string d = dot == std::string::npos ? "" : name.substr(0, dot);
+  const std::string m = dot == std::string::npos ? name : name.substr(dot + 1);
+  if (!is_dir(d) || !is_io_metric(name)) throw std::invalid_argument("unknown metric '" + name + "'" + did_you_mean(name, io_metric_names()));
+  const double iops = d == "read" ? r.read_iops : d == "write" ? r.write_iops : r.iops;
+  if (m == "iops") return iops;
+  if (m == "bw_kib") {
+    const double bytes = d == "read"    ? r.read_iops * static_cast<double>(s.workload.bs_read_bytes)
+                         : d == "write" ? r.write_iops * static_cast<double>(s.workload.bs_write_bytes)
+                                        : r.read_iops * static_cast<double>(s.workload.bs_read_bytes) +
+                                              r.write_iops * static_cast<double>(s.workload.bs_write_bytes);
+    return bytes / 1024;
+  }
+  if (iops <= 0) return 0;
+  if (m == "lat_mean_us") return r.lat_mean_ns / 1e3;
+  if (m == "slat_mean_us") return r.slat_mean_ns / 1e3;
+  if (m == "clat_mean_us") return r.clat_mean_ns / 1e3;
+  throw std::invalid_argument("unknown metric '" + name + "'");
+}
+
+}  // namespace vqsim::models

@@ -1,0 +1,31 @@
+// Named figures of an I/O-path result, in the units people quote: the metric names of
+// PRODUCT.md's measurement manifest (`read.iops`, `read.bw_kib`, `read.lat_mean_us`,
+// `read.clat_mean_us`, `read.clat_p50_us`, `read.clat_p99_us`, `read.clat_p99.9_us`, and the
+// same for write), plus `<dir>.slat_mean_us`, any fio percentile `<dir>.clat_p<P>_us`, and
+// `total.iops` / `total.bw_kib` / `total.lat_mean_us` over both directions. Sweeps, plans
+// and calibration all speak these names.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/io_path_mva.h"
+#include "models/io_results.h"
+#include "sim/student_t.h"
+
+namespace vqsim::models {
+
+// The standard list, in output order.
+const std::vector<std::string>& io_metric_names();
+
+// True when `name` is a metric this module knows (including any clat percentile).
+bool is_io_metric(const std::string& name);
+
+// A metric of a simulated result, with its 95% interval. Throws std::invalid_argument on an
+// unknown name (with a suggestion).
+sim::Interval io_metric(const IoRunReport& r, const std::string& name);
+
+// The same metric from the MVA answer (means only; percentiles are not available and throw).
+double io_metric_mva(const IoMvaResult& r, const IoScenario& s, const std::string& name);
+
+}  // namespace vqsim::models
