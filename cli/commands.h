@@ -14,6 +14,7 @@ namespace vqsim::cli {
 int run_main(const std::vector<std::string>& args);
 int solve_main(const std::vector<std::string>& args);
 int import_main(const std::vector<std::string>& args);
+int sweep_main(const std::vector<std::string>& args);
 int keys_main(const std::vector<std::string>& args);
 int graph_main(const std::vector<std::string>& args);
 
