@@ -20,6 +20,7 @@ struct Command {
 const Command kCommands[] = {
     {"run", vqsim::cli::run_main, "simulate a scenario: figures with 95% intervals, MVA where exact, Little's law checked"},
     {"solve", vqsim::cli::solve_main, "the same I/O-path scenario by mean-value analysis: means in milliseconds"},
+    {"plan", vqsim::cli::plan_main, "goal-seek one knob under constraints (MVA, then DES at the boundary): answer with intervals"},
     {"graph", vqsim::cli::graph_main, "print the scenario's stage graph (Boost.Graph) as Graphviz DOT, after checking it"},
     {"sweep", vqsim::cli::sweep_main, "run a sweep spec's points in parallel (and under MPI): CSV, JSONL, fio-plot tree; resumable"},
     {"import", vqsim::cli::import_main, "read fio output (JSON, json+, normal text, terse; any version) and print it normalized"},
@@ -40,11 +41,13 @@ void print_help(std::ostream& out) {
          "  vqsim run scenarios/default.toml\n"
          "  vqsim run scenarios/default.toml --set host.iothreads=2 --format json\n"
          "  vqsim solve scenarios/seed004-vm.toml --set host.iothreads=4\n"
+         "  vqsim plan scenarios/seed004-vm.toml --maximize workload.numjobs --subject-to 'read.lat_mean_us <= 2000'\n"
          "  vqsim graph scenarios/seed000-virtio-blk.toml | dot -Tsvg > path.svg\n"
          "  vqsim sweep scenarios/sweeps/iothreads-iodepth.toml --out out/iothreads\n"
          "  vqsim import calibration/data/seeds/000-virtio-blk.fio.txt --format fio-json\n"
          "  vqsim bench tandem --customers 32 --stations 5 --cycles 2000000 --json\n\n"
-         "exit status: 0 success, 1 a self-check failed (Little's law), 2 bad usage or input.\n";
+         "exit status: 0 success, 1 a self-check failed (Little's law) or no value satisfies a plan's constraints,\n"
+         "2 bad usage or input.\n";
 }
 
 }  // namespace

@@ -26,21 +26,27 @@ sim::Interval point(double v) {
   return i;
 }
 
-// "read.clat_p99.9_us" -> ("read", 99.9); false when it is not a percentile name.
-bool parse_percentile(const std::string& name, std::string* dir, double* pct) {
+// "read.clat_p99.9_us" -> ("read", "clat", 99.9); false when it is not a percentile name.
+// Percentiles exist for clat and for lat (fio's total latency, slat + clat).
+bool parse_percentile(const std::string& name, std::string* dir, double* pct, std::string* kind = nullptr) {
   const auto dot = name.find('.');
   if (dot == std::string::npos) return false;
   const std::string rest = name.substr(dot + 1);
-  const std::string prefix = "clat_p", suffix = "_us";
-  if (rest.rfind(prefix, 0) != 0 || rest.size() <= prefix.size() + suffix.size() || rest.substr(rest.size() - suffix.size()) != suffix)
-    return false;
-  const std::string number = rest.substr(prefix.size(), rest.size() - prefix.size() - suffix.size());
-  char* end = nullptr;
-  const double p = std::strtod(number.c_str(), &end);
-  if (end != number.c_str() + number.size() || !(p > 0 && p < 100)) return false;
-  *dir = name.substr(0, dot);
-  *pct = p;
-  return true;
+  const std::string suffix = "_us";
+  for (const std::string k : {"clat", "lat"}) {
+    const std::string prefix = k + "_p";
+    if (rest.rfind(prefix, 0) != 0 || rest.size() <= prefix.size() + suffix.size() || rest.substr(rest.size() - suffix.size()) != suffix)
+      continue;
+    const std::string number = rest.substr(prefix.size(), rest.size() - prefix.size() - suffix.size());
+    char* end = nullptr;
+    const double p = std::strtod(number.c_str(), &end);
+    if (end != number.c_str() + number.size() || !(p > 0 && p < 100)) return false;
+    *dir = name.substr(0, dot);
+    *pct = p;
+    if (kind) *kind = k;
+    return true;
+  }
+  return false;
 }
 
 bool is_dir(const std::string& d) { return d == "read" || d == "write" || d == "total"; }
@@ -70,10 +76,10 @@ bool is_io_metric(const std::string& name) {
 }
 
 sim::Interval io_metric(const IoRunReport& r, const std::string& name) {
-  std::string dir;
+  std::string dir, kind;
   double pct = 0;
-  if (parse_percentile(name, &dir, &pct) && dir != "total") {
-    const std::string key = dir + ".clat.p" + sim::FioHistogram::percentile_key(pct) + "_ns";
+  if (parse_percentile(name, &dir, &pct, &kind) && dir != "total") {
+    const std::string key = dir + "." + kind + ".p" + sim::FioHistogram::percentile_key(pct) + "_ns";
     if (!r.has(key))
       throw std::invalid_argument("metric " + name + ": vqsim records fio's default percentiles (1, 5, 10, 20, …, 99.9, 99.95, 99.99); " +
                                   sim::FioHistogram::percentile_key(pct) + " is not one of them");
@@ -84,7 +90,7 @@ sim::Interval io_metric(const IoRunReport& r, const std::string& name) {
   const std::string m = dot == std::string::npos ? name : name.substr(dot + 1);
   if (!is_dir(d) || !is_io_metric(name))
     throw std::invalid_argument("unknown metric '" + name + "'" + did_you_mean(name, io_metric_names()) +
-                                "; metrics are <read|write>.<iops|bw_kib|lat_mean_us|slat_mean_us|clat_mean_us|clat_p<P>_us> or total.<iops|bw_kib|lat_mean_us>");
+                                "; metrics are <read|write>.<iops|bw_kib|lat_mean_us|slat_mean_us|clat_mean_us|clat_p<P>_us|lat_p<P>_us> or total.<iops|bw_kib|lat_mean_us>");
   if (d == "total") {
     const sim::Interval ri = r.get("read.iops"), wi = r.get("write.iops");
     if (m == "iops") {

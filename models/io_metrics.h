@@ -1,7 +1,8 @@
 // Named figures of an I/O-path result, in the units people quote: the metric names of
 // PRODUCT.md's measurement manifest (`read.iops`, `read.bw_kib`, `read.lat_mean_us`,
 // `read.clat_mean_us`, `read.clat_p50_us`, `read.clat_p99_us`, `read.clat_p99.9_us`, and the
-// same for write), plus `<dir>.slat_mean_us`, any fio percentile `<dir>.clat_p<P>_us`, and
+// same for write), plus `<dir>.slat_mean_us`, any fio percentile of clat or of the total latency
+// (`<dir>.clat_p<P>_us`, `<dir>.lat_p<P>_us`), and
 // `total.iops` / `total.bw_kib` / `total.lat_mean_us` over both directions. Sweeps, plans
 // and calibration all speak these names.
 #pragma once
