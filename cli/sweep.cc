@@ -55,8 +55,10 @@ std::string num(double v) {
 }
 
 // Writes `text` to `path` through a temporary file and a rename: a reader (or a crash) sees the
-// old file or the whole new one, never half of it.
-void write_atomically(const fs::path& path, const std::string& text) {
+// old file or the whole new one, never half of it. `sync` also forces the data to disk first;
+// the fio-plot files skip it (they are rebuilt from the journal, and a thousand syncs would be
+// most of a short sweep's time).
+void write_atomically(const fs::path& path, const std::string& text, bool sync = true) {
   const fs::path tmp = path.string() + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -65,10 +67,12 @@ void write_atomically(const fs::path& path, const std::string& text) {
     out.flush();
     if (!out) throw std::runtime_error("cannot write " + tmp.string());
   }
-  const int fd = ::open(tmp.c_str(), O_RDONLY);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
+  if (sync) {
+    const int fd = ::open(tmp.c_str(), O_RDONLY);
+    if (fd >= 0) {
+      ::fsync(fd);
+      ::close(fd);
+    }
   }
   fs::rename(tmp, path);
 }
@@ -111,18 +115,10 @@ nlohmann::ordered_json evaluate(const models::SweepSpec& spec, const models::Swe
   return row;
 }
 
-std::string fio_plot_name(const nlohmann::ordered_json& row, const models::SweepSpec& spec) {
-  // fio-plot reads <rw>-iodepth-<d>-numjobs-<n>.json; every other axis becomes a directory.
-  const models::IoScenario s = models::load_io_scenario(spec.scenario, [&] {
-    std::vector<std::string> o = spec.set;
-    for (auto it = row["settings"].begin(); it != row["settings"].end(); ++it) {
-      const std::string v = it.value().get<std::string>();
-      // Re-quote words so that load_io_scenario reads them as strings.
-      const bool numeric = !v.empty() && (std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '-' || v[0] == '.');
-      o.push_back(it.key() + "=" + (numeric || v == "true" || v == "false" ? v : "\"" + v + "\""));
-    }
-    return o;
-  }());
+std::string fio_plot_name(const nlohmann::ordered_json& row) {
+  // fio-plot reads <rw>-iodepth-<d>-numjobs-<n>.json; every other axis becomes a directory. The
+  // point's rw, iodepth and numjobs are in its fio JSON's job options.
+  const auto& options = row["fio"]["jobs"][0]["job options"];
   std::string dir;
   for (auto it = row["settings"].begin(); it != row["settings"].end(); ++it) {
     if (it.key() == "workload.iodepth" || it.key() == "workload.numjobs" || it.key() == "workload.rw") continue;
@@ -131,10 +127,12 @@ std::string fio_plot_name(const nlohmann::ordered_json& row, const models::Sweep
     part.append(it.value().get<std::string>());
     for (char& c : part)
       if (c == '/' || c == ' ') c = '_';
-    dir += (dir.empty() ? "" : "/") + part;
+    if (!dir.empty()) dir.append("/");
+    dir.append(part);
   }
-  std::string file = s.workload.rw;
-  file.append("-iodepth-").append(std::to_string(s.workload.iodepth)).append("-numjobs-").append(std::to_string(s.workload.numjobs)).append(".json");
+  std::string file = options.value("rw", std::string("rw"));
+  file.append("-iodepth-").append(options.value("iodepth", std::string("1"))).append("-numjobs-").append(options.value("numjobs", std::string("1")));
+  file.append(".json");
   return dir.empty() ? file : dir + "/" + file;
 }
 
@@ -293,10 +291,14 @@ int sweep_main(const std::vector<std::string>& args) {
       if (k >= todo.size()) return;
       try {
         const std::string line = evaluate(spec, spec.points[todo[k]], mva).dump() + "\n";
-        std::lock_guard<std::mutex> lock(jmu);
-        std::fputs(line.c_str(), jf);
-        std::fflush(jf);
-        ::fsync(::fileno(jf));
+        {
+          std::lock_guard<std::mutex> lock(jmu);
+          std::fputs(line.c_str(), jf);
+          std::fflush(jf);
+        }
+        // On disk before the point counts as done; outside the lock, so that the other workers
+        // keep simulating while this one waits for the disk.
+        ::fdatasync(::fileno(jf));
       } catch (...) {
         std::lock_guard<std::mutex> lock(fmu);
         if (!failure) failure = std::current_exception();
@@ -348,7 +350,7 @@ int sweep_main(const std::vector<std::string>& args) {
     }
     csv += "," + row["bottleneck"].get<std::string>() + "\n";
     if (row.contains("fio")) {
-      const std::string name = fio_plot_name(row, spec);
+      const std::string name = fio_plot_name(row);
       if (fio_files.count(name))
         std::fprintf(stderr, "sweep: fio-plot/%s: two points map to this file (an axis fio-plot cannot show); the later one is kept\n", name.c_str());
       fio_files[name] = row["fio"].dump(2) + "\n";
@@ -359,7 +361,7 @@ int sweep_main(const std::vector<std::string>& args) {
   for (const auto& [name, text] : fio_files) {
     const fs::path p = dir / "fio-plot" / name;
     fs::create_directories(p.parent_path());
-    write_atomically(p, text);
+    write_atomically(p, text, false);
   }
   // The journals have served; the results are complete.
   for (const auto& e : fs::directory_iterator(dir))
