@@ -1,0 +1,85 @@
+// Plausibility checks of fio results (`vqsim check`): internal consistency of one result, the
+// setup it describes, the physics of the named device class, the (calibrated) model's envelope,
+// and the spread of repeated runs. Each finding says how bad it is, which rule, the evidence
+// with its numbers, and the likely cause in plain words.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "calibration/fio/result.h"
+
+namespace vqsim::check {
+
+enum class Severity { info, warning, error };  // error = implausible (exit 3)
+const char* severity_name(Severity s);
+
+struct Finding {
+  Severity severity = Severity::info;
+  std::string rule;      // stable id, e.g. "little", "bw-vs-iops", "unit-slip", "physics-iops"
+  std::string subject;   // where: "run.json: job 'randrw' read" or "004.toml: run 'bare-metal randread'"
+  std::string evidence;  // the numbers: "IOPS x mean lat = 1.9 outstanding, but numjobs x iodepth = 32"
+  std::string cause;     // the likely cause, in plain words
+  std::optional<double> corrected;  // for unit slips: the value that was probably meant
+};
+
+// One direction of one measured job, as the rules see it: from a fio output (then `job` points
+// into `result` for full detail) or from a manifest's inline numbers. Units are the manifest's.
+struct Measured {
+  std::string source;    // file name, or "manifest.toml: run 'name'"
+  std::string job;       // fio job name ("" for inline numbers)
+  std::string dir;       // "read", "write" or "mixed"
+  const fio::FioResult* result = nullptr;
+  const fio::JobResult* job_result = nullptr;
+  std::optional<double> iops, bw_kib, lat_mean_us, clat_mean_us, clat_p50_us, clat_p99_us, clat_p999_us;
+  std::optional<double> runtime_s, total_ios;
+  // What is known of the setup, as scenario keys and values (from fio's printed options and the
+  // job header, or from the manifest's `set`): workload.rw, workload.bs (bytes, as a number),
+  // workload.iodepth, workload.numjobs, workload.ioengine, workload.rwmixread, workload.direct,
+  // backend.kind, guest.driver, ...
+  std::map<std::string, std::string> setup;
+};
+
+// Every direction with I/O of every job (the final document of a status-interval file).
+std::vector<Measured> measured_from_result(const fio::FioResult& r, const std::string& source);
+
+// A measurement manifest (PRODUCT.md: [[run]] with `file` or inline `measured`, `set`, `name`);
+// `file` entries are parsed (relative to the manifest). Throws models::ConfigError with
+// file:line on a bad manifest. `keep` holds the parsed files the Measured point into.
+std::vector<Measured> measured_from_manifest(const std::string& path, std::vector<fio::FioResult>& keep);
+
+// Rules on one fio result (needs the full result): Little's law, bandwidth = IOPS x bs, io bytes =
+// bandwidth x runtime, total_ios vs IOPS x runtime, latency stats (min <= percentiles <= max,
+// monotone, mean within, stdev possible), slat + clat = lat, read/write mix vs rwmixread,
+// group vs per-job (iops vs iops_mean), "All clients" double counting, errors, short and dropped
+// I/Os, unit slips.
+std::vector<Finding> check_consistency(const std::vector<Measured>& ms);
+
+// Rules on the setup a result describes: buffered I/O or a small file with suspiciously high
+// IOPS (page cache), iodepth > 1 with a synchronous engine, libaio without direct=1, a run too
+// short for the percentiles it reports, writes without ramp_time.
+std::vector<Finding> check_setup(const std::vector<Measured>& ms);
+
+// Physics of a device class (hdd-7200, hdd-15k, sata-ssd, nvme, ceph-rbd, null, ...; "" = from
+// each Measured's backend.kind when known): random IOPS and sequential bandwidth above what the
+// class can do at that depth, latency below its floor; a guest above its host's bare-metal bound
+// when both are among `ms` (setup guest.driver = "none" vs a virtual driver, same workload).
+std::vector<Finding> check_physics(const std::vector<Measured>& ms, const std::string& device_class);
+// The device classes check_physics knows, for --help and errors.
+std::vector<std::string> device_classes();
+
+// With a (calibrated) scenario: simulate each Measured's workload (its setup keys applied as
+// overrides on top of `overrides`) and report where the measurement falls against the
+// prediction interval, in sigmas.
+std::vector<Finding> check_envelope(const std::vector<Measured>& ms, const std::string& scenario,
+                                    const std::vector<std::string>& overrides, int threads);
+
+// Several runs of the same job (same setup): is their spread explained by queueing noise for that
+// run length (estimated by DES replications of `scenario`, or of a scenario built from the setup
+// when `scenario` is empty), or does it point to outside interference?
+std::vector<Finding> check_spread(const std::vector<Measured>& runs, const std::string& scenario,
+                                  const std::vector<std::string>& overrides, int threads);
+
+}  // namespace vqsim::check
