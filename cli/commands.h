@@ -18,6 +18,7 @@ int import_main(const std::vector<std::string>& args);
 int sweep_main(const std::vector<std::string>& args);
 int keys_main(const std::vector<std::string>& args);
 int graph_main(const std::vector<std::string>& args);
+int check_main(const std::vector<std::string>& args);  // cli/check.cc
 
 // `vqsim run` on an I/O-path scenario (cli/run_io.cc).
 struct IoRunOptions {

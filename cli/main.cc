@@ -23,6 +23,7 @@ const Command kCommands[] = {
     {"plan", vqsim::cli::plan_main, "goal-seek one knob under constraints (MVA, then DES at the boundary): answer with intervals"},
     {"graph", vqsim::cli::graph_main, "print the scenario's stage graph (Boost.Graph) as Graphviz DOT, after checking it"},
     {"sweep", vqsim::cli::sweep_main, "run a sweep spec's points in parallel (and under MPI): CSV, JSONL, fio-plot tree; resumable"},
+    {"check", vqsim::cli::check_main, "is this fio result plausible? consistency, setup, device physics, model envelope"},
     {"import", vqsim::cli::import_main, "read fio output (JSON, json+, normal text, terse; any version) and print it normalized"},
     {"keys", vqsim::cli::keys_main, "list every I/O-path scenario key with its unit, default and source"},
     {"bench", vqsim::cli::bench_main, "engine speed: closed tandem vs a hand-written loop (tandem), event queues (queue)"},
@@ -45,9 +46,10 @@ void print_help(std::ostream& out) {
          "  vqsim graph scenarios/seed000-virtio-blk.toml | dot -Tsvg > path.svg\n"
          "  vqsim sweep scenarios/sweeps/iothreads-iodepth.toml --out out/iothreads\n"
          "  vqsim import calibration/data/seeds/000-virtio-blk.fio.txt --format fio-json\n"
+         "  vqsim check calibration/data/seeds/004-epyc-vm-vs-baremetal.toml\n"
          "  vqsim bench tandem --customers 32 --stations 5 --cycles 2000000 --json\n\n"
          "exit status: 0 success, 1 a self-check failed (Little's law) or no value satisfies a plan's constraints,\n"
-         "2 bad usage or input.\n";
+         "2 bad usage or input, 3 `check` found an implausible result.\n";
 }
 
 }  // namespace

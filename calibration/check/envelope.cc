@@ -1,0 +1,246 @@
+// Model envelope of `vqsim check --scenario`: where a measurement falls against the model's
+// prediction for the same workload.
+//
+// For every Measured with IOPS or a mean latency: the scenario is loaded with the caller's
+// overrides and then the Measured's setup keys (only keys the scenario loader knows; run-length
+// keys workload.runtime, workload.ramp_time and workload.ios are left to the scenario and the
+// caller, since they change only the noise of the answer, not its mean, and keep the check
+// fast), simulated with the scenario's replications (at least 3), and the measured IOPS and mean
+// latency are compared with the simulated figure:
+//
+//   s      = half_width x sqrt(n) / t(0.975, n-1)   replication-to-replication standard deviation
+//   sigma  = s x sqrt(1 + 1/n)                       of one new run (prediction, not the mean)
+//   PI95   = mean +- t(0.975, n-1) x sigma
+//
+// Rule "envelope":
+//   info     inside PI95, or within 10% of the simulated mean when the interval is narrower than
+//            that (the model's calibration error, not its simulation noise, dominates: 10% is the
+//            tolerance a calibrated stage model is held to);
+//   warning  outside both, but measured/simulated between 1/2 and 2;
+//   error    off by more than 2x either way ("implausible for the model as calibrated").
+// The interval is simulation noise only: calibration uncertainty of the parameters is not yet
+// propagated; the evidence says so.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "calibration/check/check.h"
+#include "models/config.h"
+#include "models/io_metrics.h"
+#include "models/io_results.h"
+#include "models/scenario.h"
+#include "sim/student_t.h"
+
+namespace vqsim::check {
+namespace {
+
+std::string strip(std::string v) {
+  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
+  std::size_t i = 0;
+  while (i < v.size() && std::isspace(static_cast<unsigned char>(v[i]))) ++i;
+  v = v.substr(i);
+  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
+  return v;
+}
+
+bool plain_number(const std::string& v) {
+  if (v.empty()) return false;
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  return end == v.c_str() + v.size() && std::isfinite(d);
+}
+
+// "key=value" for load_io_scenario: numbers and booleans bare, everything else a TOML string.
+std::string override_of(const std::string& key, const std::string& raw) {
+  const std::string v = strip(raw);
+  if (plain_number(v) || v == "true" || v == "false") return key + "=" + v;
+  std::string quoted = "\"";
+  for (char c : v) {
+    if (c == '"' || c == '\\') quoted.push_back('\\');
+    quoted.push_back(c);
+  }
+  quoted.push_back('"');
+  return key + "=" + quoted;
+}
+
+const std::set<std::string>& scenario_keys() {
+  static const std::set<std::string> keys = [] {
+    std::set<std::string> k;
+    for (const auto& p : models::io_scenario_parameters()) k.insert(p.key);
+    return k;
+  }();
+  return keys;
+}
+
+std::string num(double v) {
+  char buf[64];
+  if (!std::isfinite(v)) return "inf";
+  const double a = std::fabs(v);
+  if (a >= 1000) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else if (a >= 100) std::snprintf(buf, sizeof buf, "%.1f", v);
+  else std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+std::string subject_of(const Measured& m) {
+  std::string s = m.source;
+  if (!m.job.empty()) s.append(": job '").append(m.job).append("'");
+  if (!m.dir.empty()) s.append(" ").append(m.dir);
+  return s;
+}
+
+struct Simulated {
+  models::IoRunReport report;
+  int replications = 0;
+  std::string run_length;
+  std::string error;  // the loader's or simulator's message when it could not be simulated
+};
+
+}  // namespace
+
+std::vector<Finding> check_envelope(const std::vector<Measured>& ms, const std::string& scenario,
+                                    const std::vector<std::string>& overrides, int threads) {
+  std::vector<Finding> out;
+  // The scenario and the caller's overrides must load on their own: a bad --scenario or --set
+  // is the caller's error (models::ConfigError propagates).
+  (void)models::load_io_scenario(scenario, overrides);
+
+  std::map<std::string, Simulated> cache;  // by the joined override list
+  for (const auto& m : ms) {
+    const bool has_iops = m.iops && *m.iops > 0;
+    const std::optional<double> lat = m.lat_mean_us ? m.lat_mean_us : m.clat_mean_us;
+    const bool has_lat = lat && *lat > 0;
+    if (!has_iops && !has_lat) continue;
+    if (m.dir != "read" && m.dir != "write" && m.dir != "mixed") continue;
+
+    std::vector<std::string> set = overrides;
+    std::vector<std::string> applied, ignored;
+    // A bare-metal result on a scenario written for a VM: no QEMU, so no IOThreads (the loader
+    // rejects guest.driver = none with host.iothreads > 0) unless the result says otherwise.
+    if (const auto d = m.setup.find("guest.driver"); d != m.setup.end() && strip(d->second) == "none" && !m.setup.count("host.iothreads")) {
+      set.push_back("host.iothreads=0");
+      applied.push_back(set.back());
+    }
+    for (const auto& [k, v] : m.setup) {
+      if (k == "workload.runtime" || k == "workload.ramp_time" || k == "workload.ios") continue;
+      if (!scenario_keys().count(k) || k.rfind("run.", 0) == 0) {
+        ignored.push_back(k);
+        continue;
+      }
+      set.push_back(override_of(k, v));
+      applied.push_back(set.back());
+    }
+    std::string cache_key;
+    for (const auto& s : set) cache_key.append(s).push_back('\n');
+    auto it = cache.find(cache_key);
+    if (it == cache.end()) {
+      Simulated sim;
+      try {
+        models::IoScenario s = models::load_io_scenario(scenario, set);
+        s.run.replications = std::max(3, s.run.replications);
+        sim.replications = s.run.replications;
+        sim.run_length = s.workload.runtime_ns > 0 ? num(static_cast<double>(s.workload.runtime_ns) / 1e9) + " s"
+                                                   : std::to_string(s.workload.ios) + " I/Os";
+        sim.report = models::simulate_io(s, threads);
+      } catch (const std::exception& e) {
+        sim.error = e.what();
+      }
+      it = cache.emplace(cache_key, std::move(sim)).first;
+    }
+    const Simulated& sim = it->second;
+
+    std::string setup_text = "scenario " + scenario;
+    for (const auto& o : overrides) setup_text.append(" --set ").append(o);
+    if (!applied.empty()) {
+      setup_text.append("; from the result's setup:");
+      for (const auto& a : applied) setup_text.append(" ").append(a);
+    }
+    if (!ignored.empty()) {
+      setup_text.append("; not scenario keys, ignored:");
+      for (const auto& k : ignored) setup_text.append(" ").append(k);
+    }
+
+    if (!sim.error.empty()) {
+      Finding f;
+      f.rule = "envelope";
+      f.subject = subject_of(m);
+      f.severity = Severity::info;
+      f.evidence = "not simulated: " + sim.error + " (" + setup_text + ")";
+      f.cause = "the result's setup does not fit the scenario; the envelope was not checked";
+      out.push_back(std::move(f));
+      continue;
+    }
+
+    const std::string dir = m.dir == "mixed" ? "total" : m.dir;
+    struct Figure {
+      std::string metric, label;
+      double measured;
+    };
+    std::vector<Figure> figures;
+    if (has_iops) figures.push_back({dir + ".iops", "IOPS", *m.iops});
+    if (has_lat) {
+      if (m.lat_mean_us) figures.push_back({dir + ".lat_mean_us", "mean latency (us)", *lat});
+      else if (dir != "total") figures.push_back({dir + ".clat_mean_us", "mean completion latency (us)", *lat});
+    }
+
+    for (const auto& fig : figures) {
+      sim::Interval iv;
+      try {
+        iv = models::io_metric(sim.report, fig.metric);
+      } catch (const std::exception&) {
+        continue;
+      }
+      Finding f;
+      f.rule = "envelope";
+      f.subject = subject_of(m);
+      if (!(iv.mean > 0)) {
+        f.severity = Severity::warning;
+        f.evidence = "measured " + fig.label + " " + num(fig.measured) + ", but the model predicts no " + dir +
+                     " I/O for this setup (" + setup_text + ")";
+        f.cause = "the setup does not describe this result (rw or rwmixread), or the scenario is wrong";
+        out.push_back(std::move(f));
+        continue;
+      }
+      const int n = std::max(1, iv.n);
+      const double t = n >= 2 ? sim::student_t_quantile(0.975, n - 1) : 1.96;
+      const double s = n >= 2 && t > 0 ? iv.half_width * std::sqrt(static_cast<double>(n)) / t : 0.0;
+      const double sigma = s * std::sqrt(1.0 + 1.0 / n);
+      const double pi = t * sigma;
+      const double diff = fig.measured - iv.mean;
+      const double rel = diff / iv.mean;
+      const double ratio = fig.measured / iv.mean;
+      const bool inside = std::fabs(diff) <= pi || std::fabs(rel) <= 0.10;
+      std::string sig = sigma > 0 ? num(diff / sigma) + " sigma" : std::string("sigma 0 (no simulation noise)");
+      char pct[32];
+      std::snprintf(pct, sizeof pct, std::fabs(rel) < 10 ? "%+.1f%%" : "%+.3g%%", 100.0 * rel);
+      f.evidence = "measured " + fig.label + " " + num(fig.measured) + " vs simulated " + num(iv.mean) + " (95% prediction interval " +
+                   num(iv.mean - pi) + " .. " + num(iv.mean + pi) + ", " + std::to_string(sim.replications) + " replications of " +
+                   sim.run_length + "): " + pct + ", " + sig + "; " + setup_text +
+                   ". The interval is simulation noise only: calibration uncertainty is not yet included";
+      if (inside) {
+        f.severity = Severity::info;
+        f.cause = std::fabs(diff) <= pi ? "inside the model's prediction interval"
+                                        : "within the 10% calibration tolerance of the model's prediction";
+      } else if (ratio > 0.5 && ratio < 2.0) {
+        f.severity = Severity::warning;
+        f.cause = std::string("outside the model's prediction by more than 10%: the model is not calibrated for this setup, "
+                              "or the setup differs from what was recorded (device, cache mode, CPU contention)");
+      } else {
+        f.severity = Severity::error;
+        f.cause = std::string("implausible for the model as calibrated: off by more than 2x (") + num(ratio) +
+                  "x); a unit slip, a cache, a different device, or a setup that is not what was recorded";
+      }
+      out.push_back(std::move(f));
+    }
+  }
+  return out;
+}
+
+}  // namespace vqsim::check

@@ -1,0 +1,367 @@
+// The measured views the check rules work on: every active direction of every job of a fio
+// result, and the runs of a measurement manifest (fio output files or inline numbers).
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+#include <stdexcept>
+
+#include <toml++/toml.h>
+
+#include "calibration/check/check.h"
+#include "calibration/fio/parse.h"
+#include "models/config.h"
+
+namespace vqsim::check {
+namespace {
+
+std::string number_text(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 1e15) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+// fio's size syntax ("4k", "4K", "1m", "4096", "4KiB"): bytes, or nullopt.
+std::optional<double> fio_size(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  try {
+    return static_cast<double>(models::parse_size_bytes(text));
+  } catch (const std::exception&) {
+  }
+  // fio also accepts a lower-case "kb"/"mb" and "ki"/"mi" (kb_base=1024 by default).
+  std::size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+  if (i == 0) return std::nullopt;
+  double v = 0;
+  try {
+    v = std::stod(text.substr(0, i));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  std::string unit = text.substr(i);
+  for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (unit.empty() || unit == "b") return v;
+  const char p = unit[0];
+  double f = p == 'k' ? 1024.0 : p == 'm' ? 1048576.0 : p == 'g' ? 1073741824.0 : p == 't' ? 1099511627776.0 : 0.0;
+  if (f == 0.0) return std::nullopt;
+  const std::string rest = unit.substr(1);
+  if (!rest.empty() && rest != "b" && rest != "i" && rest != "ib") return std::nullopt;
+  return v * f;
+}
+
+// A block size for one direction: "4k", "4k,8k" (read,write,trim), "4K-4K/4K-4K/4K-4K" (fio's
+// header: ranges per direction). Only a fixed size counts.
+std::optional<double> block_size(const std::string& bs, int dir_index) {
+  std::vector<std::string> parts;
+  std::string cur;
+  for (char c : bs) {
+    if (c == ',' || c == '/') {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  parts.push_back(cur);
+  std::string part = parts[std::min<std::size_t>(static_cast<std::size_t>(dir_index), parts.size() - 1)];
+  if (part.empty()) part = parts[0];
+  const auto dash = part.find('-');
+  if (dash != std::string::npos) {
+    const auto lo = fio_size(part.substr(0, dash));
+    const auto hi = fio_size(part.substr(dash + 1));
+    if (!lo || !hi || *lo != *hi) return std::nullopt;
+    return lo;
+  }
+  return fio_size(part);
+}
+
+// fio's time syntax for runtime/ramp_time: seconds by default, or with a unit suffix.
+std::optional<double> fio_seconds(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  std::size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+  if (i == 0) return std::nullopt;
+  double v = 0;
+  try {
+    v = std::stod(text.substr(0, i));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  const std::string u = text.substr(i);
+  if (u.empty() || u == "s") return v;
+  if (u == "ms") return v / 1e3;
+  if (u == "us" || u == "usec") return v / 1e6;
+  if (u == "m" || u == "min") return v * 60;
+  if (u == "h") return v * 3600;
+  if (u == "d") return v * 86400;
+  return std::nullopt;
+}
+
+std::string seconds_text(double s) { return number_text(s) + "s"; }
+
+// The options fio printed, job options over global ones.
+std::map<std::string, std::string> merged_options(const fio::FioResult& r, const fio::JobResult& j) {
+  std::map<std::string, std::string> o = r.global_options;
+  for (const auto& [k, v] : j.options) o[k] = v;
+  return o;
+}
+
+// Scenario keys from fio's options (the units and spellings check.h documents).
+std::map<std::string, std::string> setup_from_options(const std::map<std::string, std::string>& o, int dir_index) {
+  std::map<std::string, std::string> s;
+  auto get = [&](const char* k) -> const std::string* {
+    auto it = o.find(k);
+    return it == o.end() ? nullptr : &it->second;
+  };
+  if (const auto* v = get("rw")) s["workload.rw"] = v->substr(0, v->find(':'));
+  else if (const auto* v2 = get("readwrite")) s["workload.rw"] = v2->substr(0, v2->find(':'));
+  if (const auto* v = get("bs")) {
+    if (auto b = block_size(*v, dir_index)) s["workload.bs"] = number_text(*b);
+  } else if (const auto* v2 = get("blocksize")) {
+    if (auto b = block_size(*v2, dir_index)) s["workload.bs"] = number_text(*b);
+  }
+  if (get("bsrange") || get("bssplit")) s.erase("workload.bs");
+  if (const auto* v = get("iodepth")) s["workload.iodepth"] = *v;
+  if (const auto* v = get("numjobs")) s["workload.numjobs"] = *v;
+  // The scenario knows a few engines; any engine is kept as fio spelled it under fio.ioengine
+  // (the rules read that), and workload.ioengine only when the scenario accepts it.
+  if (const auto* v = get("ioengine")) {
+    s["fio.ioengine"] = *v;
+    static const std::set<std::string> modelled = {"psync", "sync", "pvsync", "libaio", "io_uring", "aio"};
+    if (modelled.count(*v)) s["workload.ioengine"] = *v;
+  }
+  if (const auto* v = get("rwmixread")) s["workload.rwmixread"] = *v;
+  else if (const auto* w = get("rwmixwrite")) {
+    try {
+      s["workload.rwmixread"] = number_text(100.0 - std::stod(*w));
+    } catch (const std::exception&) {
+    }
+  }
+  if (const auto* v = get("direct")) s["workload.direct"] = (*v == "0" || *v == "false") ? "false" : "true";
+  else if (const auto* b = get("buffered")) s["workload.direct"] = (*b == "0" || *b == "false") ? "true" : "false";
+  if (const auto* v = get("size")) s["workload.size"] = *v;
+  if (const auto* v = get("runtime")) {
+    if (auto t = fio_seconds(*v)) s["workload.runtime"] = seconds_text(*t);
+  }
+  if (const auto* v = get("ramp_time")) {
+    if (auto t = fio_seconds(*v)) s["workload.ramp_time"] = seconds_text(*t);
+  }
+  if (const auto* v = get("rate_iops")) s["workload.rate_iops"] = *v;
+  if (const auto* v = get("thinktime")) {
+    // fio's thinktime is in microseconds unless suffixed.
+    if (auto t = fio_seconds(*v)) {
+      const bool bare = v->find_first_not_of("0123456789.") == std::string::npos;
+      s["workload.thinktime"] = number_text(bare ? *t : *t * 1e6) + "us";
+    }
+  }
+  return s;
+}
+
+std::optional<double> percentile(const fio::LatencyStats& l, double p) {
+  for (const auto& [q, v] : l.percentiles)
+    if (std::fabs(q - p) < 1e-6) return v / 1e3;
+  return std::nullopt;
+}
+
+Measured from_direction(const fio::FioResult& r, const fio::JobResult& j, const fio::DirectionStats& d, const char* dir,
+                        int dir_index, const std::string& source) {
+  Measured m;
+  m.source = source;
+  m.job = j.name;
+  m.dir = dir;
+  m.result = &r;
+  m.job_result = &j;
+  m.iops = d.iops;
+  if (d.bw_bytes_per_s) m.bw_kib = *d.bw_bytes_per_s / 1024.0;
+  if (d.lat.mean_ns) m.lat_mean_us = *d.lat.mean_ns / 1e3;
+  else if (d.clat.mean_ns && d.slat.mean_ns) m.lat_mean_us = (*d.clat.mean_ns + *d.slat.mean_ns) / 1e3;
+  if (d.clat.mean_ns) m.clat_mean_us = *d.clat.mean_ns / 1e3;
+  m.clat_p50_us = percentile(d.clat, 50);
+  m.clat_p99_us = percentile(d.clat, 99);
+  m.clat_p999_us = percentile(d.clat, 99.9);
+  if (d.runtime_ms) m.runtime_s = *d.runtime_ms / 1e3;
+  if (d.total_ios) m.total_ios = static_cast<double>(*d.total_ios);
+  m.setup = setup_from_options(merged_options(r, j), dir_index);
+  return m;
+}
+
+[[noreturn]] void fail(const std::string& path, const toml::node* node, const std::string& what) {
+  std::string msg = path;
+  if (node && node->source().begin.line > 0) msg += ":" + std::to_string(node->source().begin.line);
+  msg += ": ";
+  msg += what;
+  throw models::ConfigError(msg);
+}
+
+std::string toml_value_text(const toml::node& n) {
+  if (auto s = n.value<std::string>(); s && n.is_string()) return *s;
+  if (n.is_integer()) return std::to_string(*n.value<std::int64_t>());
+  if (n.is_floating_point()) return number_text(*n.value<double>());
+  if (n.is_boolean()) return *n.value<bool>() ? "true" : "false";
+  return "";
+}
+
+}  // namespace
+
+std::vector<Measured> measured_from_result(const fio::FioResult& r, const std::string& source) {
+  std::vector<Measured> out;
+  for (const auto& j : r.jobs) {
+    if (j.mixed && j.mixed->active()) out.push_back(from_direction(r, j, *j.mixed, "mixed", 0, source));
+    if (j.read.active()) out.push_back(from_direction(r, j, j.read, "read", 0, source));
+    if (j.write.active()) out.push_back(from_direction(r, j, j.write, "write", 1, source));
+  }
+  return out;
+}
+
+std::vector<Measured> measured_from_manifest(const std::string& path, std::vector<fio::FioResult>& keep) {
+  toml::table root;
+  try {
+    root = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    const auto line = e.source().begin.line;
+    std::string msg = path;
+    if (line > 0) msg += ":" + std::to_string(line);
+    msg += ": not a valid manifest (TOML): ";
+    msg += std::string(e.description());
+    throw models::ConfigError(msg);
+  }
+  for (const auto& [k, v] : root) {
+    const std::string key(k.str());
+    if (key != "setup" && key != "run") fail(path, &v, "unknown top-level key '" + key + "'" + models::did_you_mean(key, {"setup", "run"}) +
+                                                           "; a manifest has [setup] and [[run]] tables");
+  }
+  const toml::array* runs = root["run"].as_array();
+  if (!runs || runs->empty()) fail(path, nullptr, "no [[run]] table; a manifest lists its runs as [[run]] with `file` or `measured`");
+
+  static const std::vector<std::string> kRunFields = {"name", "file", "measured", "set"};
+  static const std::vector<std::string> kMetrics = {"iops", "bw_kib", "lat_mean_us", "clat_mean_us", "clat_p50_us", "clat_p99_us", "clat_p99.9_us"};
+  const std::filesystem::path base = std::filesystem::path(path).parent_path();
+  const std::string file_name = std::filesystem::path(path).filename().string();
+
+  struct Pending {
+    std::string name;
+    std::map<std::string, std::string> set;
+    std::optional<std::size_t> kept;  // index into keep
+    std::string file;
+    std::map<std::string, std::map<std::string, double>> inline_numbers;  // dir -> metric -> value
+  };
+  std::vector<Pending> pending;
+  std::vector<fio::FioResult> parsed;
+  int index = 0;
+  for (const auto& node : *runs) {
+    ++index;
+    const toml::table* run = node.as_table();
+    if (!run) fail(path, &node, "run " + std::to_string(index) + " is not a table; write [[run]]");
+    Pending p;
+    for (const auto& [k, v] : *run) {
+      const std::string key(k.str());
+      if (std::find(kRunFields.begin(), kRunFields.end(), key) == kRunFields.end())
+        fail(path, &v, "run " + std::to_string(index) + ": unknown key '" + key + "'" + models::did_you_mean(key, kRunFields) +
+                           "; a run has name, file, measured and set");
+    }
+    if (const auto* n = run->get("name")) {
+      if (!n->is_string()) fail(path, n, "run " + std::to_string(index) + ": name must be a string");
+      p.name = *n->value<std::string>();
+    } else {
+      p.name = "#" + std::to_string(index);
+    }
+    const std::string where = "run '" + p.name + "'";
+    if (const auto* s = run->get("set")) {
+      const toml::table* t = s->as_table();
+      if (!t) fail(path, s, where + ": set must be a table of scenario keys, e.g. set = { \"workload.iodepth\" = 32 }");
+      for (const auto& [k, v] : *t) {
+        const std::string key(k.str());
+        std::string value = toml_value_text(v);
+        if (value.empty() && !v.is_string()) fail(path, &v, where + ": set." + key + " must be a number, string or boolean");
+        if (key == "workload.bs" && v.is_string()) {
+          if (auto b = fio_size(value)) value = number_text(*b);
+          else fail(path, &v, where + ": set.workload.bs: '" + value + "' is not a size such as \"4k\"");
+        }
+        p.set[key] = value;
+      }
+    }
+    const auto* file = run->get("file");
+    const auto* measured = run->get("measured");
+    if (!file && !measured) fail(path, &node, where + ": needs `file` (a fio output) or inline `measured` numbers");
+    if (measured) {
+      const toml::table* t = measured->as_table();
+      if (!t) fail(path, measured, where + ": measured must be a table, e.g. measured = { \"read.iops\" = 151000 }");
+      for (const auto& [k, v] : *t) {
+        const std::string key(k.str());
+        const auto dot = key.find('.');
+        const std::string dir = key.substr(0, dot);
+        if (dot == std::string::npos || (dir != "read" && dir != "write"))
+          fail(path, &v, where + ": measured key '" + key + "' must be <dir>.<metric> with <dir> read or write, e.g. read.iops");
+        if (!v.is_number()) fail(path, &v, where + ": measured." + key + " must be a number");
+        const double x = *v.value<double>();
+        if (!std::isfinite(x) || x < 0) fail(path, &v, where + ": measured." + key + " must be a finite number >= 0");
+        const std::string metric = key.substr(dot + 1);
+        // Known metrics are used; `*_stddev` and keys a manifest declares for itself are accepted.
+        if (std::find(kMetrics.begin(), kMetrics.end(), metric) != kMetrics.end()) p.inline_numbers[dir][metric] = x;
+      }
+    }
+    if (file) {
+      if (!file->is_string()) fail(path, file, where + ": file must be a string (a path relative to the manifest)");
+      p.file = *file->value<std::string>();
+      const std::string full = (base / p.file).string();
+      try {
+        fio::ParsedFile f = fio::parse_fio_file(full);
+        parsed.push_back(f.final_result());
+        p.kept = parsed.size() - 1;
+      } catch (const fio::ParseError& e) {
+        fail(path, file, where + ": " + e.what());
+      }
+    }
+    pending.push_back(std::move(p));
+  }
+
+  // Move the parsed files into `keep` first, so that the pointers taken below stay valid.
+  const std::size_t first = keep.size();
+  for (auto& r : parsed) keep.push_back(std::move(r));
+
+  std::vector<Measured> out;
+  for (const auto& p : pending) {
+    const std::string source = file_name + ": run '" + p.name + "'";
+    if (p.kept) {
+      for (Measured m : measured_from_result(keep[first + *p.kept], source + " (" + p.file + ")")) {
+        for (const auto& [k, v] : p.set) m.setup[k] = v;
+        out.push_back(std::move(m));
+      }
+    }
+    for (const auto& [dir, numbers] : p.inline_numbers) {
+      Measured m;
+      m.source = source;
+      m.dir = dir;
+      m.setup = p.set;
+      auto get = [&](const char* k) -> std::optional<double> {
+        auto it = numbers.find(k);
+        return it == numbers.end() ? std::nullopt : std::optional<double>(it->second);
+      };
+      m.iops = get("iops");
+      m.bw_kib = get("bw_kib");
+      m.lat_mean_us = get("lat_mean_us");
+      m.clat_mean_us = get("clat_mean_us");
+      m.clat_p50_us = get("clat_p50_us");
+      m.clat_p99_us = get("clat_p99_us");
+      m.clat_p999_us = get("clat_p99.9_us");
+      if (auto it = p.set.find("workload.runtime"); it != p.set.end()) {
+        try {
+          m.runtime_s = models::parse_duration_ns_real(it->second) / 1e9;
+        } catch (const std::exception&) {
+          if (auto s = fio_seconds(it->second)) m.runtime_s = *s;
+        }
+      }
+      out.push_back(std::move(m));
+    }
+  }
+  return out;
+}
+
+}  // namespace vqsim::check
