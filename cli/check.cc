@@ -47,6 +47,7 @@ int check_main(const std::vector<std::string>& args) {
   std::vector<std::string> files, overrides;
   std::string scenario, device, format = "text";
   int threads = 0;
+  bool repeats = false;
   std::string classes;
   for (const auto& c : check::device_classes()) classes.append(classes.empty() ? "" : ", ").append(c);
   po::options_description opts(
@@ -67,6 +68,7 @@ int check_main(const std::vector<std::string>& args) {
       "  vqsim check run.json\n"
       "  vqsim check calibration/data/seeds/004-epyc-vm-vs-baremetal.toml --format json\n"
       "  vqsim check old-fio2.txt --device hdd-7200\n"
+      "  vqsim check run1.json run2.json run3.json --repeats     # is their spread plausible?\n"
       "  vqsim check run.json --scenario fitted.toml --set guest.driver=virtio-scsi\n\n"
       "Exit status: 0 nothing implausible, 3 at least one error finding, 2 bad usage or input.\n\n"
       "Options");
@@ -75,6 +77,8 @@ int check_main(const std::vector<std::string>& args) {
       "set", po::value(&overrides)->composing(), "override a scenario key for --scenario (repeatable)")(
       "device", po::value(&device), "device class for the physics rules (default: each run's backend.kind)")(
       "threads", po::value(&threads)->default_value(0), "threads for the model checks (0 = all cores)")(
+      "repeats", po::bool_switch(&repeats),
+      "the fio files given are repeated runs of one setup: check their spread (manifest runs with the same `set` always are)")(
       "format", po::value(&format)->default_value("text"), "text | json");
   po::positional_options_description pos;
   pos.add("file", -1);
@@ -95,6 +99,7 @@ int check_main(const std::vector<std::string>& args) {
   std::deque<fio::ParsedFile> parsed;
   std::deque<std::vector<fio::FioResult>> kept;
   std::vector<check::Measured> ms;
+  std::vector<bool> plain_file;  // per Measured: from a fio output named on the command line
   std::vector<Input> inputs;
   for (const auto& f : files) {
     Input in;
@@ -117,7 +122,10 @@ int check_main(const std::vector<std::string>& args) {
     in.measured = got.size();
     for (const auto& m : got)
       if (std::find(in.sources.begin(), in.sources.end(), m.source) == in.sources.end()) in.sources.push_back(m.source);
-    for (auto& m : got) ms.push_back(std::move(m));
+    for (auto& m : got) {
+      ms.push_back(std::move(m));
+      plain_file.push_back(!is_manifest(f));
+    }
     inputs.push_back(std::move(in));
   }
 
@@ -139,11 +147,15 @@ int check_main(const std::vector<std::string>& args) {
       throw UsageError(e.what());
     }
   }
-  // Repeated runs: the same setup, job and direction.
-  // For fio outputs, the disks fio's disk stats name are part of the setup: two runs of one job
-  // file on different disks (seed 000: sda vs vdb) are not repeats.
+  // Repeated runs: the same setup, job and direction. A manifest states each run's setup, so its
+  // runs with the same `set` are repeats. A fio output does not say which QEMU knobs it ran
+  // under (seed 002's two runs differ in cache mode and IOThread, invisibly to fio), so plain
+  // fio files count as repeats only when --repeats says so. The disks fio's disk stats name are
+  // part of the setup: two runs of one job file on different disks (seed 000) are not repeats.
   std::map<std::tuple<std::map<std::string, std::string>, std::string, std::string, std::string>, std::vector<check::Measured>> same;
-  for (const auto& m : ms) {
+  for (std::size_t i = 0; i < ms.size(); ++i) {
+    const check::Measured& m = ms[i];
+    if (plain_file[i] && !repeats) continue;
     std::string disks;
     if (m.result)
       for (const auto& d : m.result->disks) disks.append(disks.empty() ? "" : ",").append(d.name);
