@@ -74,6 +74,26 @@ printf 'base = "%s"\n[workload]\nfio_job = "job.fio"\nios = 20000\n' "$def" > "$
 check "a scenario can take its workload from a fio job file" status_is 0 "$vqsim" run "$tmp/withjob.toml" --replications 2
 check "... whose options show up and whose unsupported ones are named" bash -c "grep -q 'randrw 8k (70% reads) libaio iodepth 16 x 2 jobs' '$tmp/out' && grep -q \"verify\" '$tmp/out'"
 
+# Determinism, command by command: the same inputs and seed give the same bytes, whatever --threads.
+same_bytes() {  # same_bytes DESCRIPTION -- CMD1... -- CMD2...
+  local what=$1
+  shift 2
+  local a=() b=()
+  while [ "$1" != "--" ]; do a+=("$1"); shift; done
+  shift
+  b=("$@")
+  "${a[@]}" >"$tmp/d1" 2>/dev/null
+  "${b[@]}" >"$tmp/d2" 2>/dev/null
+  check "$what" cmp -s "$tmp/d1" "$tmp/d2"
+}
+same_bytes "determinism: run --format fio-json, threads 1 vs 2" -- "$vqsim" run "$def" "${io[@]}" --format fio-json --threads 1 -- "$vqsim" run "$def" "${io[@]}" --format fio-json --threads 2
+same_bytes "determinism: solve" -- "$vqsim" solve "$src/scenarios/seed000-virtio-blk.toml" --format json -- "$vqsim" solve "$src/scenarios/seed000-virtio-blk.toml" --format json
+same_bytes "determinism: graph" -- "$vqsim" graph "$src/scenarios/seed002-qemu2.2-writethrough.toml" -- "$vqsim" graph "$src/scenarios/seed002-qemu2.2-writethrough.toml"
+same_bytes "determinism: import" -- "$vqsim" import "$src/calibration/data/seeds/002-qemu2.2-writethrough.fio.txt" --format fio-json -- "$vqsim" import "$src/calibration/data/seeds/002-qemu2.2-writethrough.fio.txt" --format fio-json
+same_bytes "determinism: check (DES spread), threads 1 vs 2" -- "$vqsim" check "$src/calibration/data/seeds/003-virtio-blk-bio-path.toml" --format json --threads 1 -- "$vqsim" check "$src/calibration/data/seeds/003-virtio-blk-bio-path.toml" --format json --threads 2
+same_bytes "determinism: plan, threads 1 vs 2" -- "$vqsim" plan "$src/scenarios/seed004-vm.toml" --maximize workload.numjobs --subject-to 'read.lat_mean_us <= 2000' --ios 20000 --threads 1 -- "$vqsim" plan "$src/scenarios/seed004-vm.toml" --maximize workload.numjobs --subject-to 'read.lat_mean_us <= 2000' --ios 20000 --threads 2
+same_bytes "determinism: keys" -- "$vqsim" keys -- "$vqsim" keys
+
 check "bench tandem --json reports both loops, MVA and the ratio" bash -c "'$vqsim' bench tandem --cycles 100000 --repeat 1 --json > '$tmp/b.json'"
 check "... throughput within 1% of exact MVA" python3 -c "import json; j=json.load(open('$tmp/b.json')); assert abs(j['engine_throughput_rel_error_vs_mva'])<0.01, j; assert j['engine_to_hand_ratio']>0"
 check "an unknown benchmark is bad usage (2)" status_is 2 "$vqsim" bench tandm
