@@ -268,7 +268,7 @@ int bench_main(const std::vector<std::string>& args) {
   if (args[0] == "tandem") return bench_tandem(rest);
   if (args[0] == "queue") return bench_queue(rest);
   if (args[0] == "e2e") return bench_e2e(rest);
-  throw UsageError("unknown benchmark '" + args[0] + "'" + did_you_mean(args[0], {"tandem", "queue", "e2e"}) + "\n" + usage);
+  throw UsageError("unknown benchmark '" + args[0] + "'" + did_you_mean(args[0], {"tandem", "queue", "e2e"}) + "; expected tandem, queue or e2e (see vqsim bench --help)");
 }
 
 }  // namespace vqsim::cli

@@ -101,6 +101,7 @@ int check_main(const std::vector<std::string>& args) {
   std::vector<check::Measured> ms;
   std::vector<bool> plain_file;  // per Measured: from a fio output named on the command line
   std::vector<Input> inputs;
+  std::vector<check::Finding> no_io;  // jobs of fio files without any measured direction
   for (const auto& f : files) {
     Input in;
     in.path = f;
@@ -118,6 +119,22 @@ int check_main(const std::vector<std::string>& args) {
       }
       in.detected = parsed.back().detected;
       got = check::measured_from_result(parsed.back().final_result(), f);
+      // A job that did no I/O has no measured direction for the rules to look at: a failed run
+      // (fio's error= set, e.g. 5 = EIO at the first I/O) is an error finding, else a warning.
+      for (const auto& job : parsed.back().final_result().jobs) {
+        if (std::any_of(got.begin(), got.end(), [&](const check::Measured& m) { return m.job == job.name; })) continue;
+        if (job.trim.total_ios.value_or(0) > 0 || job.trim.io_bytes.value_or(0) > 0) continue;  // trim only: not checked
+        const int err = job.error.value_or(0);
+        check::Finding x;
+        x.severity = err != 0 ? check::Severity::error : check::Severity::warning;
+        x.rule = err != 0 ? "errors" : "no-io";
+        x.subject = f + ": job '" + job.name + "'";
+        x.evidence = err != 0 ? "err=" + std::to_string(err) + " and no I/O completed in any direction" : "no I/O completed in any direction";
+        x.cause = err != 0 ? "the run failed: fio stopped the job at its first I/O error, so there are no figures to check"
+                           : "the job did not run (time_based with runtime 0, size 0, or a filter that skipped it)";
+        no_io.push_back(std::move(x));
+        if (std::find(in.sources.begin(), in.sources.end(), f) == in.sources.end()) in.sources.push_back(f);
+      }
     }
     in.measured = got.size();
     for (const auto& m : got)
@@ -133,6 +150,7 @@ int check_main(const std::vector<std::string>& args) {
   auto add = [&](std::vector<check::Finding> v) {
     for (auto& x : v) findings.push_back(std::move(x));
   };
+  add(std::move(no_io));
   add(check::check_consistency(ms));
   add(check::check_setup(ms));
   try {
@@ -207,7 +225,7 @@ int check_main(const std::vector<std::string>& args) {
       out["findings"].push_back(std::move(j));
     }
     out["summary"] = {{"errors", errors}, {"warnings", warnings}, {"notes", notes}, {"exit", status}};
-    std::cout << out.dump(2) << "\n";
+    std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return status;
   }
 

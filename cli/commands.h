@@ -30,6 +30,7 @@ struct IoRunOptions {
   int replications = 0;  // 0 = the scenario's
   std::string ios, runtime;
   bool compare_mva = false;
+  bool allow_long_runs = false;  // lift check_run_size's limits
 };
 int run_io(const IoRunOptions& options);
 int bench_main(const std::vector<std::string>& args);

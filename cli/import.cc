@@ -74,8 +74,8 @@ int import_main(const std::vector<std::string>& args) {
     }
   }
   if (all.size() == 1 && format == "fio-json") std::cout << fio::to_fio_json_text(all_documents ? *documents(parsed[0])[0] : parsed[0].final_result());
-  else if (all.size() == 1) std::cout << all[0].dump(2) << "\n";
-  else std::cout << all.dump(2) << "\n";
+  else if (all.size() == 1) std::cout << all[0].dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  else std::cout << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // invalid UTF-8 in fio names: U+FFFD
   return 0;
 }
 

@@ -1,9 +1,11 @@
 #include "cli/io_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
+#include "cli/common.h"
 #include "sim/fio_histogram.h"
 
 namespace vqsim::cli {
@@ -45,6 +47,84 @@ std::string bytes_rate(double b) {
 const char* kDirs[] = {"read", "write"};
 
 }  // namespace
+
+double offered_iops(const models::IoScenario& s) { return s.workload.rate_iops * s.workload.numjobs; }
+
+double capacity_iops(const models::IoScenario& s) {
+  models::IoScenario closed = s;
+  closed.workload.rate_iops = 0;
+  return models::solve_io_mva(closed).iops;
+}
+
+std::string open_loop_warning(const models::IoScenario& s, double offered, double served, const char* how) {
+  if (offered <= 0 || !(served < 0.95 * offered)) return "";
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "open loop beyond capacity: offered %.0f IOPS (workload.rate_iops %g x %d job%s), served %.0f (%s); arrivals wait "
+                "for a free iodepth slot in a backlog that grows without bound with run length",
+                offered, s.workload.rate_iops, s.workload.numjobs, s.workload.numjobs == 1 ? "" : "s", served, how);
+  return buf;
+}
+
+void check_run_size(const models::IoScenario& s, bool allow_long_runs) {
+  if (allow_long_runs) return;
+  const auto& w = s.workload;
+  constexpr double kIosPerSecond = 1e6;  // simulated I/Os per wall second on one core (vqsim bench e2e)
+  const bool runtime = w.runtime_ns > 0;
+  const double offered = offered_iops(s);
+  // What the MVA expects the path to serve (milliseconds to compute).
+  double served = capacity_iops(s);
+  if (offered > 0) served = std::min(served, offered);
+  const double ramp_s = static_cast<double>(w.ramp_time_ns) / 1e9;
+  const double measured = runtime ? static_cast<double>(w.runtime_ns) / 1e9 * served : static_cast<double>(w.ios);
+  const double ios = measured + ramp_s * served;
+  const double sim_s = (runtime ? static_cast<double>(w.runtime_ns) / 1e9 : (served > 0 ? measured / served : 0)) + ramp_s;
+  const double arrivals = offered * sim_s;
+  auto duration = [](double ios_count) {
+    const double seconds = ios_count / kIosPerSecond;
+    char buf[64];
+    if (seconds < 120) std::snprintf(buf, sizeof buf, "%.0f seconds", seconds);
+    else if (seconds < 7200) std::snprintf(buf, sizeof buf, "%.0f minutes", seconds / 60);
+    else if (seconds < 2 * 86400) std::snprintf(buf, sizeof buf, "%.0f hours", seconds / 3600);
+    else std::snprintf(buf, sizeof buf, "%.3g days", seconds / 86400);
+    return std::string(buf);
+  };
+  const std::string lift = " (use --allow-long-runs to lift it)";
+  char buf[768];
+  if (ios > kMaxIosPerReplication) {
+    if (ramp_s * served > measured)
+      std::snprintf(buf, sizeof buf,
+                    "%s: workload.ramp_time: %g s of warm-up at about %.0f IOPS (MVA) is %.3g I/Os per replication and would take "
+                    "about %s on one core; the limit is %.0f I/Os per replication%s",
+                    s.path.c_str(), ramp_s, served, ios, duration(ios).c_str(), kMaxIosPerReplication, lift.c_str());
+    else if (runtime)
+      std::snprintf(buf, sizeof buf,
+                    "%s: workload.runtime: %g s at about %.0f IOPS (MVA) is %.3g I/Os per replication and would take about %s on one "
+                    "core; the limit is %.0f I/Os per replication%s",
+                    s.path.c_str(), static_cast<double>(w.runtime_ns) / 1e9, served, ios, duration(ios).c_str(), kMaxIosPerReplication,
+                    lift.c_str());
+    else
+      std::snprintf(buf, sizeof buf,
+                    "%s: workload.ios: %.3g I/Os per replication would take about %s on one core; the limit is %.0f%s", s.path.c_str(),
+                    static_cast<double>(w.ios), duration(ios).c_str(), kMaxIosPerReplication, lift.c_str());
+    throw UsageError(buf);
+  }
+  if (arrivals > kMaxIosPerReplication) {
+    std::snprintf(buf, sizeof buf,
+                  "%s: workload.rate_iops: %.0f IOPS offered over %.3g simulated seconds is %.3g arrivals per replication (the path "
+                  "serves about %.0f IOPS) and would take about %s on one core; the limit is %.0f%s",
+                  s.path.c_str(), offered, sim_s, arrivals, served, duration(arrivals).c_str(), kMaxIosPerReplication, lift.c_str());
+    throw UsageError(buf);
+  }
+  const double total = (ios + arrivals) * s.run.replications;
+  if (total > kMaxIosPerRun) {
+    std::snprintf(buf, sizeof buf,
+                  "%s: run.replications: %d replications x %.3g I/Os is %.3g simulated I/Os and would take about %s on one core; the "
+                  "limit is %.0f in all%s",
+                  s.path.c_str(), s.run.replications, ios + arrivals, total, duration(total).c_str(), kMaxIosPerRun, lift.c_str());
+    throw UsageError(buf);
+  }
+}
 
 std::string setup_line(const models::IoScenario& s) {
   std::ostringstream os;
@@ -113,7 +193,7 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
   out << "\nstage                    capacity  utilization        queue    wait (µs)   time/visit (µs)  share of lat\n";
   for (const auto& st : r.stages) {
     char line[256];
-    const std::string cap = st.capacity > 0 ? std::to_string(st.capacity) : "inf";
+    const std::string cap = st.capacity > 0 ? std::to_string(st.capacity) : "infinite";
     const std::string util = st.has_utilization ? printf_string("%.3f ± %.3f", st.utilization.mean, st.utilization.half_width) : "-";
     const std::string queue = st.has_wait ? printf_string("%.2f", st.queue_mean.mean) : "-";
     const std::string wait = st.has_wait ? printf_string("%.2f", st.wait_mean_ns.mean / 1e3) : "-";

@@ -17,6 +17,25 @@ using models::simulate_io;
 std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, const models::IoMvaResult* mva);
 nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunReport& r, const models::IoMvaResult* mva);
 fio::FioResult to_fio_result(const models::IoScenario& s, const IoRunReport& r);
+// The size guard of a DES run: refuses (UsageError, exit 2) a run whose simulated I/Os per
+// replication (workload.ios, or workload.runtime x the MVA's IOPS), open-loop arrivals per
+// replication, or I/Os over all replications exceed the limits below, with an estimate of the
+// time it would take; `allow_long_runs` lifts them. Memory does not grow with run length (the
+// statistics are fixed-size histograms and the open loop's backlog is a counter), so the limits
+// are about time.
+inline constexpr double kMaxIosPerReplication = 2e8;
+inline constexpr double kMaxIosPerRun = 2e9;
+void check_run_size(const models::IoScenario& s, bool allow_long_runs);
+
+// The open-loop overload message shared by `run` and `solve`: "" when `served_iops` is at least
+// 95% of `offered_iops` (or the loop is closed), else "open loop beyond capacity: offered X IOPS,
+// served Y; ...". `how` says where `served` comes from.
+std::string open_loop_warning(const models::IoScenario& s, double offered_iops, double served_iops, const char* how);
+// The scenario's offered open-loop rate (rate_iops x numjobs; 0 in a closed loop) and the most
+// the path serves (closed-loop MVA at the same iodepth and jobs).
+double offered_iops(const models::IoScenario& s);
+double capacity_iops(const models::IoScenario& s);
+
 // One line: "virtio-blk, main loop, aio=threads, cache=none, nvme; randread 4k iodepth 32 x 1 job".
 std::string setup_line(const models::IoScenario& s);
 

@@ -73,7 +73,8 @@ int run_main(const std::vector<std::string>& args) {
       "format", po::value(&format)->default_value("text"), "text | json | fio-json (I/O-path scenarios: fio 3.x JSON)")(
       "ios", po::value(&ios), "I/O-path scenarios: measured I/Os per replication (sets workload.ios, clears runtime)")(
       "runtime", po::value(&runtime), "I/O-path scenarios: simulated measured time per replication, e.g. 2s (sets workload.runtime)")(
-      "compare-mva", "I/O-path scenarios: also solve by MVA and report where DES and MVA differ by more than 10%");
+      "compare-mva", "I/O-path scenarios: also solve by MVA and report where DES and MVA differ by more than 10%")(
+      "allow-long-runs", "I/O-path scenarios: lift the run-size limits (2e8 simulated I/Os or open-loop arrivals per replication, 2e9 in all)");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
@@ -94,6 +95,7 @@ int run_main(const std::vector<std::string>& args) {
     o.ios = ios;
     o.runtime = runtime;
     o.compare_mva = vm.count("compare-mva") > 0;
+    o.allow_long_runs = vm.count("allow-long-runs") > 0;
     return run_io(o);
   }
   if (format == "fio-json") throw UsageError("--format fio-json needs an I/O-path scenario; " + scenario_path + " is a generic network");

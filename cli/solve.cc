@@ -2,6 +2,7 @@
 // scenario keys of an I/O-path scenario. Each only wires the models to the command line.
 #include <boost/program_options.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -47,6 +48,11 @@ int solve_main(const std::vector<std::string>& args) {
   const auto t0 = std::chrono::steady_clock::now();
   const models::IoMvaResult r = models::solve_io_mva(s);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  // An open loop beyond what the path serves at this iodepth: the same words as `vqsim run`.
+  const std::string overload =
+      open_loop_warning(s, offered_iops(s), r.open_loop ? capacity_iops(s) : 0, "the most the path serves at this iodepth, by MVA");
+  // Past saturation the open-network formulas give unbounded means; JSON has null for them.
+  auto finite_or_null = [](double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr); };
   if (format == "json") {
     nlohmann::ordered_json j;
     j["vqsim_version"] = VQSIM_VERSION;
@@ -56,25 +62,44 @@ int solve_main(const std::vector<std::string>& args) {
     j["read_iops"] = r.read_iops;
     j["write_iops"] = r.write_iops;
     j["bw_bytes_per_s"] = r.read_iops * static_cast<double>(s.workload.bs_read_bytes) + r.write_iops * static_cast<double>(s.workload.bs_write_bytes);
-    j["lat_mean_ns"] = r.lat_mean_ns;
-    j["slat_mean_ns"] = r.slat_mean_ns;
-    j["clat_mean_ns"] = r.clat_mean_ns;
+    j["lat_mean_ns"] = finite_or_null(r.lat_mean_ns);
+    j["slat_mean_ns"] = finite_or_null(r.slat_mean_ns);
+    j["clat_mean_ns"] = finite_or_null(r.clat_mean_ns);
     j["bottleneck"] = r.bottleneck;
     j["open_loop"] = r.open_loop;
-    j["saturated"] = r.saturated;
+    j["saturated"] = r.saturated || !overload.empty();
+    j["warnings"] = nlohmann::ordered_json::array();
+    if (!overload.empty()) j["warnings"].push_back(overload);
     for (const auto& st : r.stages)
-      j["stages"].push_back({{"name", st.name}, {"residence_ns", st.residence_ns}, {"utilization", st.utilization}, {"number_mean", st.number_mean}});
+      j["stages"].push_back({{"name", st.name},
+                             {"residence_ns", finite_or_null(st.residence_ns)},
+                             {"utilization", finite_or_null(st.utilization)},
+                             {"number_mean", finite_or_null(st.number_mean)}});
     std::cout << j.dump(2) << "\n";
+    if (!overload.empty()) std::cerr << "vqsim: warning: " << overload << "\n";
     return 0;
   }
+  auto us = [](double ns) {
+    char buf[32];
+    if (!std::isfinite(ns)) return std::string("unbounded");
+    std::snprintf(buf, sizeof buf, "%.2f", ns / 1e3);
+    return std::string(buf);
+  };
   std::printf("vqsim %s solve %s (MVA, %.1f ms)\n%s\n\n", VQSIM_VERSION, s.path.c_str(), ms, setup_line(s).c_str());
-  if (r.saturated) std::printf("open loop beyond capacity: some stage is over 100%% busy; latencies are unbounded\n");
-  std::printf("IOPS %.0f (read %.0f, write %.0f); mean lat %.2f µs = slat %.2f + clat %.2f\n\n", r.iops, r.read_iops, r.write_iops,
-              r.lat_mean_ns / 1e3, r.slat_mean_ns / 1e3, r.clat_mean_ns / 1e3);
+  if (!overload.empty()) std::printf("%s%s\n", overload.c_str(), r.saturated ? "; some stage is over 100% busy and the mean latencies are unbounded" : "");
+  std::printf("IOPS %.0f (read %.0f, write %.0f); mean lat %s µs = slat %s + clat %s\n\n", r.iops, r.read_iops, r.write_iops,
+              us(r.lat_mean_ns).c_str(), us(r.slat_mean_ns).c_str(), us(r.clat_mean_ns).c_str());
   std::printf("%-26s %14s %12s %10s\n", "stage", "residence (µs)", "utilization", "number");
-  for (const auto& st : r.stages)
-    std::printf("%-26s %14.2f %12.3f %10.2f\n", st.name.c_str(), st.residence_ns / 1e3, st.utilization, st.number_mean);
+  for (const auto& st : r.stages) {
+    const std::string number = std::isfinite(st.number_mean) ? [&] {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.2f", st.number_mean);
+      return std::string(b);
+    }() : std::string("unbounded");
+    std::printf("%-26s %14s %12.3f %10s\n", st.name.c_str(), us(st.residence_ns).c_str(), st.utilization, number.c_str());
+  }
   std::printf("\nbottleneck: %s\n", r.bottleneck.c_str());
+  if (!overload.empty()) std::fprintf(stderr, "vqsim: warning: %s\n", overload.c_str());
   return 0;
 }
 

@@ -124,7 +124,7 @@ void BarrierFlush::handle(std::uint32_t, std::uint64_t) {
 }
 
 Backend::Backend(sim::Simulator& sim, const IoScenario& s, IoTable& io, sim::Component& router, int done_port, int flush_done_port)
-    : sim_(sim), s_(s), io_(io) {
+    : sim_(sim), io_(io) {
   const BackendParams& p = s.backend;
   auto to_router = [&](sim::Port& port) { sim::connect(port, router, done_port); };
   switch (p.kind) {

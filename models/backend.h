@@ -123,7 +123,6 @@ class Backend {
 
  private:
   sim::Simulator& sim_;
-  const IoScenario& s_;
   IoTable& io_;
   std::vector<DeviceStation*> devices_;   // one, or the two RAID1 legs, or the OSDs
   sim::ForkJoin* mirror_ = nullptr;

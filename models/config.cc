@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 namespace vqsim::models {
@@ -246,6 +248,47 @@ sim::Distribution ConfigReader::distribution(const toml::node& node, const std::
     fail(&node, key, "an empirical distribution needs 'samples' or 'percentiles'");
   } catch (const std::invalid_argument& e) {
     fail(&node, key, e.what());
+  }
+}
+
+toml::table parse_toml_file(const std::string& path, const char* what) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  (void)ec;
+  if (!fs::exists(st)) throw ConfigError(path + ": cannot read: no such file; expected " + what + " (TOML)");
+  if (fs::is_directory(st)) throw ConfigError(path + ": cannot read: is a directory; expected " + what + " (a TOML file)");
+  constexpr std::size_t kMaxBytes = 64u << 20;
+  constexpr std::size_t kMaxLine = 1u << 20;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path + ": cannot read: permission denied or not a file; expected " + what + " (TOML)");
+  std::string text;
+  char buf[1 << 16];
+  while (text.size() <= kMaxBytes && (in.read(buf, sizeof buf) || in.gcount() > 0)) text.append(buf, static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) throw ConfigError(path + ": read error; expected " + what + " (TOML)");
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw ConfigError(path + ": empty file; expected " + what + " (TOML)");
+  if (const std::size_t nul = text.find('\0'); nul != std::string::npos)
+    throw ConfigError(path + ":" + std::to_string(1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n')) +
+                      ": binary data (a NUL byte); expected " + what + " (TOML)");
+  std::size_t line = 1, start = 0;
+  for (;;) {
+    const std::size_t nl = text.find('\n', start);
+    const std::size_t len = (nl == std::string::npos ? text.size() : nl) - start;
+    if (len > kMaxLine)
+      throw ConfigError(path + ":" + std::to_string(line) + ": a line of more than " + std::to_string(kMaxLine) + " bytes; expected " + what +
+                        " (TOML) with lines of at most " + std::to_string(kMaxLine) + " bytes");
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+    ++line;
+  }
+  if (text.size() > kMaxBytes)
+    throw ConfigError(path + ": more than " + std::to_string(kMaxBytes) + " bytes; expected " + what + " (TOML) of at most " +
+                      std::to_string(kMaxBytes) + " bytes");
+  try {
+    return toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    throw ConfigError(path + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
+                      ": not valid TOML: " + std::string(e.description()) + " (expected " + what + ")");
   }
 }
 

@@ -59,6 +59,12 @@ class ConfigReader {
   std::string path_;
 };
 
+// Reads and parses a TOML file. Every failure is a ConfigError naming the file (and the line
+// where there is one): no such file, a directory, an unreadable or empty file, a file over
+// 64 MiB or with a line over 1 MiB (not a hand-written TOML file), invalid UTF-8, bad syntax.
+// `what` names the expected content in messages, e.g. "a scenario".
+toml::table parse_toml_file(const std::string& path, const char* what);
+
 // Applies "dotted.key=value" overrides to `root`. The value is read as TOML ("8", "true",
 // "\"10us\"", "[1, 2]") and, failing that, as a plain string. Numeric path parts index arrays
 // of tables ("station.1.servers=2"). Unknown keys are left for the scenario's own checks.

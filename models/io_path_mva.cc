@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "models/aio_engine.h"
 #include "models/backend.h"
@@ -202,7 +203,14 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
       std::vector<sim::MvaStation> ms;
       for (const auto& x : st) ms.push_back({x.name, x.kind, x.servers, {std::max(0.0, x.demand_ns)}});
       const int population = w.numjobs * requests_per_job(s);
-      const sim::MvaResult r = sim::mva_exact(ms, population);
+      // Exact MVA costs 2^(multi-server stations) x population; past its work limit (thousands of
+      // jobs x a deep iodepth) Schweitzer-Bard's approximation answers instead of failing.
+      sim::MvaResult r;
+      try {
+        r = sim::mva_exact(ms, population);
+      } catch (const std::invalid_argument&) {
+        r = sim::mva_schweitzer(ms, {population});
+      }
       x_ns = r.throughput[0];
       for (std::size_t k = 0; k < st.size(); ++k) {
         residence[k] = r.residence[k][0];

@@ -11,15 +11,7 @@
 namespace vqsim::models {
 
 NetworkScenario load_network(const std::string& path, const std::vector<std::string>& overrides) {
-  toml::table root;
-  try {
-    root = toml::parse_file(path);
-  } catch (const toml::parse_error& e) {
-    const auto& where = e.source().begin;
-    if (where.line == 0) throw ConfigError(path + ": cannot read the scenario: " + std::string(e.description()));
-    throw ConfigError(path + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) + ": not valid TOML: " +
-                      std::string(e.description()));
-  }
+  toml::table root = parse_toml_file(path, "a network scenario");
   apply_overrides(root, overrides);
   ConfigReader cfg(path);
   cfg.check_keys(root, "", {"description", "run", "population", "source", "cpu", "station"});

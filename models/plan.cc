@@ -318,7 +318,9 @@ PlanResult Planner::run() {
   for (const char* m : {"total.iops", "total.lat_mean_us"})
     if (std::find(extra_metrics_.begin(), extra_metrics_.end(), m) == extra_metrics_.end()) extra_metrics_.emplace_back(m);
 
-  // Both ends of the range must make valid scenarios (the loader's errors name the key).
+  // The scenario itself must load (its errors are the file's, whatever the range), then both
+  // ends of the range must make valid scenarios (the loader's errors name the key).
+  (void)load_io_scenario(req_.scenario_path, req_.overrides);
   for (const long long end : {lo_, hi_}) {
     try {
       (void)scenario_at(end, false);

@@ -109,14 +109,7 @@ std::vector<std::string> SweepPoint::overrides() const {
 }
 
 SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& extra_set) {
-  toml::table t;
-  try {
-    t = toml::parse_file(path);
-  } catch (const toml::parse_error& e) {
-    std::ostringstream os;
-    os << path << ":" << e.source().begin.line << ": " << e.description();
-    throw ConfigError(os.str());
-  }
+  toml::table t = parse_toml_file(path, "a sweep spec");
   check_keys(path, t, "", {"scenario", "description", "set", "axis", "exclude", "metrics", "replications", "ios", "seed"});
   SweepSpec spec;
   spec.path = path;

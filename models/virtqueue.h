@@ -21,7 +21,7 @@
 
 namespace vqsim::models {
 
-class Virtqueues : public KickPolicy {
+class Virtqueues final : public KickPolicy {
  public:
   // always_exit: an emulated HBA without a ring traps on every command (register writes).
   Virtqueues(const IoScenario& s, std::vector<EmulationThread*> threads, bool always_exit)

@@ -198,7 +198,8 @@ TEST_CASE("Distribution: empirical_percentiles reproduces its points as quantile
   std::sort(x.begin(), x.end());
   const double n = static_cast<double>(x.size());
 
-  for (const auto& [percent, value] : points) {
+  for (const auto& point : points) {
+    const double percent = point.first, value = point.second;  // (clang 14: CAPTURE cannot capture a binding)
     CAPTURE(percent);
     const double p = percent / 100.0;
     // The sample p-quantile lies, with overwhelming probability, between the true quantiles at

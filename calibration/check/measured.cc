@@ -340,7 +340,7 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
       m.source = source;
       m.dir = dir;
       m.setup = p.set;
-      auto get = [&](const char* k) -> std::optional<double> {
+      auto get = [&numbers = numbers](const char* k) -> std::optional<double> {  // (clang 14: no capture of a binding)
         auto it = numbers.find(k);
         return it == numbers.end() ? std::nullopt : std::optional<double>(it->second);
       };

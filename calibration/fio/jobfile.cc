@@ -140,6 +140,10 @@ std::string closest(std::string_view word, const std::vector<std::string_view>& 
   std::string best;
   std::size_t best_distance = limit + 1;
   for (std::string_view c : candidates) {
+    // The edit distance is at least the difference in length: skip those that cannot be close
+    // (most of fio's ~400 option names), which keeps a file full of unknown options fast.
+    const std::size_t length_gap = c.size() > word.size() ? c.size() - word.size() : word.size() - c.size();
+    if (length_gap > limit) continue;
     const std::size_t d = edit_distance(word, c);
     if (d < best_distance) {
       best_distance = d;

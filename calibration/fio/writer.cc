@@ -256,7 +256,7 @@ void dump_fio_style(const ojson& v, int level, std::string& out) {
         if (!first) out.append(",\n");
         first = false;
         indent(level + 1);
-        out.append(ojson(it.key()).dump()).append(" : ");
+        out.append(ojson(it.key()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)).append(" : ");
         dump_fio_style(*it, level + 1, out);
       }
       out.append("\n");
@@ -290,8 +290,8 @@ void dump_fio_style(const ojson& v, int level, std::string& out) {
       out.append(buf, res.ptr);
       return;
     }
-    default:
-      out.append(v.dump());
+    default:  // strings from fio's output may hold invalid UTF-8: written as U+FFFD
+      out.append(v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
       return;
   }
 }

@@ -1,0 +1,262 @@
+#!/usr/bin/env bash
+# The bad-input matrix (issue "Robustness", items 3 and 6): every command that reads a file, fed
+# every kind of bad file, answers exit 2 with exactly one stderr line "vqsim: FILE[:LINE]: ..."
+# that names the file and says what was expected: never a stack trace ("terminate called",
+# "Aborted"), never a hang (each call runs under `timeout 20`), never nan/inf on stdout.
+# Then the run-size limits (a billion I/Os, a runtime of 1e6 s, an open loop far beyond
+# capacity) and nan/inf on the normal outputs.
+#
+# Decisions documented here:
+# - An empty (or whitespace-only) scenario, sweep spec or manifest is an error, although every
+#   scenario key has a default: a zero-byte file is a failed write far more often than a request
+#   for the defaults (write a description = "..." line for those).
+# - A TOML file over 64 MiB or with a line over 1 MiB is refused before parsing (a 100 MB
+#   description would otherwise be parsed and printed back).
+# - workload.bs (and bs_write) must be a multiple of 512 where the scenario or --set names it:
+#   fio opens the disk with O_DIRECT and the kernel refuses other sizes.
+# - A fio output of a failed run (error=5, no I/O) is still a valid fio output: `import` reads
+#   it (exit 0) and `check` flags it as implausible (exit 3, an error finding).
+# - An open loop beyond capacity is a valid run (exit 0) with a warning on stderr
+#   ("vqsim: warning: open loop beyond capacity: ...") and in JSON ("warnings"); `solve`
+#   prints the same words.
+# - More than 2e8 simulated I/Os (or open-loop arrivals) per replication, or 2e9 in all, is
+#   refused (exit 2) unless `vqsim run --allow-long-runs`.
+#
+# usage: test_bad_input.sh VQSIM SOURCE_DIR
+set -u
+vqsim=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+src=$(cd "$2" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+checks=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# run_case NAME EXPECTED_RC MUST_MATCH(grep -E on stderr) -- vqsim ARGS...
+# Checks: exit status, no timeout, exactly one stderr line starting "vqsim: " (when the
+# expected status is 2), no crash markers, the message matches, no nan/inf word on stdout.
+run_case() {
+  local name=$1 want=$2 pattern=$3
+  shift 4
+  checks=$((checks + 1))
+  timeout 20 "$vqsim" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ $rc -eq 124 ]; then
+    fail "$name: timed out (vqsim $*)"
+    return
+  fi
+  if [ $rc -ne "$want" ]; then
+    fail "$name: exit $rc, expected $want (vqsim $*); stderr: $(head -c 300 "$tmp/err")"
+    return
+  fi
+  if grep -qiE 'terminate called|aborted|what\(\)|stack|segmentation|sanitizer' "$tmp/err"; then
+    fail "$name: crash marker on stderr: $(head -c 300 "$tmp/err")"
+  fi
+  if [ "$want" -eq 2 ]; then
+    local lines
+    lines=$(wc -l <"$tmp/err")
+    if [ "$lines" -ne 1 ] || ! grep -q '^vqsim: ' "$tmp/err"; then
+      fail "$name: expected exactly one stderr line 'vqsim: ...', got $lines: $(head -c 300 "$tmp/err")"
+    fi
+    if grep -q '^vqsim: error: ' "$tmp/err"; then fail "$name: an internal error, not an input message: $(cat "$tmp/err")"; fi
+  fi
+  if [ -n "$pattern" ] && ! grep -qE -- "$pattern" "$tmp/err"; then
+    fail "$name: stderr does not match /$pattern/: $(head -c 300 "$tmp/err")"
+  fi
+  if grep -qiwE 'nan|-nan|inf|-inf|infinity' "$tmp/out"; then
+    fail "$name: nan/inf on stdout: $(grep -oiwE '.{0,40}(nan|inf|infinity).{0,10}' "$tmp/out" | head -2)"
+  fi
+}
+
+# ---------------------------------------------------------------- inputs
+cd "$tmp" || exit 1
+mkdir adir
+: >empty.toml
+printf '  \n\n' >blank.toml
+head -c 4096 /dev/urandom >garbage.bin
+printf '\0\1\2\3binary' >>garbage.bin
+# Truncated in the middle of a string value (line 13 of default.toml: rw = "randread").
+trunc_line=$(grep -m1 -n 'rw = "randread"' "$src/scenarios/default.toml" | cut -d: -f1)
+[ -n "$trunc_line" ] || fail "default.toml changed: no rw line"
+awk '/rw = "randread"/ { printf "rw = \"rand"; exit } { print }' "$src/scenarios/default.toml" >trunc.toml
+# A 100 MB single line (a TOML string and plain text).
+{ printf 'description = "'; head -c 100000000 /dev/zero | tr '\0' 'a'; printf '"\n'; } >bigline.toml
+{ head -c 100000000 /dev/zero | tr '\0' 'a'; echo; } >bigline.txt
+# Invalid UTF-8 inside a TOML string, and inside a fio normal-text output (a job name).
+printf '[workload]\nrw = "\xff\xfe"\n' >badutf.toml
+sed '1,5s/\(^[A-Za-z0-9_-]*\): (groupid/\1\xff\xfe: (groupid/' "$src/calibration/data/seeds/000-virtio-blk.fio.txt" >badutf.fio.txt
+printf '[workload]\nfoo = 1\n' >unknown.toml
+printf '[workload]\niodepth = "deep"\n' >wrongtype.toml
+printf '[workload]\nbs = 1000\n' >bs1000.toml
+printf '[workload]\niodepth = 0\n' >iodepth0.toml
+printf '[host]\naio = "native"\ncache = "writeback"\n' >contra.toml
+head -c 300 "$src/tests/data/fio/mixed.json.out" >trunc.json
+printf '{ "fio version": "fio-3.33", "jobs": [ {"jobname": "x", "read": {"iops": "many"} } ] }\n' >wrongtype.json
+# A fio JSON of a failed run: error 5 (EIO) and no I/O done. fio writes such a document.
+python3 - <<'EOF' >failed.json
+import json
+zero = {"io_bytes": 0, "io_kbytes": 0, "bw_bytes": 0, "bw": 0, "iops": 0.0, "runtime": 0, "total_ios": 0, "short_ios": 0, "drop_ios": 0,
+        "slat_ns": {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0},
+        "clat_ns": {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0},
+        "lat_ns": {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0},
+        "bw_min": 0, "bw_max": 0, "bw_agg": 0.0, "bw_mean": 0.0, "bw_dev": 0.0, "bw_samples": 0,
+        "iops_min": 0, "iops_max": 0, "iops_mean": 0.0, "iops_stddev": 0.0, "iops_samples": 0}
+job = {"jobname": "failed", "groupid": 0, "error": 5, "eta": 0, "elapsed": 1,
+       "job options": {"rw": "randread", "bs": "4k", "ioengine": "libaio", "iodepth": "32", "direct": "1"},
+       "read": zero, "write": zero, "trim": zero, "sync": {"total_ios": 0, "lat_ns": {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}},
+       "job_runtime": 0, "usr_cpu": 0.0, "sys_cpu": 0.0, "ctx": 2, "majf": 0, "minf": 10,
+       "iodepth_level": {"1": 0.0, "2": 0.0, "4": 0.0, "8": 0.0, "16": 0.0, "32": 0.0, ">=64": 0.0}}
+print(json.dumps({"fio version": "fio-3.33", "timestamp": 1700000000, "time": "Tue Nov 14 22:13:20 2023",
+                  "global options": {}, "jobs": [job]}, indent=2))
+EOF
+for key in workload.iodepth workload.bs backend.latency_us workload.rate_iops run.replications workload.ios; do
+  for v in -1 0 1e300 nan inf -inf; do
+    printf '[%s]\n%s = %s\n' "${key%%.*}" "${key#*.}" "$v" >"num-$key-$v.toml"
+  done
+done
+# A sweep spec over a bad base scenario is a sweep error that names the base; a bad spec value.
+printf 'scenario = "%s"\nios = 2000\nreplications = 2\n[[axis]]\nkey = "workload.iodepth"\nvalues = [1, 2]\n' "$tmp/bs1000.toml" >sweep-badbase.toml
+printf 'scenario = "%s"\nios = nan\n[[axis]]\nkey = "workload.iodepth"\nvalues = [1, 2]\n' "$src/scenarios/default.toml" >sweep-nan.toml
+# A manifest (vqsim check) with a wrong type and a non-finite number.
+printf '[[run]]\nname = "x"\nmeasured = { "read.iops" = "many" }\n' >manifest-wrongtype.toml
+printf '[[run]]\nname = "x"\nmeasured = { "read.iops" = nan }\n' >manifest-nan.toml
+
+# ---------------------------------------------------------------- the matrix
+# The scenario commands: run, solve, graph, plan (all load one I/O-path scenario).
+plan_args=(--maximize workload.numjobs --subject-to 'read.lat_mean_us <= 2000')
+scenario_cmd() {  # scenario_cmd COMMAND FILE -> the argument list
+  case $1 in
+    run) echo "run $2 --replications 2" ;;
+    plan) echo "plan $2" ;;
+    *) echo "$1 $2" ;;
+  esac
+}
+for cmd in run solve graph plan; do
+  extra=()
+  [ $cmd = plan ] && extra=("${plan_args[@]}")
+  sc() { run_case "$cmd $1" 2 "$2" -- $(scenario_cmd $cmd "$3") "${extra[@]}"; }
+  sc missing '/nonexistent/x\.toml: cannot read: no such file; expected a scenario' /nonexistent/x.toml
+  sc directory 'adir: cannot read: is a directory; expected a scenario' adir
+  sc empty 'empty\.toml: empty file; expected a scenario' empty.toml
+  sc blank 'blank\.toml: empty file; expected a scenario' blank.toml
+  sc garbage 'garbage\.bin:[0-9]+: .*expected a scenario' garbage.bin
+  sc truncated "trunc\\.toml:$trunc_line:[0-9]+: not valid TOML: .*expected a scenario" trunc.toml
+  sc 100MB-line 'bigline\.toml:1: a line of more than 1048576 bytes; expected a scenario' bigline.toml
+  sc invalid-utf8 'badutf\.toml:2:[0-9]+: not valid TOML: .*utf-8.*expected a scenario' badutf.toml
+  sc unknown-key "unknown\.toml:2: workload\.foo: unknown key" unknown.toml
+  sc wrong-type 'wrongtype\.toml:2: workload\.iodepth: expected a whole number, got "deep"' wrongtype.toml
+  sc iodepth-0 'iodepth0\.toml:2: workload\.iodepth: value 0 is out of range \[1, 65536\]' iodepth0.toml
+  sc bs-1000 'bs1000\.toml:2: workload\.bs: 1000 bytes is not a multiple of 512 \(the sector size; fio rejects it for direct I/O\)' bs1000.toml
+  sc native+writeback 'contra\.toml:2: host\.aio: aio=native requires cache\.direct=on' contra.toml
+  for key in workload.iodepth workload.bs backend.latency_us workload.rate_iops run.replications workload.ios; do
+    for v in -1 0 1e300 nan inf -inf; do
+      f=num-$key-$v.toml
+      fre=${f//./\\.} kre=${key//./\\.}
+      case $v in
+        nan | inf | -inf) want="$fre:2: $kre: expected a finite number" ;;
+        *) want="$fre:2: $kre: value .* is out of range" ;;
+      esac
+      # Zero is a valid value of latency_us (a null device) and rate_iops (closed loop).
+      if [ "$v" = 0 ] && { [ $key = backend.latency_us ] || [ $key = workload.rate_iops ]; }; then
+        [ $cmd = solve ] && run_case "$cmd $key=0 (valid)" 0 "" -- solve "$f"
+        continue
+      fi
+      # A number of I/Os or replications far too large is a run-size error (run only),
+      # checked after the scenario is valid: 1e300 is out of the key's range first.
+      sc "$key=$v" "$want" "$f"
+    done
+  done
+done
+
+# The same through --set (no line: "(from --set)").
+run_case "run --set iodepth=nan" 2 '\(from --set\): workload\.iodepth: expected a finite number' -- run "$src/scenarios/default.toml" --set workload.iodepth=nan
+run_case "solve --set bs=1000" 2 '\(from --set\): workload\.bs: 1000 bytes is not a multiple of 512' -- solve "$src/scenarios/default.toml" --set workload.bs=1000
+run_case "run --ios -1" 2 'workload\.ios: value -1 is out of range' -- run "$src/scenarios/default.toml" --ios -1
+
+# The fio readers: import and check.
+for cmd in import check; do
+  run_case "$cmd missing" 2 '/nonexistent/x\.json: cannot read: no such file' -- $cmd /nonexistent/x.json
+  run_case "$cmd directory" 2 'adir: cannot read: is a directory' -- $cmd adir
+  run_case "$cmd empty" 2 'empty\.toml: ' -- $cmd empty.toml
+  run_case "$cmd garbage" 2 'garbage\.bin:[0-9]+: binary data' -- $cmd garbage.bin
+  run_case "$cmd truncated JSON" 2 'trunc\.json:[0-9]+: invalid JSON: truncated' -- $cmd trunc.json
+  run_case "$cmd 100MB line" 2 'bigline\.txt:1: ' -- $cmd bigline.txt
+  run_case "$cmd wrong type" 2 'wrongtype\.json:[0-9]+: .*iops' -- $cmd wrongtype.json
+  run_case "$cmd unknown TOML" 2 'unknown\.toml:' -- $cmd unknown.toml
+done
+# Invalid UTF-8 in a job name of a real fio text: the bytes are data, not structure; the file
+# is still the same fio output (exit 0).
+run_case "import invalid-utf8 fio text" 0 '' -- import badutf.fio.txt
+run_case "check invalid-utf8 fio text" 0 '' -- check badutf.fio.txt
+run_case "check manifest wrong type" 2 'manifest-wrongtype\.toml:3: ' -- check manifest-wrongtype.toml
+run_case "check manifest nan" 2 'manifest-nan\.toml:3: .*finite' -- check manifest-nan.toml
+# The failed run: valid fio (import 0), implausible (check 3).
+run_case "import failed run" 0 '' -- import failed.json
+run_case "check failed run" 3 '' -- check failed.json
+grep -qiE 'error' "$tmp/out" || fail "check failed run: no error finding in: $(head -c 300 "$tmp/out")"
+
+# sweep: the spec file itself, then a spec over a bad base and a bad spec value.
+for row in "missing:/nonexistent/x.toml:/nonexistent/x\.toml: cannot read: no such file; expected a sweep spec" \
+  "directory:adir:adir: cannot read: is a directory; expected a sweep spec" \
+  "empty:empty.toml:empty\.toml: empty file; expected a sweep spec" \
+  "garbage:garbage.bin:garbage\.bin:[0-9]+: .*expected a sweep spec" \
+  "truncated:trunc.toml:trunc\.toml:$trunc_line:[0-9]+: not valid TOML" \
+  "100MB-line:bigline.toml:bigline\.toml:1: a line of more than" \
+  "invalid-utf8:badutf.toml:badutf\.toml:2:[0-9]+: not valid TOML" \
+  "unknown-key:unknown.toml:unknown\.toml:1: workload: unknown key" \
+  "bad-base:sweep-badbase.toml:bs1000\.toml:2: workload\.bs: 1000 bytes is not a multiple of 512" \
+  "nan:sweep-nan.toml:sweep-nan\.toml:2: ios: "; do
+  IFS=: read -r name file pattern <<<"$row"
+  run_case "sweep $name" 2 "$pattern" -- sweep "$file" --out "$tmp/sweep-out"
+done
+
+# keys and bench take no file: bad options.
+run_case "keys bad option" 2 'unrecognised option|unknown option' -- keys --bogus
+run_case "bench bad kind" 2 "unknown benchmark 'nosuch'; expected tandem, queue or e2e" -- bench nosuch
+run_case "bench e2e --ios -1" 2 '' -- bench e2e --ios -1
+
+# ---------------------------------------------------------------- resource bounds (item 6)
+def=$src/scenarios/default.toml
+run_case "run a billion I/Os" 2 'workload\.ios: 1e\+09 I/Os per replication would take about .*; the limit is 200000000 \(use --allow-long-runs to lift it\)' -- run "$def" --set workload.ios=1000000000
+run_case "run --ios 1e9" 2 'workload\.ios: 1e\+09 I/Os per replication' -- run "$def" --ios 1000000000
+run_case "run runtime 1e6 s" 2 'workload\.runtime: 1e\+06 s at about [0-9]+ IOPS \(MVA\) .*the limit is 200000000 I/Os per replication' -- run "$def" --set workload.runtime=1e6
+run_case "run 10000 replications x 1e6" 2 'run\.replications: 10000 replications .*the limit is 2000000000 in all' -- run "$def" --set run.replications=10000 --ios 1000000
+run_case "run open loop at 1e9 IOPS" 2 'workload\.rate_iops: 1000000000 IOPS offered .*arrivals per replication' -- run "$def" --set workload.rate_iops=1e9
+# Beyond capacity but small: a valid run with a warning on stderr and in JSON; memory stays flat
+# (the backlog is a counter).
+checks=$((checks + 1))
+timeout 20 "$vqsim" run "$def" --set workload.rate_iops=1e7 --ios 20000 --replications 2 --format json >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] || fail "open loop 1e7: exit $rc: $(head -c 300 "$tmp/err")"
+grep -q '^vqsim: warning: open loop beyond capacity: offered 10000000 IOPS' "$tmp/err" || fail "open loop 1e7: no warning on stderr: $(cat "$tmp/err")"
+python3 -c "import json,sys; w=json.load(open(sys.argv[1]))['warnings']; assert len(w)==1 and w[0].startswith('open loop beyond capacity'), w" "$tmp/out" 2>/dev/null ||
+  fail "open loop 1e7: no warning in JSON"
+checks=$((checks + 1))
+timeout 20 "$vqsim" solve "$def" --set workload.rate_iops=1e7 >"$tmp/out" 2>"$tmp/err" || fail "solve open loop 1e7: exit $?"
+grep -q '^open loop beyond capacity: offered 10000000 IOPS' "$tmp/out" || fail "solve open loop 1e7: no overload line"
+grep -q '^vqsim: warning: open loop beyond capacity: offered 10000000 IOPS' "$tmp/err" || fail "solve open loop 1e7: no warning on stderr"
+grep -qiwE 'nan|-nan|inf' "$tmp/out" && fail "solve open loop 1e7: nan/inf on stdout: $(grep -iwE 'nan|inf' "$tmp/out" | head -2)"
+checks=$((checks + 1))
+timeout 20 "$vqsim" solve "$def" --set workload.rate_iops=1e7 --format json >"$tmp/out" 2>/dev/null || fail "solve json open loop: exit $?"
+python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['saturated'] and j['warnings'], j" "$tmp/out" 2>/dev/null || fail "solve json open loop: no warning"
+# A closed loop far beyond exact MVA's work limit falls back to an approximation, not an error.
+run_case "solve 4096 jobs x iodepth 65536" 0 '' -- solve "$def" --set workload.numjobs=4096 --set guest.vcpus=4096 --set workload.iodepth=65536
+
+# ---------------------------------------------------------------- no nan/inf in normal outputs
+run_case "run default text" 0 '' -- run "$def" --ios 5000 --replications 2
+run_case "run default json" 0 '' -- run "$def" --ios 5000 --replications 2 --format json
+run_case "run default fio-json" 0 '' -- run "$def" --ios 5000 --replications 2 --format fio-json
+run_case "run default --compare-mva" 0 '' -- run "$def" --ios 5000 --replications 2 --compare-mva
+run_case "solve default" 0 '' -- solve "$def"
+run_case "solve default json" 0 '' -- solve "$def" --format json
+run_case "graph default" 0 '' -- graph "$def"
+run_case "check seed manifest" 0 '' -- check "$src/calibration/data/seeds/004-epyc-vm-vs-baremetal.toml"
+run_case "check seed fio text" 0 '' -- check "$src/calibration/data/seeds/000-virtio-blk.fio.txt"
+run_case "import seed fio text" 0 '' -- import "$src/calibration/data/seeds/000-virtio-blk.fio.txt" --format text
+run_case "run null backend (zero latency)" 0 '' -- run "$def" --set backend.kind=null --ios 5000 --replications 2
+
+echo "bad_input_matrix: $checks checks, $failures failures"
+[ $failures -eq 0 ]
