@@ -1,5 +1,8 @@
 // vqsim: the command-line entry point. It parses the command name and hands the rest of the
 // arguments to the subcommand; it holds no model logic.
+#include <unistd.h>
+
+#include <csignal>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -52,10 +55,21 @@ void print_help(std::ostream& out) {
          "2 bad usage or input, 3 `check` found an implausible result.\n";
 }
 
+// Ctrl-C: a clean stop with a message and the conventional status 130. Commands that hold
+// unfinished work (sweep) install their own handler, which saves what is done first.
+extern "C" void on_interrupt(int) {
+  static const char message[] = "\nvqsim: interrupted\n";
+  const ssize_t ignored = ::write(2, message, sizeof message - 1);
+  (void)ignored;
+  ::_exit(130);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
   try {
     if (args.empty()) {
       print_help(std::cerr);

@@ -276,8 +276,8 @@ int sweep_main(const std::vector<std::string>& args) {
     std::fflush(jf);
   }
   std::mutex jmu;
-  std::signal(SIGINT, on_sigint);
-  std::signal(SIGTERM, on_sigint);
+  const auto previous_int = std::signal(SIGINT, on_sigint);
+  const auto previous_term = std::signal(SIGTERM, on_sigint);
   Progress progress(spec.points.size(), done.size());
   std::atomic<std::size_t> next{0};
   std::exception_ptr failure;
@@ -312,8 +312,8 @@ int sweep_main(const std::vector<std::string>& args) {
   for (int t = 0; t < nthreads; ++t) pool.emplace_back(worker);
   for (auto& t : pool) t.join();
   std::fclose(jf);
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGINT, previous_int);
+  std::signal(SIGTERM, previous_term);
   if (failure) std::rethrow_exception(failure);
   if (g_interrupted) {
     std::fprintf(stderr, "\nsweep: interrupted; finished points are kept in %s; run again with --resume to finish\n", dir.c_str());

@@ -94,6 +94,15 @@ same_bytes "determinism: check (DES spread), threads 1 vs 2" -- "$vqsim" check "
 same_bytes "determinism: plan, threads 1 vs 2" -- "$vqsim" plan "$src/scenarios/seed004-vm.toml" --maximize workload.numjobs --subject-to 'read.lat_mean_us <= 2000' --ios 20000 --threads 1 -- "$vqsim" plan "$src/scenarios/seed004-vm.toml" --maximize workload.numjobs --subject-to 'read.lat_mean_us <= 2000' --ios 20000 --threads 2
 same_bytes "determinism: keys" -- "$vqsim" keys -- "$vqsim" keys
 
+# Ctrl-C on a long run: a clean stop, status 130, a message.
+"$vqsim" run "$def" --ios 20000000 --replications 2 --threads 1 >"$tmp/int.out" 2>"$tmp/int.err" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+check "SIGINT stops a run with status 130" test $? -eq 130
+check "... and says so" grep -q "^vqsim: interrupted" "$tmp/int.err"
+
 check "bench tandem --json reports both loops, MVA and the ratio" bash -c "'$vqsim' bench tandem --cycles 100000 --repeat 1 --json > '$tmp/b.json'"
 check "... throughput within 1% of exact MVA" python3 -c "import json; j=json.load(open('$tmp/b.json')); assert abs(j['engine_throughput_rel_error_vs_mva'])<0.01, j; assert j['engine_to_hand_ratio']>0"
 check "an unknown benchmark is bad usage (2)" status_is 2 "$vqsim" bench tandm
