@@ -29,7 +29,7 @@ const Command kCommands[] = {
     {"check", vqsim::cli::check_main, "is this fio result plausible? consistency, setup, device physics, model envelope"},
     {"import", vqsim::cli::import_main, "read fio output (JSON, json+, normal text, terse; any version) and print it normalized"},
     {"keys", vqsim::cli::keys_main, "list every I/O-path scenario key with its unit, default and source"},
-    {"bench", vqsim::cli::bench_main, "engine speed: closed tandem vs a hand-written loop (tandem), event queues (queue)"},
+    {"bench", vqsim::cli::bench_main, "speed: engine vs a hand-written loop (tandem), event queues (queue), the I/O path end to end (e2e)"},
 };
 
 void print_help(std::ostream& out) {
