@@ -1,0 +1,25 @@
+// Reading a Measured the way the consistency and setup rules both need: its setup keys (with
+// fio's defaults where a JSON output implies them), the engine, where it came from, its
+// per-direction statistics, and a Finding built in one call. Internal to calibration/check.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "calibration/check/check.h"
+
+namespace vqsim::check::detail {
+
+std::optional<std::string> key(const Measured& m, const std::string& k);  // empty values are absent
+std::optional<double> number_of(const std::string& s);                    // finite numbers only
+std::optional<double> key_number(const Measured& m, const std::string& k);
+// fio's JSON lists only the options that were set, so an absent one has fio's default.
+bool defaults_apply(const Measured& m);
+bool is_sync_engine(const std::string& e);
+std::optional<std::string> engine(const Measured& m);
+std::string where(const Measured& m);      // "file: job 'x' on host"
+std::string where_dir(const Measured& m);  // ... plus the direction
+const fio::DirectionStats* stats(const Measured& m);
+Finding make(Severity s, const char* rule, std::string subject, std::string evidence, std::string cause);
+
+}  // namespace vqsim::check::detail
