@@ -1,6 +1,8 @@
 #include "calibration/check/measured_access.h"
 
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 
 namespace vqsim::check::detail {
@@ -67,6 +69,34 @@ Finding make(Severity s, const char* rule, std::string subject, std::string evid
   f.evidence = std::move(evidence);
   f.cause = std::move(cause);
   return f;
+}
+
+std::string strip(std::string v) {
+  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
+  std::size_t i = 0;
+  while (i < v.size() && std::isspace(static_cast<unsigned char>(v[i]))) ++i;
+  v = v.substr(i);
+  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
+  return v;
+}
+
+bool plain_number(const std::string& v) {
+  if (v.empty()) return false;
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  return end == v.c_str() + v.size() && std::isfinite(d);
+}
+
+std::string override_of(const std::string& key, const std::string& raw) {
+  const std::string v = strip(raw);
+  if (plain_number(v) || v == "true" || v == "false") return key + "=" + v;
+  std::string quoted = "\"";
+  for (char c : v) {
+    if (c == '"' || c == '\\') quoted.push_back('\\');
+    quoted.push_back(c);
+  }
+  quoted.push_back('"');
+  return key + "=" + quoted;
 }
 
 }  // namespace vqsim::check::detail

@@ -22,4 +22,11 @@ std::string where_dir(const Measured& m);  // ... plus the direction
 const fio::DirectionStats* stats(const Measured& m);
 Finding make(Severity s, const char* rule, std::string subject, std::string evidence, std::string cause);
 
+// A setup value without surrounding blanks or quotes.
+std::string strip(std::string v);
+// A whole finite number such as "4096" or "1.5" (not "4k").
+bool plain_number(const std::string& v);
+// "key=value" for load_io_scenario: numbers and booleans bare, everything else a TOML string.
+std::string override_of(const std::string& key, const std::string& raw);
+
 }  // namespace vqsim::check::detail

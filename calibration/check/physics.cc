@@ -32,9 +32,13 @@
 #include <vector>
 
 #include "calibration/check/check.h"
+#include "calibration/check/measured_access.h"
 
 namespace vqsim::check {
 namespace {
+
+using detail::override_of;
+using detail::strip;
 
 // One device class. Every bound is an upper bound on what one device of the class can do
 // (lower bound for latency floors); 0 = no bound. Sources: [S: key] is in
@@ -125,15 +129,6 @@ const DeviceClass* find_class(const std::string& name) {
   for (const auto& c : classes())
     if (name == c.name) return &c;
   return nullptr;
-}
-
-std::string strip(std::string v) {
-  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
-  std::size_t i = 0;
-  while (i < v.size() && std::isspace(static_cast<unsigned char>(v[i]))) ++i;
-  v = v.substr(i);
-  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
-  return v;
 }
 
 std::optional<std::string> key(const Measured& m, const std::string& k) {

@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "calibration/check/check.h"
+#include "calibration/check/measured_access.h"
 #include "models/io_path.h"
 #include "models/scenario.h"
 #include "sim/replications.h"
@@ -46,36 +47,12 @@
 namespace vqsim::check {
 namespace {
 
+using detail::override_of;
+using detail::plain_number;
+using detail::strip;
+
 constexpr std::uint64_t kMaxSimulatedIos = 200000;
 constexpr double kRatioLimit = 3.0;
-
-std::string strip(std::string v) {
-  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
-  std::size_t i = 0;
-  while (i < v.size() && std::isspace(static_cast<unsigned char>(v[i]))) ++i;
-  v = v.substr(i);
-  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
-  return v;
-}
-
-bool plain_number(const std::string& v) {
-  if (v.empty()) return false;
-  char* end = nullptr;
-  const double d = std::strtod(v.c_str(), &end);
-  return end == v.c_str() + v.size() && std::isfinite(d);
-}
-
-std::string override_of(const std::string& key, const std::string& raw) {
-  const std::string v = strip(raw);
-  if (plain_number(v) || v == "true" || v == "false") return key + "=" + v;
-  std::string quoted = "\"";
-  for (char c : v) {
-    if (c == '"' || c == '\\') quoted.push_back('\\');
-    quoted.push_back(c);
-  }
-  quoted.push_back('"');
-  return key + "=" + quoted;
-}
 
 std::optional<double> size_of(const std::string& text) {
   std::string t = strip(text);
