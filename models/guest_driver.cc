@@ -28,10 +28,11 @@ Defaults defaults_for(GuestDriver d) {
 DriverCosts driver_costs(const IoScenario& s) {
   const Defaults d = defaults_for(s.guest.driver);
   DriverCosts c;
-  c.submit_ns = s.guest.driver_submit_ns >= 0 ? s.guest.driver_submit_ns : d.submit_ns;
-  c.complete_ns = s.guest.driver_complete_ns >= 0 ? s.guest.driver_complete_ns : d.complete_ns;
-  c.emu_submit_ns = s.host.emu_submit_ns >= 0 ? s.host.emu_submit_ns : d.emu_submit_ns;
-  c.emu_complete_ns = s.host.emu_complete_ns >= 0 ? s.host.emu_complete_ns : d.emu_complete_ns;
+  // Explicit values are scaled at load (scenario.cc apply_cpu_scales); defaults here.
+  c.submit_ns = s.guest.driver_submit_ns >= 0 ? s.guest.driver_submit_ns : d.submit_ns * s.guest.cpu_scale;
+  c.complete_ns = s.guest.driver_complete_ns >= 0 ? s.guest.driver_complete_ns : d.complete_ns * s.guest.cpu_scale;
+  c.emu_submit_ns = s.host.emu_submit_ns >= 0 ? s.host.emu_submit_ns : d.emu_submit_ns * s.host.cpu_scale;
+  c.emu_complete_ns = s.host.emu_complete_ns >= 0 ? s.host.emu_complete_ns : d.emu_complete_ns * s.host.cpu_scale;
   c.has_virtqueue = s.guest.driver != GuestDriver::none && s.guest.driver != GuestDriver::scsi_hba;
   c.uses_qemu_thread = s.guest.driver == GuestDriver::virtio_blk || s.guest.driver == GuestDriver::virtio_scsi ||
                        s.guest.driver == GuestDriver::scsi_hba;

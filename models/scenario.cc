@@ -1,5 +1,6 @@
 #include "models/scenario.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -201,6 +202,8 @@ const std::vector<Param>& params() {
          [](IoScenario& s, const Value& v) { s.guest.max_request_bytes = static_cast<std::uint64_t>(v.number); }});
     add({"guest.cpu_cv", Kind::real, "", "0.5", "[I]", "coefficient of variation of guest CPU costs (lognormal)", {}, 0, 10,
          [](IoScenario& s, const Value& v) { s.guest.cpu_cv = v.number; }});
+    add({"guest.cpu_scale", Kind::real, "", "1", "calibration", "multiplies every guest vCPU cost (fio, block layer, driver, kick exit, interrupt handler)",
+         {}, 1e-3, 1e3, [](IoScenario& s, const Value& v) { s.guest.cpu_scale = v.number; }});
     // --- virtqueue
     add({"virtqueue.kick_exit_us", Kind::time_us, "us", "1.5", "domain.md §4, §9 (0.7-0.8 us exit + eventfd signal)",
          "vCPU time of the notify VM exit (skipped while suppressed)", {}, 0, 1e12,
@@ -262,6 +265,9 @@ const std::vector<Param>& params() {
          [](IoScenario& s, const Value& v) { s.host.pagecache_ns = v.number; }});
     add({"host.cpu_cv", Kind::real, "", "0.5", "[I]", "coefficient of variation of host CPU costs (lognormal)", {}, 0, 10,
          [](IoScenario& s, const Value& v) { s.host.cpu_cv = v.number; }});
+    add({"host.cpu_scale", Kind::real, "", "1", "calibration",
+         "multiplies every host CPU cost (emulation, main loop, AIO submit and hand-off, vhost, page cache, librbd messenger)", {}, 1e-3, 1e3,
+         [](IoScenario& s, const Value& v) { s.host.cpu_scale = v.number; }});
     add({"host.qemu_version", Kind::text, "", "", "", "recorded for the reader; no effect", {}, 0, 0,
          [](IoScenario& s, const Value& v) { s.host.qemu_version = v.word; }});
     // --- backend
@@ -559,7 +565,111 @@ void apply_fio_job(IoScenario& s, const std::string& job_path, const std::map<st
   for (const auto& w : jf.warnings) s.notes.push_back(w);
 }
 
+// The [calibration] table of a calibrated scenario (see CalibrationUncertainty).
+void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries) {
+  static const std::vector<std::string> fields = {"calibration.params", "calibration.log_sd", "calibration.log_corr",
+                                                  "calibration.draws", "calibration.source"};
+  const Entry* first = nullptr;
+  for (const auto& [key, e] : entries) {
+    if (key.rfind("calibration.", 0) != 0) continue;
+    if (std::find(fields.begin(), fields.end(), key) == fields.end()) fail(e, key, "unknown key" + did_you_mean(key, fields));
+    if (!first) first = &e;
+  }
+  if (!first) return;
+  auto need = [&](const char* key) -> const Entry& {
+    const auto it = entries.find(key);
+    if (it == entries.end()) fail(*first, key, "missing; [calibration] needs params, log_sd and log_corr (as `vqsim calibrate` writes them)");
+    return it->second;
+  };
+  auto numbers = [&](const Entry& e, const char* key, const toml::array& a) {
+    std::vector<double> out;
+    for (const auto& n : a) {
+      const auto d = n.value<double>();
+      if (!n.is_number() || !d || !std::isfinite(*d)) fail(e, key, "expected an array of finite numbers");
+      out.push_back(*d);
+    }
+    return out;
+  };
+  CalibrationUncertainty& c = s.calibration;
+  const Entry& pe = need("calibration.params");
+  const auto* params_array = pe.node->as_array();
+  if (!params_array || params_array->empty()) fail(pe, "calibration.params", "expected a non-empty array of scenario keys");
+  for (const auto& n : *params_array) {
+    const auto k = n.value<std::string>();
+    if (!n.is_string() || !k) fail(pe, "calibration.params", "expected an array of scenario keys (strings)");
+    if (!is_numeric_io_key(*k)) fail(pe, "calibration.params", "'" + *k + "' is not a numeric scenario key" + did_you_mean(*k, all_keys()));
+    const auto it = entries.find(*k);
+    if (it == entries.end()) fail(pe, "calibration.params", "'" + *k + "' is listed but the scenario does not set its fitted value");
+    const auto v = it->second.node->value<double>();
+    if (!it->second.node->is_number() || !v || !(*v > 0)) fail(it->second, *k, "a fitted value must be a number > 0");
+    c.keys.push_back(*k);
+    c.values.push_back(*v);
+    c.fixed_by_set.push_back(it->second.level == 0);
+  }
+  const std::size_t n = c.keys.size();
+  const Entry& se = need("calibration.log_sd");
+  const auto* sd_array = se.node->as_array();
+  if (!sd_array) fail(se, "calibration.log_sd", "expected an array of numbers, one per params entry");
+  c.log_sd = numbers(se, "calibration.log_sd", *sd_array);
+  if (c.log_sd.size() != n) fail(se, "calibration.log_sd", "has " + std::to_string(c.log_sd.size()) + " entries for " + std::to_string(n) + " params");
+  for (double x : c.log_sd)
+    if (x < 0) fail(se, "calibration.log_sd", "standard deviations must be >= 0");
+  const Entry& ce = need("calibration.log_corr");
+  const auto* rows = ce.node->as_array();
+  if (!rows || rows->size() != n) fail(ce, "calibration.log_corr", "expected a " + std::to_string(n) + " x " + std::to_string(n) + " array of arrays");
+  for (const auto& r : *rows) {
+    const auto* row = r.as_array();
+    if (!row || row->size() != n) fail(ce, "calibration.log_corr", "expected a " + std::to_string(n) + " x " + std::to_string(n) + " array of arrays");
+    c.log_corr.push_back(numbers(ce, "calibration.log_corr", *row));
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      const double x = c.log_corr[i][j];
+      if ((i == j && std::fabs(x - 1) > 1e-6) || std::fabs(x) > 1 + 1e-9 || std::fabs(x - c.log_corr[j][i]) > 1e-6)
+        fail(ce, "calibration.log_corr", "not a correlation matrix (unit diagonal, symmetric, entries in [-1, 1])");
+    }
+  if (const auto it = entries.find("calibration.draws"); it != entries.end()) {
+    const auto d = it->second.node->value<std::int64_t>();
+    if (!it->second.node->is_integer() || !d || *d < 2 || *d > 10000) fail(it->second, "calibration.draws", "expected a whole number from 2 to 10000");
+    c.draws = static_cast<int>(*d);
+  }
+  if (const auto it = entries.find("calibration.source"); it != entries.end()) c.source = it->second.node->value<std::string>().value_or("");
+}
+
+// guest.cpu_scale and host.cpu_scale: every CPU cost given in the file (or its default) times the
+// scale. The per-driver defaults are scaled where they are resolved (driver_costs).
+void apply_cpu_scales(IoScenario& s) {
+  const double g = s.guest.cpu_scale, h = s.host.cpu_scale;
+  for (double* x : {&s.guest.fio_submit_ns, &s.guest.fio_complete_ns, &s.guest.scheduler_ns, &s.guest.request_path_ns, &s.vq.kick_exit_ns,
+                    &s.vq.irq_handler_ns})
+    *x *= g;
+  if (s.guest.driver_submit_ns >= 0) s.guest.driver_submit_ns *= g;
+  if (s.guest.driver_complete_ns >= 0) s.guest.driver_complete_ns *= g;
+  for (double* x : {&s.host.main_loop_ns, &s.host.threads_handoff_ns, &s.host.native_submit_ns, &s.host.io_uring_submit_ns,
+                    &s.host.vhost_worker_ns, &s.host.vhost_user_ns, &s.host.pagecache_ns, &s.backend.msgr_ns})
+    *x *= h;
+  if (s.host.emu_submit_ns >= 0) s.host.emu_submit_ns *= h;
+  if (s.host.emu_complete_ns >= 0) s.host.emu_complete_ns *= h;
+}
+
 }  // namespace
+
+bool is_numeric_io_key(const std::string& key) {
+  const Param* p = find_param(key);
+  if (!p) return false;
+  switch (p->kind) {
+    case Kind::integer:
+    case Kind::real:
+    case Kind::time_us:
+    case Kind::time_ms:
+    case Kind::time_s:
+    case Kind::size:
+    case Kind::rate: return p->doc.rfind("recorded", 0) != 0;
+    default: return false;
+  }
+}
+
+std::vector<std::string> io_scenario_keys() { return all_keys(); }
 
 IoScenario load_io_scenario(const std::string& path, const std::vector<std::string>& overrides) {
   Loader loader;
@@ -587,6 +697,7 @@ IoScenario load_io_scenario(const std::string& path, const std::vector<std::stri
       s.description = entry.node->value<std::string>().value_or("");
       continue;
     }
+    if (key.rfind("calibration.", 0) == 0) continue;  // read below
     if (!find_param(key)) fail(entry, key, "unknown key" + did_you_mean(key, keys));
   }
   // rwmixread must be known before rw turns it into a read fraction; the table order does that
@@ -596,6 +707,7 @@ IoScenario load_io_scenario(const std::string& path, const std::vector<std::stri
     if (it != loader.entries.end()) p.set(s, convert(p, it->second));
   }
   set_rw(s, s.workload.rw);
+  read_calibration(s, loader.entries);
   if (!s.workload.fio_job.empty()) {
     const Entry& e = loader.entries.at("workload.fio_job");
     std::filesystem::path job = s.workload.fio_job;
@@ -605,6 +717,7 @@ IoScenario load_io_scenario(const std::string& path, const std::vector<std::stri
     set_rw(s, s.workload.rw);
   }
   if (s.workload.runtime_ns == 0 && s.workload.ios == 0) s.workload.ios = 200000;
+  apply_cpu_scales(s);
 
   // Impossible combinations, named like QEMU or fio would name them.
   auto entry_of = [&](const char* key) -> const Entry* {

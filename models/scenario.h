@@ -69,6 +69,7 @@ struct GuestParams {
   int hba_queue_depth = 16;         // emulated SCSI HBA
   std::uint64_t max_request_bytes = 1280 * 1024;  // largest request after merging (max_sectors_kb)
   double cpu_cv = 0.5;              // coefficient of variation of CPU costs
+  double cpu_scale = 1;             // multiplies every guest vCPU cost (a slower or faster guest CPU)
 };
 
 // Virtqueue notification mechanics.
@@ -97,6 +98,7 @@ struct HostParams {
   double pagecache_hit_ratio = 0;   // reads served from the host page cache (non-O_DIRECT modes)
   double pagecache_ns = 1500;       // memcpy of a 4 KiB page plus syscall
   double cpu_cv = 0.5;
+  double cpu_scale = 1;             // multiplies every host CPU cost of QEMU, vhost and librbd
   std::string qemu_version;
 };
 
@@ -126,6 +128,20 @@ struct RunParams {
   int replications = 5;
 };
 
+// A calibrated scenario's parameter uncertainty (`vqsim calibrate` writes it as [calibration]):
+// the fitted keys, whose values are the scenario's own, are log-normal with these standard
+// deviations of ln(value) and this correlation. `vqsim run` samples it for prediction intervals.
+struct CalibrationUncertainty {
+  std::vector<std::string> keys;
+  std::vector<double> values;                 // in each key's unit, as written in the file
+  std::vector<double> log_sd;
+  std::vector<std::vector<double>> log_corr;  // keys.size() square, symmetric, unit diagonal
+  std::vector<bool> fixed_by_set;             // the key was given by --set: not sampled
+  int draws = 24;                             // parameter draws per prediction
+  std::string source;                         // what it was fitted on, for the report
+  bool present() const { return !keys.empty(); }
+};
+
 struct IoScenario {
   std::string path;
   std::string description;
@@ -136,6 +152,7 @@ struct IoScenario {
   HostParams host;
   BackendParams backend;
   std::vector<std::string> notes;   // e.g. fio job options that are not modelled
+  CalibrationUncertainty calibration;
   bool bare_metal() const { return guest.driver == GuestDriver::none; }
   int queues() const { return guest.num_queues > 0 ? guest.num_queues : guest.vcpus; }
 };
@@ -143,6 +160,11 @@ struct IoScenario {
 // Reads a scenario file (with its `base` chain and `workload.fio_job`), applies `--set` style
 // overrides ("key=value"), validates. Throws ConfigError ("file:line: key: message").
 IoScenario load_io_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// Whether `key` is a scenario key that takes a plain number (what calibration can fit).
+bool is_numeric_io_key(const std::string& key);
+// The scenario keys a TOML `--set` may name (for did-you-mean in other tools).
+std::vector<std::string> io_scenario_keys();
 
 // True when the TOML file is an I/O-path scenario (it is not a generic [[station]] network).
 bool is_io_scenario_file(const std::string& path);
