@@ -19,6 +19,7 @@ int sweep_main(const std::vector<std::string>& args);
 int keys_main(const std::vector<std::string>& args);
 int graph_main(const std::vector<std::string>& args);
 int check_main(const std::vector<std::string>& args);  // cli/check.cc
+int calibrate_main(const std::vector<std::string>& args);  // cli/calibrate.cc
 
 // `vqsim run` on an I/O-path scenario (cli/run_io.cc).
 struct IoRunOptions {
@@ -31,6 +32,7 @@ struct IoRunOptions {
   std::string ios, runtime;
   bool compare_mva = false;
   bool allow_long_runs = false;  // lift check_run_size's limits
+  int draws = -1;                // --draws: parameter draws of a calibrated scenario; -1 = its table's count, 0 = none
 };
 int run_io(const IoRunOptions& options);
 int bench_main(const std::vector<std::string>& args);

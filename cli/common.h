@@ -3,6 +3,7 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -23,5 +24,10 @@ struct UsageError : std::runtime_error {
 bool parse_options(const std::vector<std::string>& args, const boost::program_options::options_description& opts,
                    boost::program_options::variables_map& vm,
                    const boost::program_options::positional_options_description* positional = nullptr);
+
+// Writes `text` to `path` through a temporary file and a rename: a reader (or a crash, or
+// Ctrl-C) sees the old file or the whole new one, never half of it. `sync` forces the data to
+// disk before the rename.
+void write_atomically(const std::filesystem::path& path, const std::string& text, bool sync = true);
 
 }  // namespace vqsim::cli

@@ -26,6 +26,7 @@ const Command kCommands[] = {
     {"plan", vqsim::cli::plan_main, "goal-seek one knob under constraints (MVA, then DES at the boundary): answer with intervals"},
     {"graph", vqsim::cli::graph_main, "print the scenario's stage graph (Boost.Graph) as Graphviz DOT, after checking it"},
     {"sweep", vqsim::cli::sweep_main, "run a sweep spec's points in parallel (and under MPI): CSV, JSONL, fio-plot tree; resumable"},
+    {"calibrate", vqsim::cli::calibrate_main, "fit stage parameters to measured fio runs; write a calibrated scenario with uncertainty"},
     {"check", vqsim::cli::check_main, "is this fio result plausible? consistency, setup, device physics, model envelope"},
     {"import", vqsim::cli::import_main, "read fio output (JSON, json+, normal text, terse; any version) and print it normalized"},
     {"keys", vqsim::cli::keys_main, "list every I/O-path scenario key with its unit, default and source"},

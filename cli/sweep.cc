@@ -54,29 +54,6 @@ std::string num(double v) {
   return buf;
 }
 
-// Writes `text` to `path` through a temporary file and a rename: a reader (or a crash) sees the
-// old file or the whole new one, never half of it. `sync` also forces the data to disk first;
-// the fio-plot files skip it (they are rebuilt from the journal, and a thousand syncs would be
-// most of a short sweep's time).
-void write_atomically(const fs::path& path, const std::string& text, bool sync = true) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + tmp.string());
-    out << text;
-    out.flush();
-    if (!out) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  if (sync) {
-    const int fd = ::open(tmp.c_str(), O_RDONLY);
-    if (fd >= 0) {
-      ::fsync(fd);
-      ::close(fd);
-    }
-  }
-  fs::rename(tmp, path);
-}
-
 // One point's result as a journal row: one line of JSON.
 nlohmann::ordered_json evaluate(const models::SweepSpec& spec, const models::SweepPoint& p, bool mva) {
   std::vector<std::string> o = spec.set;

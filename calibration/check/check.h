@@ -40,6 +40,13 @@ struct Measured {
   // workload.iodepth, workload.numjobs, workload.ioengine, workload.rwmixread, workload.direct,
   // backend.kind, guest.driver, ...
   std::map<std::string, std::string> setup;
+  // For manifests: the run's name, its `set` exactly as written (setup = fio's options + set),
+  // whether it had a `set` table at all, its weight (default 1) and the manifest line of [[run]].
+  std::string run_name;
+  std::map<std::string, std::string> manifest_set;
+  bool has_set = false;
+  double weight = 1;
+  int manifest_line = 0;
 };
 
 // Every direction with I/O of every job (the final document of a status-interval file).
@@ -48,7 +55,10 @@ std::vector<Measured> measured_from_result(const fio::FioResult& r, const std::s
 // A measurement manifest (PRODUCT.md: [[run]] with `file` or inline `measured`, `set`, `name`);
 // `file` entries are parsed (relative to the manifest). Throws models::ConfigError with
 // file:line on a bad manifest. `keep` holds the parsed files the Measured point into.
-std::vector<Measured> measured_from_manifest(const std::string& path, std::vector<fio::FioResult>& keep);
+// `run_names`, when given, receives every run's name in manifest order (a run whose fio output
+// has no I/O yields no Measured but is still named there).
+std::vector<Measured> measured_from_manifest(const std::string& path, std::vector<fio::FioResult>& keep,
+                                             std::vector<std::string>* run_names = nullptr);
 
 // Rules on one fio result (needs the full result): Little's law, bandwidth = IOPS x bs, io bytes =
 // bandwidth x runtime, total_ios vs IOPS x runtime, latency stats (min <= percentiles <= max,

@@ -220,7 +220,7 @@ std::vector<Measured> measured_from_result(const fio::FioResult& r, const std::s
   return out;
 }
 
-std::vector<Measured> measured_from_manifest(const std::string& path, std::vector<fio::FioResult>& keep) {
+std::vector<Measured> measured_from_manifest(const std::string& path, std::vector<fio::FioResult>& keep, std::vector<std::string>* run_names) {
   toml::table root;
   try {
     root = toml::parse_file(path);
@@ -240,7 +240,7 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
   const toml::array* runs = root["run"].as_array();
   if (!runs || runs->empty()) fail(path, nullptr, "no [[run]] table; a manifest lists its runs as [[run]] with `file` or `measured`");
 
-  static const std::vector<std::string> kRunFields = {"name", "file", "measured", "set"};
+  static const std::vector<std::string> kRunFields = {"name", "file", "measured", "set", "weight"};
   static const std::vector<std::string> kMetrics = {"iops", "bw_kib", "lat_mean_us", "clat_mean_us", "clat_p50_us", "clat_p99_us", "clat_p99.9_us"};
   const std::filesystem::path base = std::filesystem::path(path).parent_path();
   const std::string file_name = std::filesystem::path(path).filename().string();
@@ -251,6 +251,9 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
     std::optional<std::size_t> kept;  // index into keep
     std::string file;
     std::map<std::string, std::map<std::string, double>> inline_numbers;  // dir -> metric -> value
+    bool has_set = false;
+    double weight = 1;
+    int line = 0;
   };
   std::vector<Pending> pending;
   std::vector<fio::FioResult> parsed;
@@ -264,7 +267,7 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
       const std::string key(k.str());
       if (std::find(kRunFields.begin(), kRunFields.end(), key) == kRunFields.end())
         fail(path, &v, "run " + std::to_string(index) + ": unknown key '" + key + "'" + models::did_you_mean(key, kRunFields) +
-                           "; a run has name, file, measured and set");
+                           "; a run has name, file, measured, set and weight");
     }
     if (const auto* n = run->get("name")) {
       if (!n->is_string()) fail(path, n, "run " + std::to_string(index) + ": name must be a string");
@@ -273,7 +276,14 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
       p.name = "#" + std::to_string(index);
     }
     const std::string where = "run '" + p.name + "'";
+    p.line = static_cast<int>(node.source().begin.line);
+    if (const auto* w = run->get("weight")) {
+      const auto x = w->value<double>();
+      if (!w->is_number() || !x || !std::isfinite(*x) || *x <= 0) fail(path, w, where + ": weight must be a number > 0 (default 1)");
+      p.weight = *x;
+    }
     if (const auto* s = run->get("set")) {
+      p.has_set = true;
       const toml::table* t = s->as_table();
       if (!t) fail(path, s, where + ": set must be a table of scenario keys, e.g. set = { \"workload.iodepth\" = 32 }");
       for (const auto& [k, v] : *t) {
@@ -328,10 +338,16 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
 
   std::vector<Measured> out;
   for (const auto& p : pending) {
+    if (run_names) run_names->push_back(p.name);
     const std::string source = file_name + ": run '" + p.name + "'";
     if (p.kept) {
       for (Measured m : measured_from_result(keep[first + *p.kept], source + " (" + p.file + ")")) {
         for (const auto& [k, v] : p.set) m.setup[k] = v;
+        m.run_name = p.name;
+        m.manifest_set = p.set;
+        m.has_set = p.has_set;
+        m.weight = p.weight;
+        m.manifest_line = p.line;
         out.push_back(std::move(m));
       }
     }
@@ -340,6 +356,11 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
       m.source = source;
       m.dir = dir;
       m.setup = p.set;
+      m.run_name = p.name;
+      m.manifest_set = p.set;
+      m.has_set = p.has_set;
+      m.weight = p.weight;
+      m.manifest_line = p.line;
       auto get = [&numbers = numbers](const char* k) -> std::optional<double> {  // (clang 14: no capture of a binding)
         auto it = numbers.find(k);
         return it == numbers.end() ? std::nullopt : std::optional<double>(it->second);

@@ -1,0 +1,478 @@
+#include "calibration/fit/calibrate.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <stdexcept>
+#include <thread>
+
+#include "calibration/fit/levenberg_marquardt.h"
+#include "calibration/fit/parameters.h"
+#include "models/config.h"
+#include "models/io_metrics.h"
+#include "models/io_path_mva.h"
+#include "models/io_results.h"
+
+namespace vqsim::fit {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string fmt(const char* format, double a, double b = 0, double c = 0) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, format, a, b, c);
+  return buf;
+}
+
+bool is_percentile(const Target& t) { return t.kind != "throughput" && t.kind != "mean latency"; }
+
+// The MVA figure a target is corrected from: percentiles from the mean completion latency.
+std::string mva_metric(const Target& t) {
+  if (!is_percentile(t)) return t.metric;
+  return t.metric.substr(0, t.metric.find('.')) + ".clat_mean_us";
+}
+
+std::vector<std::string> value_overrides(const std::vector<std::string>& keys, const Eigen::VectorXd& u) {
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "=%.9g", std::exp(u[static_cast<long>(k)]));
+    out.push_back(keys[k] + buf);
+  }
+  return out;
+}
+
+// Runs `f(i)` for i in [0, n) on up to `threads` threads; results land by index.
+template <typename F>
+void parallel_for(std::size_t n, int threads, F f) {
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr error;
+  std::mutex m;
+  auto work = [&] {
+    for (std::size_t i = next++; i < n; i = next++) {
+      try {
+        f(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(m);
+        if (!error) error = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < std::min<int>(threads, static_cast<int>(n)); ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+struct DesPoint {
+  std::vector<double> value, half_width;  // per target
+  std::string bottleneck;
+};
+
+// Parameters only the DES sees (the MVA has means, not dispersion): their effect on each figure
+// enters the surrogate as a log-linear term whose slope the DES measures every round.
+bool des_only(const std::string& key) { return key == "backend.service_cv" || key == "guest.cpu_cv" || key == "host.cpu_cv"; }
+
+class Fitter {
+ public:
+  Fitter(const Dataset& d, const CalibrateOptions& o, std::vector<std::string> keys, Eigen::VectorXd u0)
+      : d_(d), o_(o), keys_(std::move(keys)), u0_(std::move(u0)), u_ref_(u0_), correction_(d.runs.size()), slope_(d.runs.size()) {
+    for (std::size_t r = 0; r < d.runs.size(); ++r) {
+      correction_[r].assign(d.runs[r].targets.size(), 1.0);
+      slope_[r] = Eigen::MatrixXd::Zero(static_cast<long>(d.runs[r].targets.size()), u0_.size());
+    }
+  }
+
+  // The MVA's figures of one run at u (percentiles: its mean completion latency), uncorrected.
+  std::optional<std::vector<double>> mva(std::size_t run, const Eigen::VectorXd& u) const {
+    const CalRun& r = d_.runs[run];
+    std::vector<std::string> ov = r.overrides;
+    for (auto& v : value_overrides(keys_, u)) ov.push_back(std::move(v));
+    ++mva_evaluations_;
+    try {
+      const models::IoScenario s = models::load_io_scenario(d_.base_path, ov);
+      const models::IoMvaResult m = models::solve_io_mva(s);
+      std::vector<double> out;
+      for (const Target& t : r.targets) {
+        const double v = models::io_metric_mva(m, s, mva_metric(t));
+        if (!std::isfinite(v) || v <= 0) return std::nullopt;
+        out.push_back(v);
+      }
+      return out;
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+
+  // Corrected MVA figures of one run at u, or nullopt where the model cannot be evaluated.
+  std::optional<std::vector<double>> surrogate(std::size_t run, const Eigen::VectorXd& u) const {
+    auto v = mva(run, u);
+    if (!v) return v;
+    const Eigen::VectorXd du = u - u_ref_;
+    for (std::size_t t = 0; t < v->size(); ++t) (*v)[t] *= correction_[run][t] * std::exp(slope_[run].row(static_cast<long>(t)).dot(du));
+    return v;
+  }
+
+  // Data residuals of `runs` then prior residuals.
+  std::optional<Eigen::VectorXd> residuals(const std::vector<std::size_t>& runs, const Eigen::VectorXd& u) const {
+    std::vector<double> r;
+    for (std::size_t run : runs) {
+      const auto v = surrogate(run, u);
+      if (!v) return std::nullopt;
+      const CalRun& cr = d_.runs[run];
+      for (std::size_t t = 0; t < v->size(); ++t)
+        r.push_back(std::sqrt(cr.weight) * (std::log((*v)[t]) - std::log(cr.targets[t].measured)) / cr.targets[t].sigma_rel);
+    }
+    for (long k = 0; k < u.size(); ++k) r.push_back((u[k] - u0_[k]) / o_.prior_log_sd);
+    return Eigen::Map<Eigen::VectorXd>(r.data(), static_cast<long>(r.size()));
+  }
+
+  int data_rows(const std::vector<std::size_t>& runs) const {
+    int n = 0;
+    for (std::size_t run : runs) n += static_cast<int>(d_.runs[run].targets.size());
+    return n;
+  }
+
+  LmResult fit(const std::vector<std::size_t>& runs, const Eigen::VectorXd& start, int max_iterations) const {
+    const Eigen::VectorXd span = Eigen::VectorXd::Constant(u0_.size(), std::log(100.0));
+    LmOptions lo;
+    lo.threads = o_.threads;
+    lo.max_iterations = max_iterations;
+    lo.cancelled = o_.cancelled;
+    return levenberg_marquardt([&](const Eigen::VectorXd& u) { return residuals(runs, u); }, start, u0_ - span, u0_ + span, lo);
+  }
+
+  // The DES of `runs` at u (common random numbers: the same seed every time).
+  std::map<std::size_t, DesPoint> des(const std::vector<std::size_t>& runs, const Eigen::VectorXd& u) {
+    std::vector<DesPoint> points(runs.size());
+    parallel_for(runs.size(), o_.threads, [&](std::size_t i) {
+      const CalRun& r = d_.runs[runs[i]];
+      std::vector<std::string> ov = r.overrides;
+      for (auto& v : value_overrides(keys_, u)) ov.push_back(std::move(v));
+      for (auto& v : simulation_overrides(r, o_.replications, o_.seed)) ov.push_back(std::move(v));
+      const models::IoScenario s = models::load_io_scenario(d_.base_path, ov);
+      const models::IoRunReport rep = models::simulate_io(s, 1);
+      DesPoint p;
+      p.bottleneck = rep.bottleneck;
+      for (const Target& t : r.targets) {
+        const sim::Interval iv = models::io_metric(rep, t.metric);
+        if (!(iv.mean > 0) || !std::isfinite(iv.mean))
+          throw std::runtime_error(r.where + ": the simulation gives " + t.metric + " = " + fmt("%g", iv.mean) + "; nothing to fit it to");
+        p.value.push_back(iv.mean);
+        p.half_width.push_back(iv.half_width);
+      }
+      points[i] = std::move(p);
+    });
+    des_runs_ += static_cast<long>(runs.size());
+    std::map<std::size_t, DesPoint> out;
+    for (std::size_t i = 0; i < runs.size(); ++i) out[runs[i]] = std::move(points[i]);
+    return out;
+  }
+
+  // Re-anchors the surrogate on the DES at u: corrections so that it equals the DES there, and
+  // the slopes of the DES-only parameters measured by one more DES each. Returns the largest
+  // |ln DES - ln surrogate| at u before re-anchoring: how far the old surrogate was off.
+  double anchor(const std::map<std::size_t, DesPoint>& des_points, const Eigen::VectorXd& u) {
+    double worst = 0;
+    std::vector<std::size_t> runs;
+    for (const auto& [run, p] : des_points) {
+      runs.push_back(run);
+      const auto before = surrogate(run, u);
+      const auto raw = mva(run, u);
+      if (!before || !raw) throw std::runtime_error(d_.runs[run].where + ": the MVA cannot evaluate this run at these parameters");
+      for (std::size_t t = 0; t < raw->size(); ++t) {
+        worst = std::max(worst, std::fabs(std::log(p.value[t] / (*before)[t])));
+        correction_[run][t] = p.value[t] / (*raw)[t];
+      }
+    }
+    u_ref_ = u;
+    for (long k = 0; k < u.size(); ++k) {
+      if (!des_only(keys_[static_cast<std::size_t>(k)])) continue;
+      Eigen::VectorXd v = u;
+      const double h = 0.15;
+      v[k] += h;
+      const auto moved = des(runs, v);
+      for (const auto& [run, p] : moved)
+        for (std::size_t t = 0; t < p.value.size(); ++t)
+          slope_[run](static_cast<long>(t), k) = std::log(p.value[t] / des_points.at(run).value[t]) / h;
+    }
+    return worst;
+  }
+
+  // d ln(figure) / d u for every target of a run (the surrogate's, forward differences at u).
+  Eigen::MatrixXd log_gradient(std::size_t run, const Eigen::VectorXd& u) const {
+    const auto base = surrogate(run, u);
+    const std::size_t n = d_.runs[run].targets.size();
+    Eigen::MatrixXd g = Eigen::MatrixXd::Zero(static_cast<long>(n), u.size());
+    if (!base) return g;
+    for (long k = 0; k < u.size(); ++k) {
+      Eigen::VectorXd v = u;
+      const double h = 1e-3;
+      v[k] += h;
+      const auto up = surrogate(run, v);
+      if (!up) continue;
+      for (std::size_t t = 0; t < n; ++t) g(static_cast<long>(t), k) = (std::log((*up)[t]) - std::log((*base)[t])) / h;
+    }
+    return g;
+  }
+
+  long mva_evaluations() const { return mva_evaluations_; }
+  long des_runs() const { return des_runs_; }
+
+ private:
+  const Dataset& d_;
+  const CalibrateOptions& o_;
+  std::vector<std::string> keys_;
+  Eigen::VectorXd u0_, u_ref_;
+  std::vector<std::vector<double>> correction_;
+  std::vector<Eigen::MatrixXd> slope_;  // per run: targets x parameters (DES-only columns)
+  mutable std::atomic<long> mva_evaluations_{0};
+  long des_runs_ = 0;
+};
+
+TargetFit target_fit(const Target& t, double value, double half_width, const Eigen::RowVectorXd& gradient, const Eigen::MatrixXd& cov) {
+  TargetFit f;
+  f.metric = t.metric;
+  f.kind = t.kind;
+  f.measured = t.measured;
+  f.fitted = value;
+  f.sim_half_width = half_width;
+  const double var_param = std::max(0.0, (gradient * cov * gradient.transpose())(0, 0));
+  const double sim_rel = value > 0 ? half_width / value : 0;
+  const double half = std::sqrt(1.96 * 1.96 * var_param + sim_rel * sim_rel);
+  f.lower = value * std::exp(-half);
+  f.upper = value * std::exp(half);
+  return f;
+}
+
+void say(const CalibrateOptions& o, const std::string& line) {
+  if (o.progress) o.progress(line);
+}
+
+}  // namespace
+
+CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
+  const auto t0 = Clock::now();
+  CalibrationResult res;
+  std::vector<std::size_t> fit_runs, held_out;
+  std::optional<std::regex> holdout;
+  if (!o.holdout.empty()) {
+    try {
+      holdout = std::regex(o.holdout);
+    } catch (const std::regex_error& e) {
+      throw models::ConfigError("--holdout '" + o.holdout + "': not a regular expression (" + e.what() + ")");
+    }
+  }
+  for (std::size_t i = 0; i < d.runs.size(); ++i) {
+    if (holdout && std::regex_search(d.runs[i].name, *holdout)) held_out.push_back(i);
+    else fit_runs.push_back(i);
+  }
+  if (fit_runs.empty()) throw models::ConfigError("--holdout '" + o.holdout + "' matches every run: nothing is left to fit");
+  if (holdout && held_out.empty()) throw models::ConfigError("--holdout '" + o.holdout + "' matches no run name");
+
+  // Free parameters.
+  std::vector<std::string> keys = o.fit_keys;
+  const bool chosen = !keys.empty();
+  if (!chosen) keys = candidate_keys(d, fit_runs);
+  for (const auto& k : keys) {
+    const auto& all = fittable_keys();
+    if (std::find(all.begin(), all.end(), k) == all.end())
+      throw models::ConfigError("--fit " + k + ": not a parameter calibration can fit" + models::did_you_mean(k, all) + "; it can fit: " +
+                                [&] {
+                                  std::string s;
+                                  for (const auto& a : all) s += (s.empty() ? "" : ", ") + a;
+                                  return s;
+                                }());
+    if (!same_default_everywhere(d, fit_runs, k))
+      res.notes.push_back(k + " has different defaults in different runs (it depends on the driver or device); one fitted value now "
+                              "replaces all of them");
+  }
+  if (keys.empty()) throw models::ConfigError("no free parameter left: name the parameters to fit with --fit");
+  const models::IoScenario& ref = d.runs[fit_runs.front()].scenario;
+  Eigen::VectorXd u0(static_cast<long>(keys.size()));
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    const double v = parameter_value(ref, keys[k]);
+    if (!(v > 0)) throw models::ConfigError("--fit " + keys[k] + ": its value is " + fmt("%g", v) + "; only values > 0 can be fitted (in log space)");
+    u0[static_cast<long>(k)] = std::log(v);
+  }
+
+  // Round 0: the DES at the defaults gives the first corrections; it also shows which
+  // candidates the runs are sensitive to at all.
+  auto fitter = std::make_unique<Fitter>(d, o, keys, u0);
+  say(o, "simulating " + std::to_string(fit_runs.size()) + " runs at the default parameters");
+  fitter->anchor(fitter->des(fit_runs, u0), u0);
+  if (!chosen) {
+    std::vector<std::string> kept;
+    std::vector<double> kept_u;
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      double sensitivity = 0;
+      for (std::size_t run : fit_runs) sensitivity = std::max(sensitivity, fitter->log_gradient(run, u0).col(static_cast<long>(k)).cwiseAbs().maxCoeff());
+      if (sensitivity >= 0.01) {
+        kept.push_back(keys[k]);
+        kept_u.push_back(u0[static_cast<long>(k)]);
+      } else {
+        res.notes.push_back(keys[k] + " is left at its value: no measured figure depends on it (sensitivity " + fmt("%.3f", sensitivity) + ")");
+      }
+    }
+    if (kept.empty())
+      throw models::ConfigError("no free parameter left: no measured figure depends on any candidate (" + [&] {
+        std::string s;
+        for (const auto& k : keys) s += (s.empty() ? "" : ", ") + k;
+        return s;
+      }() + "); name parameters with --fit");
+    if (kept.size() != keys.size()) {
+      keys = kept;
+      u0 = Eigen::Map<Eigen::VectorXd>(kept_u.data(), static_cast<long>(kept_u.size()));
+      const long before = fitter->mva_evaluations() , des_before = fitter->des_runs();
+      fitter = std::make_unique<Fitter>(d, o, keys, u0);
+      fitter->anchor(fitter->des(fit_runs, u0), u0);
+      res.mva_evaluations += before;
+      res.des_runs += des_before;
+    }
+  }
+  const int n_data = fitter->data_rows(fit_runs);
+  const int p = static_cast<int>(keys.size());
+  say(o, "fitting " + std::to_string(p) + " parameters to " + std::to_string(n_data) + " figures of " + std::to_string(fit_runs.size()) + " runs");
+
+  // Space mapping rounds.
+  Eigen::VectorXd u = u0;
+  LmResult lm;
+  std::map<std::size_t, DesPoint> des_at_u;
+  double mismatch = 1;
+  for (int round = 1; round <= o.max_rounds; ++round) {
+    res.rounds = round;
+    lm = fitter->fit(fit_runs, u, 60);
+    if (lm.stop_reason == "cancelled") throw std::runtime_error("calibration cancelled");
+    const double moved = (lm.u - u).lpNorm<Eigen::Infinity>();
+    u = lm.u;
+    des_at_u = fitter->des(fit_runs, u);
+    mismatch = fitter->anchor(des_at_u, u);
+    say(o, fmt("round %.0f: cost %.4g, parameters moved %.3g (log)", round, lm.cost, moved) +
+               fmt("; the simulation differs from the fitted surrogate by %.2f%%", 100 * mismatch));
+    // Converged when the surrogate predicted the simulation at its optimum (within the
+    // simulation's own noise), or the parameters no longer move.
+    if (mismatch < 0.02 || (round > 1 && moved < 0.01)) {
+      res.converged = lm.converged || lm.stop_reason.find("iteration") == std::string::npos;
+      break;
+    }
+  }
+  if (!res.converged) {
+    res.stop_reason = mismatch >= 0.02 ? fmt("the DES and the corrected MVA still differ by %.1f%% after %.0f rounds", 100 * mismatch, o.max_rounds)
+                                       : "Levenberg-Marquardt: " + lm.stop_reason;
+  } else {
+    res.stop_reason = "converged";
+  }
+
+  // Uncertainty at the optimum (corrections now make the surrogate equal the DES at u).
+  const auto r_final = fitter->residuals(fit_runs, u);
+  if (!r_final) throw std::runtime_error("the model cannot be evaluated at the fitted parameters");
+  Eigen::MatrixXd J = numeric_jacobian([&](const Eigen::VectorXd& v) { return fitter->residuals(fit_runs, v); }, u, *r_final, 1e-3,
+                                       Eigen::VectorXd::Constant(u.size(), 1e300), o.threads);
+  const Eigen::MatrixXd Jd = J.topRows(n_data);
+  const Eigen::VectorXd rd = r_final->head(n_data);
+  res.rss = rd.squaredNorm();
+  res.n_residuals = n_data;
+  res.residual_variance = n_data > p ? std::max(1.0, res.rss / (n_data - p)) : 1.0;
+  Eigen::MatrixXd H = Jd.transpose() * Jd / res.residual_variance;
+  for (int k = 0; k < p; ++k) H(k, k) += 1.0 / (o.prior_log_sd * o.prior_log_sd);
+  const Eigen::MatrixXd cov = H.ldlt().solve(Eigen::MatrixXd::Identity(p, p));
+  res.correlation = Eigen::MatrixXd::Identity(p, p);
+  for (int k = 0; k < p; ++k) {
+    ParamEstimate e;
+    e.key = keys[static_cast<std::size_t>(k)];
+    e.start = std::exp(u0[k]);
+    e.estimate = std::exp(u[k]);
+    e.log_sd = std::sqrt(std::max(0.0, cov(k, k)));
+    e.lower = e.estimate * std::exp(-1.96 * e.log_sd);
+    e.upper = e.estimate * std::exp(1.96 * e.log_sd);
+    e.identified = e.log_sd < 0.5 * o.prior_log_sd;
+    if (!e.identified)
+      res.notes.push_back(e.key + " is not identified by these runs: the data hardly narrows it (95% " + fmt("%.3g to %.3g", e.lower, e.upper) +
+                          "), so its value is mostly the documented default; measure setups that load it to pin it down");
+    res.params.push_back(e);
+    for (int j = 0; j < p; ++j)
+      if (cov(k, k) > 0 && cov(j, j) > 0) res.correlation(k, j) = cov(k, j) / std::sqrt(cov(k, k) * cov(j, j));
+  }
+  for (int k = 0; k < p; ++k)
+    for (int j = k + 1; j < p; ++j)
+      if (std::fabs(res.correlation(k, j)) > 0.9)
+        res.notes.push_back(keys[static_cast<std::size_t>(k)] + " and " + keys[static_cast<std::size_t>(j)] + " are confounded (correlation " +
+                            fmt("%+.2f", res.correlation(k, j)) + "): the data fixes a combination of them, not each one");
+
+  // Held-out runs: the DES at the estimate is their prediction.
+  if (!held_out.empty()) {
+    say(o, "predicting " + std::to_string(held_out.size()) + " held-out runs");
+    auto pts = fitter->des(held_out, u);
+    fitter->anchor(pts, u);
+    for (auto& [k, v] : pts) des_at_u[k] = std::move(v);
+  }
+  for (std::size_t i = 0; i < d.runs.size(); ++i) {
+    const CalRun& r = d.runs[i];
+    RunFit rf;
+    rf.name = r.name;
+    rf.held_out = std::find(held_out.begin(), held_out.end(), i) != held_out.end();
+    const DesPoint& pt = des_at_u.at(i);
+    rf.bottleneck = pt.bottleneck;
+    const Eigen::MatrixXd g = fitter->log_gradient(i, u);
+    for (std::size_t t = 0; t < r.targets.size(); ++t) {
+      rf.targets.push_back(target_fit(r.targets[t], pt.value[t], pt.half_width[t], g.row(static_cast<long>(t)), cov));
+      const TargetFit& tf = rf.targets.back();
+      if (!rf.held_out && std::fabs(tf.error_rel()) > tolerance_of(tf.kind))
+        res.notes.push_back("run '" + r.name + "' " + tf.metric + ": fitted " + fmt("%.4g", tf.fitted) + " vs measured " + fmt("%.4g", tf.measured) +
+                            fmt(" (%+.1f%%), beyond the %.0f%% bar", 100 * tf.error_rel(), 100 * tolerance_of(tf.kind)));
+    }
+    res.runs.push_back(std::move(rf));
+  }
+
+  // Leave-one-out: refit without each run (from the estimate, with the same corrections) and
+  // simulate the left-out run at that fit.
+  if (o.leave_one_out) {
+    if (fit_runs.size() < 2) throw models::ConfigError("--cv loo needs at least two fitted runs");
+    CvSummary cv;
+    std::vector<Eigen::VectorXd> fold_u;
+    for (std::size_t f = 0; f < fit_runs.size(); ++f) {
+      std::vector<std::size_t> rest;
+      for (std::size_t j : fit_runs)
+        if (j != fit_runs[f]) rest.push_back(j);
+      say(o, "cross-validation: leaving out run " + std::to_string(f + 1) + "/" + std::to_string(fit_runs.size()) + " '" + d.runs[fit_runs[f]].name + "'");
+      fold_u.push_back(fitter->fit(rest, u, 30).u);
+    }
+    std::vector<DesPoint> fold_points(fit_runs.size());
+    for (std::size_t f = 0; f < fit_runs.size(); ++f) fold_points[f] = fitter->des({fit_runs[f]}, fold_u[f]).begin()->second;
+    std::map<std::string, std::pair<double, int>> by_kind;
+    for (std::size_t f = 0; f < fit_runs.size(); ++f) {
+      const CalRun& r = d.runs[fit_runs[f]];
+      CvFold fold;
+      fold.name = r.name;
+      for (std::size_t t = 0; t < r.targets.size(); ++t) {
+        TargetFit tf = target_fit(r.targets[t], fold_points[f].value[t], fold_points[f].half_width[t], Eigen::RowVectorXd::Zero(p), cov);
+        auto& [sum, n] = by_kind[tf.kind];
+        sum += std::fabs(tf.error_rel());
+        ++n;
+        if ((tf.kind == "throughput" || tf.kind == "mean latency") && std::fabs(tf.error_rel()) >= cv.worst_error) {
+          cv.worst_error = std::fabs(tf.error_rel());
+          cv.worst_run = r.name;
+          cv.worst_metric = tf.metric;
+        }
+        fold.targets.push_back(tf);
+      }
+      cv.folds.push_back(std::move(fold));
+    }
+    for (const char* kind : {"throughput", "mean latency", "p50", "p99", "p99.9"})
+      if (by_kind.count(kind)) cv.mape.emplace_back(kind, by_kind[kind].first / by_kind[kind].second);
+    res.cv = std::move(cv);
+  }
+  res.mva_evaluations += fitter->mva_evaluations();
+  res.des_runs += fitter->des_runs();
+  res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return res;
+}
+
+}  // namespace vqsim::fit

@@ -1,0 +1,97 @@
+// Fitting stage parameters to a dataset (`vqsim calibrate`).
+//
+// Parameters are fitted in log space by Levenberg-Marquardt on relative residuals
+// (ln predicted - ln measured, over each target's sigma, times sqrt of the run's weight), with a
+// weak prior pulling each parameter towards its documented default (ln-sd 1: a factor e). The
+// model inside the fit is the MVA (milliseconds per run), corrected per target by the DES: each
+// round runs the DES (common random numbers: the same seed every round) at the current
+// parameters, sets correction = DES / MVA per target, and refits the corrected MVA, until the DES
+// and the corrected MVA agree at the fitted point (space mapping). Percentiles, which the MVA
+// does not give, are the MVA's mean completion latency times the DES's percentile-to-mean ratio.
+// The fitted values reported are the DES's.
+//
+// Uncertainty: the covariance of the log parameters is (J'J / s2 + prior)^-1 at the optimum,
+// where J holds the data residuals' derivatives and s2 = max(1, RSS / (n - p)): the residual
+// variance, never taken below the assumed measurement error. A parameter whose posterior sd is
+// more than half its prior sd is reported as not identified by the data.
+#pragma once
+
+#include <Eigen/Dense>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "calibration/fit/dataset.h"
+
+namespace vqsim::fit {
+
+struct CalibrateOptions {
+  std::vector<std::string> fit_keys;  // empty = candidate_keys()
+  std::string holdout;                // regex on run names: predicted, not fitted
+  bool leave_one_out = false;
+  int threads = 1;
+  int replications = 2;               // DES replications per run and round
+  std::uint64_t seed = 1;
+  int max_rounds = 8;
+  double prior_log_sd = 1.0;
+  std::function<void(const std::string&)> progress;  // one line per step
+  std::function<bool()> cancelled;
+};
+
+struct ParamEstimate {
+  std::string key;
+  double start = 0, estimate = 0, lower = 0, upper = 0;  // 95% interval
+  double log_sd = 0;
+  bool identified = true;
+};
+
+struct TargetFit {
+  std::string metric, kind;
+  double measured = 0, fitted = 0;   // fitted: the DES at the estimate (or, for held-out runs, its prediction)
+  double sim_half_width = 0;         // the DES's own 95% half-width
+  double lower = 0, upper = 0;       // 95% interval: parameter uncertainty and simulation noise
+  double error_rel() const { return measured > 0 ? (fitted - measured) / measured : 0; }
+};
+
+struct RunFit {
+  std::string name;
+  bool held_out = false;
+  std::string bottleneck;
+  std::vector<TargetFit> targets;
+};
+
+struct CvFold {
+  std::string name;
+  std::vector<TargetFit> targets;  // predicted with this run left out of the fit
+};
+
+struct CvSummary {
+  std::vector<CvFold> folds;
+  std::vector<std::pair<std::string, double>> mape;  // per target kind
+  std::string worst_run;
+  double worst_error = 0;          // largest |relative error| of throughput or mean latency
+  std::string worst_metric;
+};
+
+struct CalibrationResult {
+  std::vector<ParamEstimate> params;
+  Eigen::MatrixXd correlation;
+  std::vector<RunFit> runs;        // in manifest order
+  std::vector<std::string> notes;  // identifiability and warnings, in plain words
+  bool converged = false;
+  std::string stop_reason;
+  int rounds = 0;
+  long mva_evaluations = 0;
+  long des_runs = 0;
+  double rss = 0, residual_variance = 1;
+  int n_residuals = 0;
+  double seconds = 0;
+  std::optional<CvSummary> cv;
+};
+
+// Throws models::ConfigError for a setup it cannot fit (no free parameter left, every run held
+// out, an unknown --fit key) and std::runtime_error when the model cannot be evaluated.
+CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o);
+
+}  // namespace vqsim::fit

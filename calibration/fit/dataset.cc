@@ -1,0 +1,171 @@
+#include "calibration/fit/dataset.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "calibration/check/check.h"
+#include "models/config.h"
+
+namespace vqsim::fit {
+
+namespace {
+
+// Setup keys calibration controls itself, or that fio reports but the model does not take.
+bool controlled(const std::string& key) {
+  return key == "workload.runtime" || key == "workload.ramp_time" || key == "workload.ios" || key == "run.seed" ||
+         key == "run.replications";
+}
+
+std::optional<double> as_number(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::string normalized(const std::string& key, const std::string& value) {
+  if (key == "workload.ioengine" && value == "aio") return "libaio";
+  if (key == "workload.rw" && value == "readwrite") return "rw";
+  return value;
+}
+
+bool same_value(const std::string& key, const std::string& a, const std::string& b) {
+  const auto x = as_number(a), y = as_number(b);
+  if (x && y) return std::fabs(*x - *y) <= 1e-9 * std::max(std::fabs(*x), 1.0);
+  return normalized(key, a) == normalized(key, b);
+}
+
+// A value as a --set item: numbers and booleans bare, anything else as a TOML string.
+std::string set_item(const std::string& key, const std::string& value) {
+  if (as_number(value) || value == "true" || value == "false") return key + "=" + value;
+  std::string quoted = "\"";
+  for (char c : value) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  quoted += '"';
+  return key + "=" + quoted;
+}
+
+std::string run_where(const std::string& manifest, const check::Measured& m) {
+  std::string w = manifest;
+  if (m.manifest_line > 0) w.append(":").append(std::to_string(m.manifest_line));
+  return w.append(": run '").append(m.run_name).append("'");
+}
+
+void add_targets(const check::Measured& m, std::vector<Target>& out) {
+  const std::string dir = m.dir == "mixed" ? "total" : m.dir;
+  auto add = [&](const std::string& metric, const char* kind, const std::optional<double>& v, double sigma) {
+    if (v && std::isfinite(*v) && *v > 0) out.push_back({dir + "." + metric, kind, *v, sigma});
+  };
+  if (m.iops && *m.iops > 0) add("iops", "throughput", m.iops, 0.03);
+  else add("bw_kib", "throughput", m.bw_kib, 0.03);
+  if (m.lat_mean_us && *m.lat_mean_us > 0) add("lat_mean_us", "mean latency", m.lat_mean_us, 0.03);
+  else if (dir != "total") add("clat_mean_us", "mean latency", m.clat_mean_us, 0.03);
+  if (dir == "total") return;  // vqsim keeps percentiles per direction only
+  add("clat_p50_us", "p50", m.clat_p50_us, 0.05);
+  add("clat_p99_us", "p99", m.clat_p99_us, 0.08);
+  add("clat_p99.9_us", "p99.9", m.clat_p999_us, 0.15);
+}
+
+}  // namespace
+
+double tolerance_of(const std::string& kind) { return kind == "throughput" || kind == "mean latency" ? 0.05 : 0.15; }
+
+std::vector<std::string> simulation_overrides(const CalRun& run, int replications, std::uint64_t seed) {
+  // Enough I/Os that a replication sees every outstanding I/O complete many times over.
+  const auto& w = run.scenario.workload;
+  const double outstanding = static_cast<double>(w.numjobs) * w.effective_depth();
+  const double ios = std::clamp(200.0 * outstanding, 40000.0, 200000.0);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "workload.ios=%.0f", ios);
+  return {"workload.runtime=0", buf, "run.replications=" + std::to_string(replications), "run.seed=" + std::to_string(seed)};
+}
+
+Dataset load_dataset(const std::string& manifest_path, const std::string& base_path) {
+  Dataset d;
+  d.manifest_path = manifest_path;
+  d.base_path = base_path;
+  std::vector<fio::FioResult> keep;
+  std::vector<std::string> names;
+  const std::vector<check::Measured> ms = check::measured_from_manifest(manifest_path, keep, &names);
+  const std::vector<std::string> keys = models::io_scenario_keys();
+  const std::set<std::string> known(keys.begin(), keys.end());
+
+  std::map<std::string, std::size_t> index;  // run name -> d.runs
+  std::set<std::string> seen;
+  for (const auto& n : names)
+    if (!seen.insert(n).second) throw models::ConfigError(manifest_path + ": two runs are named '" + n + "'; run names must be unique");
+
+  for (const check::Measured& m : ms) {
+    const std::string where = run_where(manifest_path, m);
+    auto it = index.find(m.run_name);
+    if (it == index.end()) {
+      if (!m.has_set)
+        throw models::ConfigError(where + ": no `set`: say which setup this run measured (e.g. set = { \"guest.driver\" = \"virtio-blk\" }), "
+                                          "or write set = {} when it is exactly the base scenario");
+      CalRun r;
+      r.name = m.run_name;
+      r.where = where;
+      r.weight = m.weight;
+      // The fio output's own options, checked against the manifest's set.
+      if (m.result && m.job_result) {
+        for (const auto& pure : check::measured_from_result(*m.result, "")) {
+          if (pure.job_result != m.job_result || pure.dir != m.dir) continue;
+          for (const auto& [k, v] : m.manifest_set) {
+            const auto f = pure.setup.find(k);
+            if (f != pure.setup.end() && !same_value(k, f->second, v))
+              throw models::ConfigError(where + ": set " + k + " = " + v + " contradicts the fio output, which ran with " + k + " = " +
+                                        f->second + "; remove it from set or fix the file");
+          }
+        }
+      }
+      for (const auto& [k, v] : m.setup) {
+        if (controlled(k) || !known.count(k)) continue;
+        r.overrides.push_back(set_item(k, v));
+      }
+      index[m.run_name] = d.runs.size();
+      d.runs.push_back(std::move(r));
+      it = index.find(m.run_name);
+    }
+    CalRun& r = d.runs[it->second];
+    // Reads and writes of one job may differ in block size (fio's bs=r,w).
+    if (m.dir == "write") {
+      const auto bs = m.setup.find("workload.bs");
+      if (bs != m.setup.end() && !m.manifest_set.count("workload.bs")) r.overrides.push_back(set_item("workload.bs_write", bs->second));
+    }
+    const std::size_t before = r.targets.size();
+    add_targets(m, r.targets);
+    for (std::size_t i = before; i < r.targets.size(); ++i)
+      for (std::size_t j = 0; j < before; ++j)
+        if (r.targets[j].metric == r.targets[i].metric)
+          throw models::ConfigError(where + ": " + r.targets[i].metric + " is measured twice (a fio output with several jobs? "
+                                                                          "use group_reporting or one run per job)");
+  }
+  for (const auto& n : names)
+    if (!index.count(n)) throw models::ConfigError(manifest_path + ": run '" + n + "': its fio output has no I/O to fit (a failed or empty run?)");
+
+  for (CalRun& r : d.runs) {
+    if (r.targets.empty())
+      throw models::ConfigError(r.where + ": nothing to fit: give iops or bw_kib, lat_mean_us or percentiles (positive numbers)");
+    try {
+      r.scenario = models::load_io_scenario(base_path, r.overrides);
+    } catch (const models::ConfigError& e) {
+      throw models::ConfigError(r.where + ": its setup does not make a valid scenario on " + base_path + ": " + e.what());
+    }
+    const double reads = r.scenario.workload.read_fraction;
+    for (const Target& t : r.targets) {
+      const std::string dir = t.metric.substr(0, t.metric.find('.'));
+      if ((dir == "read" && reads <= 0) || (dir == "write" && reads >= 1))
+        throw models::ConfigError(r.where + ": measured " + t.metric + " but its setup (workload.rw = " + r.scenario.workload.rw +
+                                  ") does no " + dir + "s; set workload.rw");
+    }
+  }
+  return d;
+}
+
+}  // namespace vqsim::fit

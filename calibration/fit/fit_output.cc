@@ -1,0 +1,191 @@
+#include "calibration/fit/fit_output.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+namespace vqsim::fit {
+
+namespace {
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// Finite numbers only: a NaN or infinity never reaches a file (it would be a bug upstream).
+double finite(double v) { return std::isfinite(v) ? v : 0.0; }
+
+std::string pct(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", 100 * v);
+  return buf;
+}
+
+std::string quoted(const std::string& s) {
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') q += '\\';
+    if (c == '\n') {
+      q += "\\n";
+      continue;
+    }
+    q += c;
+  }
+  return q + "\"";
+}
+
+nlohmann::ordered_json target_json(const TargetFit& t) {
+  nlohmann::ordered_json j;
+  j["metric"] = t.metric;
+  j["kind"] = t.kind;
+  j["measured"] = finite(t.measured);
+  j["model"] = finite(t.fitted);
+  j["error_rel"] = finite(t.error_rel());
+  j["interval95"] = {finite(t.lower), finite(t.upper)};
+  j["sim_half_width"] = finite(t.sim_half_width);
+  j["within_bar"] = std::fabs(t.error_rel()) <= tolerance_of(t.kind);
+  return j;
+}
+
+}  // namespace
+
+std::string fit_toml(const Dataset& d, const CalibrationResult& r, const std::string& fit_path, const std::string& command_line) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::absolute(fs::path(fit_path)).parent_path();
+  const std::string base = fs::relative(fs::absolute(d.base_path), dir).generic_string();
+  std::string t;
+  t += "# Calibrated by vqsim: " + command_line + "\n";
+  t += "# Fitted on " + std::to_string(r.runs.size()) + " runs of " + fs::path(d.manifest_path).filename().string() + "; values with 95% intervals.\n";
+  t += "# `vqsim run` on this file predicts with intervals that include this uncertainty ([calibration]).\n";
+  t += "base = " + quoted(base) + "\n\n";
+  for (const auto& p : r.params)
+    t += p.key + " = " + num(p.estimate) + "  # 95%: " + num(p.lower) + " to " + num(p.upper) + (p.identified ? "" : " (not identified: near the default)") +
+         "; default " + num(p.start) + "\n";
+  t += "\n[calibration]\n";
+  t += "params = [";
+  for (std::size_t i = 0; i < r.params.size(); ++i) t += (i ? ", " : "") + quoted(r.params[i].key);
+  t += "]\nlog_sd = [";
+  for (std::size_t i = 0; i < r.params.size(); ++i) t += (i ? ", " : "") + num(finite(r.params[i].log_sd));
+  t += "]\nlog_corr = [";
+  for (long i = 0; i < r.correlation.rows(); ++i) {
+    t += i ? ", [" : "[";
+    for (long j = 0; j < r.correlation.cols(); ++j) {
+      const double c = i == j ? 1.0 : std::round(finite(r.correlation(i, j)) * 1e6) / 1e6;
+      t += (j ? ", " : "") + num(c);
+    }
+    t += "]";
+  }
+  t += "]\ndraws = 24\n";
+  t += "source = " + quoted(fs::path(d.manifest_path).filename().string() + ", " + std::to_string(r.runs.size()) + " runs") + "\n";
+  return t;
+}
+
+nlohmann::ordered_json report_json(const Dataset& d, const CalibrationResult& r) {
+  nlohmann::ordered_json j;
+  j["manifest"] = d.manifest_path;
+  j["base"] = d.base_path;
+  j["converged"] = r.converged;
+  j["stop_reason"] = r.stop_reason;
+  j["rounds"] = r.rounds;
+  j["mva_evaluations"] = r.mva_evaluations;
+  j["des_runs"] = r.des_runs;
+  j["seconds"] = std::round(r.seconds * 100) / 100;
+  j["residual_variance"] = finite(r.residual_variance);
+  j["params"] = nlohmann::ordered_json::array();
+  for (std::size_t k = 0; k < r.params.size(); ++k) {
+    const auto& p = r.params[k];
+    nlohmann::ordered_json pj;
+    pj["key"] = p.key;
+    pj["default"] = finite(p.start);
+    pj["estimate"] = finite(p.estimate);
+    pj["interval95"] = {finite(p.lower), finite(p.upper)};
+    pj["log_sd"] = finite(p.log_sd);
+    pj["identified"] = p.identified;
+    j["params"].push_back(pj);
+  }
+  j["correlation"] = nlohmann::ordered_json::array();
+  for (long i = 0; i < r.correlation.rows(); ++i) {
+    auto row = nlohmann::ordered_json::array();
+    for (long c = 0; c < r.correlation.cols(); ++c) row.push_back(std::round(finite(r.correlation(i, c)) * 1e4) / 1e4);
+    j["correlation"].push_back(row);
+  }
+  j["runs"] = nlohmann::ordered_json::array();
+  for (const auto& run : r.runs) {
+    nlohmann::ordered_json rj;
+    rj["name"] = run.name;
+    rj["role"] = run.held_out ? "held out (predicted)" : "fitted";
+    rj["bottleneck"] = run.bottleneck;
+    rj["targets"] = nlohmann::ordered_json::array();
+    for (const auto& t : run.targets) rj["targets"].push_back(target_json(t));
+    j["runs"].push_back(rj);
+  }
+  j["notes"] = r.notes;
+  if (r.cv) {
+    nlohmann::ordered_json cj;
+    cj["method"] = "leave-one-out";
+    cj["mape"] = nlohmann::ordered_json::object();
+    for (const auto& [kind, m] : r.cv->mape) cj["mape"][kind] = finite(m);
+    cj["worst"] = {{"run", r.cv->worst_run}, {"metric", r.cv->worst_metric}, {"error_abs_rel", finite(r.cv->worst_error)}};
+    cj["folds"] = nlohmann::ordered_json::array();
+    for (const auto& f : r.cv->folds) {
+      nlohmann::ordered_json fj;
+      fj["left_out"] = f.name;
+      fj["targets"] = nlohmann::ordered_json::array();
+      for (const auto& t : f.targets) {
+        nlohmann::ordered_json tj;
+        tj["metric"] = t.metric;
+        tj["kind"] = t.kind;
+        tj["measured"] = finite(t.measured);
+        tj["predicted"] = finite(t.fitted);
+        tj["error_rel"] = finite(t.error_rel());
+        fj["targets"].push_back(tj);
+      }
+      cj["folds"].push_back(fj);
+    }
+    j["cross_validation"] = cj;
+  }
+  return j;
+}
+
+std::string report_text(const Dataset& d, const CalibrationResult& r) {
+  std::string t;
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "calibrated %zu runs of %s on %s: %s (%d rounds, %ld MVA solutions, %ld simulations, %.1f s)\n\n",
+                r.runs.size(), d.manifest_path.c_str(), d.base_path.c_str(), r.converged ? "converged" : ("NOT CONVERGED: " + r.stop_reason).c_str(),
+                r.rounds, r.mva_evaluations, r.des_runs, r.seconds);
+  t += buf;
+  t += "parameters (95% intervals):\n";
+  for (const auto& p : r.params) {
+    std::snprintf(buf, sizeof buf, "  %-26s %10s  [%s .. %s]  default %s%s\n", p.key.c_str(), num(p.estimate).c_str(), num(p.lower).c_str(),
+                  num(p.upper).c_str(), num(p.start).c_str(), p.identified ? "" : "  (not identified)");
+    t += buf;
+  }
+  t += "\nruns: measured -> model (error) [95% interval]\n";
+  for (const auto& run : r.runs) {
+    t += "  " + run.name + (run.held_out ? "  (held out: predicted)" : "") + "\n";
+    for (const auto& tg : run.targets) {
+      std::snprintf(buf, sizeof buf, "    %-20s %12s -> %-12s %8s  [%s .. %s]%s\n", tg.metric.c_str(), num(tg.measured).c_str(), num(tg.fitted).c_str(),
+                    pct(tg.error_rel()).c_str(), num(tg.lower).c_str(), num(tg.upper).c_str(),
+                    std::fabs(tg.error_rel()) <= tolerance_of(tg.kind) ? "" : "  beyond bar");
+      t += buf;
+    }
+  }
+  if (r.cv) {
+    t += "\nleave-one-out cross-validation (each run predicted by a fit without it):\n";
+    for (const auto& [kind, m] : r.cv->mape) {
+      std::snprintf(buf, sizeof buf, "  MAPE %-13s %.1f%%\n", kind.c_str(), 100 * m);
+      t += buf;
+    }
+    std::snprintf(buf, sizeof buf, "  worst: run '%s' %s, %.1f%% off\n", r.cv->worst_run.c_str(), r.cv->worst_metric.c_str(), 100 * r.cv->worst_error);
+    t += buf;
+  }
+  if (!r.notes.empty()) {
+    t += "\nnotes:\n";
+    for (const auto& n : r.notes) t += "  - " + n + "\n";
+  }
+  return t;
+}
+
+}  // namespace vqsim::fit

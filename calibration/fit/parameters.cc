@@ -1,0 +1,143 @@
+#include "calibration/fit/parameters.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <stdexcept>
+
+#include "models/backend.h"
+#include "models/guest_driver.h"
+
+namespace vqsim::fit {
+
+namespace {
+
+using models::IoScenario;
+using Getter = std::function<double(const IoScenario&)>;
+
+models::DeviceSpec device_of(const IoScenario& s) {
+  const models::BackendKind k = s.backend.kind == models::BackendKind::md_raid1 ? s.backend.leg : s.backend.kind;
+  return models::device_spec(s.backend, k);
+}
+
+// Guest and host costs are stored already multiplied by their CPU scale (scenario.cc); divide
+// it out so that a written value means what the key's documentation says.
+const std::map<std::string, Getter>& getters() {
+  static const std::map<std::string, Getter> g = [] {
+    std::map<std::string, Getter> m;
+    m["guest.cpu_scale"] = [](const IoScenario& s) { return s.guest.cpu_scale; };
+    m["host.cpu_scale"] = [](const IoScenario& s) { return s.host.cpu_scale; };
+    m["guest.fio_submit_us"] = [](const IoScenario& s) { return s.guest.fio_submit_ns / s.guest.cpu_scale / 1e3; };
+    m["guest.fio_complete_us"] = [](const IoScenario& s) { return s.guest.fio_complete_ns / s.guest.cpu_scale / 1e3; };
+    m["guest.scheduler_us"] = [](const IoScenario& s) { return s.guest.scheduler_ns / s.guest.cpu_scale / 1e3; };
+    m["guest.request_path_us"] = [](const IoScenario& s) { return s.guest.request_path_ns / s.guest.cpu_scale / 1e3; };
+    m["guest.driver_submit_us"] = [](const IoScenario& s) { return models::driver_costs(s).submit_ns / s.guest.cpu_scale / 1e3; };
+    m["guest.driver_complete_us"] = [](const IoScenario& s) { return models::driver_costs(s).complete_ns / s.guest.cpu_scale / 1e3; };
+    m["virtqueue.kick_exit_us"] = [](const IoScenario& s) { return s.vq.kick_exit_ns / s.guest.cpu_scale / 1e3; };
+    m["virtqueue.irq_handler_us"] = [](const IoScenario& s) { return s.vq.irq_handler_ns / s.guest.cpu_scale / 1e3; };
+    m["virtqueue.wakeup_us"] = [](const IoScenario& s) { return s.vq.wakeup_ns / 1e3; };
+    m["virtqueue.irq_us"] = [](const IoScenario& s) { return s.vq.irq_ns / 1e3; };
+    m["host.emu_submit_us"] = [](const IoScenario& s) { return models::driver_costs(s).emu_submit_ns / s.host.cpu_scale / 1e3; };
+    m["host.emu_complete_us"] = [](const IoScenario& s) { return models::driver_costs(s).emu_complete_ns / s.host.cpu_scale / 1e3; };
+    m["host.main_loop_us"] = [](const IoScenario& s) { return s.host.main_loop_ns / s.host.cpu_scale / 1e3; };
+    m["host.threads_handoff_us"] = [](const IoScenario& s) { return s.host.threads_handoff_ns / s.host.cpu_scale / 1e3; };
+    m["host.native_submit_us"] = [](const IoScenario& s) { return s.host.native_submit_ns / s.host.cpu_scale / 1e3; };
+    m["host.io_uring_submit_us"] = [](const IoScenario& s) { return s.host.io_uring_submit_ns / s.host.cpu_scale / 1e3; };
+    m["host.vhost_worker_us"] = [](const IoScenario& s) { return s.host.vhost_worker_ns / s.host.cpu_scale / 1e3; };
+    m["host.pagecache_us"] = [](const IoScenario& s) { return s.host.pagecache_ns / s.host.cpu_scale / 1e3; };
+    m["backend.read_us"] = [](const IoScenario& s) { return device_of(s).read_ns / 1e3; };
+    m["backend.write_us"] = [](const IoScenario& s) { return device_of(s).write_ns / 1e3; };
+    m["backend.flush_us"] = [](const IoScenario& s) { return device_of(s).flush_ns / 1e3; };
+    m["backend.bandwidth"] = [](const IoScenario& s) { return device_of(s).bandwidth_bytes_per_s; };
+    m["backend.latency_us"] = [](const IoScenario& s) { return s.backend.latency_ns / 1e3; };
+    m["backend.seek_ms"] = [](const IoScenario& s) { return s.backend.seek_ns / 1e6; };
+    m["backend.rtt_us"] = [](const IoScenario& s) { return s.backend.rtt_ns / 1e3; };
+    m["backend.osd_read_us"] = [](const IoScenario& s) { return s.backend.osd_read_ns / 1e3; };
+    m["backend.osd_write_us"] = [](const IoScenario& s) { return s.backend.osd_write_ns / 1e3; };
+    m["backend.service_cv"] = [](const IoScenario& s) { return s.backend.service_cv; };
+    m["guest.cpu_cv"] = [](const IoScenario& s) { return s.guest.cpu_cv; };
+    m["host.cpu_cv"] = [](const IoScenario& s) { return s.host.cpu_cv; };
+    m["backend.msgr_us"] = [](const IoScenario& s) { return s.backend.msgr_ns / s.host.cpu_scale / 1e3; };
+    return m;
+  }();
+  return g;
+}
+
+}  // namespace
+
+const std::vector<std::string>& fittable_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (const auto& [key, g] : getters()) k.push_back(key);
+    return k;
+  }();
+  return keys;
+}
+
+double parameter_value(const IoScenario& s, const std::string& key) {
+  const auto it = getters().find(key);
+  if (it == getters().end()) throw std::invalid_argument(key + " is not a parameter calibration can fit");
+  return it->second(s);
+}
+
+bool same_default_everywhere(const Dataset& d, const std::vector<std::size_t>& runs, const std::string& key) {
+  if (runs.empty()) return true;
+  const double first = parameter_value(d.runs[runs.front()].scenario, key);
+  for (std::size_t i : runs) {
+    const double v = parameter_value(d.runs[i].scenario, key);
+    if (std::fabs(v - first) > 1e-9 * std::max(std::fabs(first), 1.0)) return false;
+  }
+  return true;
+}
+
+std::vector<std::string> candidate_keys(const Dataset& d, const std::vector<std::size_t>& runs) {
+  bool percentiles = false;
+  for (std::size_t i : runs)
+    for (const auto& t : d.runs[i].targets) percentiles = percentiles || (t.kind != "throughput" && t.kind != "mean latency");
+  bool virtual_run = false, threads_aio = false, reads = false, writes = false, big_blocks = false, flushes = false;
+  std::map<models::BackendKind, int> kinds;
+  for (std::size_t i : runs) {
+    const IoScenario& s = d.runs[i].scenario;
+    const bool qemu = !s.bare_metal() && s.guest.driver != models::GuestDriver::vhost_scsi && s.guest.driver != models::GuestDriver::vhost_user_blk;
+    virtual_run = virtual_run || !s.bare_metal();
+    threads_aio = threads_aio || (qemu && s.host.aio == models::Aio::threads);
+    reads = reads || s.workload.read_fraction > 0;
+    writes = writes || s.workload.read_fraction < 1;
+    big_blocks = big_blocks || std::max(s.workload.bs_read_bytes, s.workload.bs_write_bytes) >= 64 * 1024 || !s.workload.random;
+    flushes = flushes || ((s.host.cache == models::CacheMode::writethrough || s.host.cache == models::CacheMode::directsync) &&
+                          s.workload.read_fraction < 1 && !s.bare_metal());
+    ++kinds[s.backend.kind == models::BackendKind::md_raid1 ? s.backend.leg : s.backend.kind];
+  }
+  std::vector<std::string> c = {"guest.cpu_scale"};
+  if (virtual_run) {
+    c.push_back("host.cpu_scale");
+    c.push_back("virtqueue.wakeup_us");
+  }
+  if (threads_aio) c.push_back("host.threads_handoff_us");
+  if (kinds.size() == 1) {
+    const models::BackendKind k = kinds.begin()->first;
+    using models::BackendKind;
+    if (k == BackendKind::nvme || k == BackendKind::sata_ssd) {
+      if (reads) c.push_back("backend.read_us");
+      if (writes) c.push_back("backend.write_us");
+      if (big_blocks) c.push_back("backend.bandwidth");
+    } else if (k == BackendKind::hdd) {
+      if (!std::all_of(runs.begin(), runs.end(), [&](std::size_t i) { return !d.runs[i].scenario.workload.random; }))
+        c.push_back("backend.seek_ms");
+      c.push_back("backend.bandwidth");
+    } else if (k == BackendKind::ceph_rbd || k == BackendKind::krbd) {
+      if (reads) c.push_back("backend.osd_read_us");
+      if (writes) c.push_back("backend.osd_write_us");
+      c.push_back("backend.rtt_us");
+    }
+    if (flushes && k != BackendKind::ceph_rbd && k != BackendKind::krbd) c.push_back("backend.flush_us");
+  }
+  if (percentiles) c.push_back("backend.service_cv");  // the spread of the device times shapes the tail
+  std::vector<std::string> out;
+  for (const auto& k : c)
+    if (same_default_everywhere(d, runs, k)) out.push_back(k);
+  return out;
+}
+
+}  // namespace vqsim::fit

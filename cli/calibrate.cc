@@ -1,0 +1,115 @@
+// `vqsim calibrate`: fit stage parameters to measured fio runs (a manifest) and write a
+// calibrated scenario (FIT.toml) that `vqsim run` predicts from, with intervals. Wires
+// calibration/fit (dataset, fit, output) to the command line; nothing is written unless the fit
+// converged, and what is written appears whole or not at all.
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+#include "calibration/fit/calibrate.h"
+#include "calibration/fit/fit_output.h"
+#include "calibration/fit/parameters.h"
+#include "cli/commands.h"
+#include "cli/common.h"
+
+namespace vqsim::cli {
+namespace po = boost::program_options;
+
+int calibrate_main(const std::vector<std::string>& args) {
+  std::string scenario, data, out, report, fit_list, cv, holdout, format = "text";
+  int threads = 0, replications = 2;
+  long long seed = 1;
+  bool quiet = false;
+  std::string keys;
+  for (const auto& k : fit::fittable_keys()) keys.append(keys.empty() ? "" : ", ").append(k);
+  po::options_description opts(
+      "usage: vqsim calibrate --scenario BASE.toml --data MANIFEST.toml --out FIT.toml\n"
+      "                       [--fit key,key...] [--holdout REGEX] [--cv loo] [--report REPORT.json]\n\n"
+      "Fits stage parameters to measured fio runs and writes a calibrated scenario.\n"
+      "MANIFEST lists the runs ([[run]] with `file` = a fio output in any format, or inline\n"
+      "`measured` numbers; `set` = the scenario keys that describe that run's setup; optional\n"
+      "`name` and `weight`); the workload (rw, bs, iodepth, numjobs, ioengine) comes from the fio\n"
+      "output where it states it. BASE is the scenario every run's `set` is applied to.\n\n"
+      "The fit: Levenberg-Marquardt in log space on relative errors of IOPS (or bandwidth), mean\n"
+      "latency and the clat percentiles present, with a weak prior towards the documented defaults;\n"
+      "the MVA is the fast model inside it, corrected by the simulation until both agree at the\n"
+      "answer. It prints each run measured vs model, the parameters with 95% intervals, and which\n"
+      "parameters the data cannot identify. FIT.toml = BASE + the fitted values + their\n"
+      "uncertainty; `vqsim run FIT.toml --set ...` then predicts other setups with intervals.\n"
+      "Method and file formats: docs/calibration.md.\n\n"
+      "Fittable parameters (--fit; default: the CPU scales, wake-up and hand-off latencies and the\n"
+      "device figures the runs load): " +
+      keys +
+      "\n\n"
+      "Examples:\n"
+      "  vqsim calibrate --scenario scenarios/seed000-virtio-scsi.toml \\\n"
+      "      --data calibration/data/seeds/000-virtio-scsi-vs-blk.toml --out fit.toml\n"
+      "  vqsim calibrate ... --holdout virtio-blk        # fit the others, predict virtio-blk\n"
+      "  vqsim calibrate ... --cv loo --report r.json    # leave-one-out error per metric\n\n"
+      "Exit status: 0 converged (files written), 1 the fit did not converge (the report is written,\n"
+      "FIT.toml is not), 2 bad usage or manifest, 130 interrupted (nothing written).\n\n"
+      "Options");
+  opts.add_options()("help,h", "show this help")("scenario", po::value(&scenario), "base scenario (TOML)")(
+      "data", po::value(&data), "measurement manifest (TOML)")("out", po::value(&out), "calibrated scenario to write")(
+      "fit", po::value(&fit_list), "comma-separated parameters to fit instead of the default choice")(
+      "holdout", po::value(&holdout), "runs whose name matches this regex are not fitted but predicted")(
+      "cv", po::value(&cv), "loo: leave-one-out cross-validation over the fitted runs")(
+      "report", po::value(&report), "also write the report as JSON")("format", po::value(&format)->default_value("text"),
+                                                                       "report on stdout: text | json")(
+      "threads", po::value(&threads)->default_value(0), "threads (0 = all cores); results do not depend on it")(
+      "replications", po::value(&replications)->default_value(2), "simulation replications per run and round")(
+      "seed", po::value(&seed)->default_value(1), "simulation seed (the same in every round: common random numbers)")(
+      "quiet,q", po::bool_switch(&quiet), "no progress lines on stderr");
+  po::variables_map vm;
+  if (!parse_options(args, opts, vm)) return 0;
+  if (scenario.empty()) throw UsageError("vqsim calibrate needs --scenario BASE.toml (see --help)");
+  if (data.empty()) throw UsageError("vqsim calibrate needs --data MANIFEST.toml (see --help)");
+  if (out.empty()) throw UsageError("vqsim calibrate needs --out FIT.toml (where the calibrated scenario goes)");
+  for (const auto& f : {scenario, data}) {
+    if (!std::filesystem::exists(f)) throw UsageError(f + ": no such file");
+    if (std::filesystem::is_directory(f)) throw UsageError(f + ": is a directory, expected a TOML file");
+  }
+  if (std::filesystem::is_directory(out)) throw UsageError("--out " + out + ": is a directory, expected a file name");
+  if (!cv.empty() && cv != "loo") throw UsageError("--cv: only loo (leave-one-out) is supported" + did_you_mean(cv, {"loo"}));
+  if (format != "text" && format != "json") throw UsageError("--format must be text or json" + did_you_mean(format, {"text", "json"}));
+  if (threads < 0) throw UsageError("--threads must be >= 0");
+  if (replications < 2 || replications > 100) throw UsageError("--replications must be 2..100 (intervals need two)");
+  if (seed < 0) throw UsageError("--seed must be >= 0");
+  if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+
+  fit::CalibrateOptions o;
+  if (!fit_list.empty()) {
+    std::stringstream ss(fit_list);
+    for (std::string k; std::getline(ss, k, ',');)
+      if (!k.empty()) o.fit_keys.push_back(k);
+  }
+  o.holdout = holdout;
+  o.leave_one_out = cv == "loo";
+  o.threads = threads;
+  o.replications = replications;
+  o.seed = static_cast<std::uint64_t>(seed);
+  if (!quiet) o.progress = [](const std::string& line) { std::cerr << "calibrate: " << line << std::endl; };
+
+  const fit::Dataset d = fit::load_dataset(data, scenario);
+  const fit::CalibrationResult r = fit::calibrate(d, o);
+
+  std::string command = "vqsim calibrate";
+  for (const auto& a : args) command += " " + a;
+  if (!report.empty()) write_atomically(report, fit::report_json(d, r).dump(2) + "\n");
+  if (format == "json") std::cout << fit::report_json(d, r).dump(2) << '\n';
+  else std::cout << fit::report_text(d, r);
+  if (!r.converged) {
+    std::cerr << "vqsim: calibrate: the fit did not converge (" << r.stop_reason << "); " << out << " was not written\n";
+    return 1;
+  }
+  write_atomically(out, fit::fit_toml(d, r, out, command));
+  if (!quiet) std::cerr << "calibrate: wrote " << out << (report.empty() ? "" : " and " + report) << "\n";
+  return 0;
+}
+
+}  // namespace vqsim::cli
