@@ -46,7 +46,61 @@ std::string bytes_rate(double b) {
 
 const char* kDirs[] = {"read", "write"};
 
+// About four significant figures without an exponent: 37051, 812.4, 95.21, 1.234, 0.0123.
+std::string figure(double v) {
+  const double a = std::fabs(v);
+  if (a >= 1000) return printf_string("%.0f", v);
+  if (a >= 100) return printf_string("%.1f", v);
+  if (a >= 10) return printf_string("%.2f", v);
+  if (a >= 1) return printf_string("%.3f", v);
+  return printf_string("%.3g", v);
+}
+
+// Left-aligns `text` in `width` columns, counting UTF-8 characters (the en dash is three bytes).
+std::string pad_right(const std::string& text, std::size_t width) {
+  std::size_t chars = 0;
+  for (unsigned char c : text) chars += (c & 0xC0) != 0x80;
+  return chars >= width ? text + " " : text + std::string(width - chars, ' ');
+}
+
 }  // namespace
+
+std::string prediction_text(const predict::Prediction& p) {
+  std::ostringstream out;
+  if (p.draws <= 0) return "";
+  out << "prediction (95%, parameter uncertainty from " << p.draws << " draws + simulation noise):\n";
+  if (!p.source.empty()) out << "  " << p.source << "\n";
+  auto list = [](const std::vector<std::string>& keys) {
+    std::string s;
+    for (const auto& k : keys) s += (s.empty() ? "" : ", ") + k;
+    return s.empty() ? std::string("none") : s;
+  };
+  out << "  sampled: " << list(p.sampled) << "\n";
+  if (!p.fixed_by_set.empty()) out << "  fixed by --set: " << list(p.fixed_by_set) << "\n";
+  out << "  " << pad_right("metric", 20) << pad_right("value", 11) << pad_right("95% prediction interval", 28) << "from parameters\n";
+  for (const auto& m : p.metrics) {
+    char share[32];
+    std::snprintf(share, sizeof share, "%5.1f%%", 100 * m.param_share);
+    out << "  " << pad_right(m.name, 20) << pad_right(figure(m.mean), 11) << pad_right("[" + figure(m.lower) + " – " + figure(m.upper) + "]", 28)
+        << share << "\n";
+  }
+  if (p.metrics.empty()) out << "  (no metric is positive in every draw)\n";
+  return out.str();
+}
+
+nlohmann::ordered_json prediction_json(const predict::Prediction& p) {
+  nlohmann::ordered_json j;
+  j["draws"] = p.draws;
+  j["source"] = p.source;
+  j["sampled"] = p.sampled;
+  j["fixed_by_set"] = p.fixed_by_set;
+  j["metrics"] = nlohmann::ordered_json::object();
+  for (const auto& m : p.metrics)
+    j["metrics"][m.name] = {{"mean", m.mean},           {"lower", m.lower},
+                            {"upper", m.upper},         {"param_sd_rel", m.param_sd_rel},
+                            {"sim_half_width", m.sim_half_width}, {"param_share", m.param_share}};
+  return j;
+}
 
 double offered_iops(const models::IoScenario& s) { return s.workload.rate_iops * s.workload.numjobs; }
 
@@ -145,7 +199,8 @@ std::string setup_line(const models::IoScenario& s) {
   return os.str();
 }
 
-std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, const models::IoMvaResult* mva) {
+std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, const models::IoMvaResult* mva,
+                           const predict::Prediction* prediction) {
   std::ostringstream out;
   out << "vqsim " << VQSIM_VERSION << " run " << s.path << "\n";
   if (!s.description.empty()) out << s.description << "\n";
@@ -190,6 +245,7 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
       out << cell;
     }
   }
+  if (prediction && prediction->draws > 0) out << "\n" << prediction_text(*prediction);
   out << "\nstage                    capacity  utilization        queue    wait (µs)   time/visit (µs)  share of lat\n";
   for (const auto& st : r.stages) {
     char line[256];
@@ -233,7 +289,8 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
   return out.str();
 }
 
-nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunReport& r, const models::IoMvaResult* mva) {
+nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunReport& r, const models::IoMvaResult* mva,
+                                      const predict::Prediction* prediction) {
   auto interval = [](const sim::Interval& i) {
     return nlohmann::ordered_json{{"mean", i.mean}, {"half_width_95", i.half_width}, {"lower", i.lower}, {"upper", i.upper}};
   };
@@ -294,6 +351,7 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
       m["stages"].push_back({{"name", st.name}, {"residence_ns", st.residence_ns}, {"utilization", st.utilization}, {"number_mean", st.number_mean}});
     j["mva"] = m;
   }
+  if (prediction && prediction->draws > 0) j["prediction"] = prediction_json(*prediction);
   return j;
 }
 

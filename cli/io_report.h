@@ -6,6 +6,7 @@
 #include <string>
 
 #include "calibration/fio/result.h"
+#include "calibration/predict/prediction.h"
 #include "models/io_path_mva.h"
 #include "models/io_results.h"
 
@@ -14,8 +15,16 @@ namespace vqsim::cli {
 using models::IoRunReport;
 using models::simulate_io;
 
-std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, const models::IoMvaResult* mva);
-nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunReport& r, const models::IoMvaResult* mva);
+// `prediction` (a calibrated scenario's intervals with parameter uncertainty) may be null or empty
+// (draws 0): then the output is that of an uncalibrated run.
+std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, const models::IoMvaResult* mva,
+                           const predict::Prediction* prediction = nullptr);
+nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunReport& r, const models::IoMvaResult* mva,
+                                      const predict::Prediction* prediction = nullptr);
+// The prediction block of the text report ("prediction (95%, ...):" and one line per metric) and
+// the JSON "prediction" object ({draws, source, sampled, fixed_by_set, metrics: {name: {...}}}).
+std::string prediction_text(const predict::Prediction& p);
+nlohmann::ordered_json prediction_json(const predict::Prediction& p);
 fio::FioResult to_fio_result(const models::IoScenario& s, const IoRunReport& r);
 // The size guard of a DES run: refuses (UsageError, exit 2) a run whose simulated I/Os per
 // replication (workload.ios, or workload.runtime x the MVA's IOPS), open-loop arrivals per

@@ -1,5 +1,6 @@
 // vqsim: the command-line entry point. It parses the command name and hands the rest of the
 // arguments to the subcommand; it holds no model logic.
+#include <algorithm>
 #include <unistd.h>
 
 #include <csignal>
@@ -38,7 +39,9 @@ void print_help(std::ostream& out) {
       << " — discrete-event performance simulator of the virtualized storage I/O path\n\n"
          "usage: vqsim COMMAND [options]      (vqsim COMMAND --help for each command's options)\n\n"
          "commands:\n";
-  for (const auto& c : kCommands) out << "  " << c.name << std::string(8 - std::string(c.name).size(), ' ') << c.summary << "\n";
+  std::size_t width = 0;
+  for (const auto& c : kCommands) width = std::max(width, std::string(c.name).size());
+  for (const auto& c : kCommands) out << "  " << c.name << std::string(width + 2 - std::string(c.name).size(), ' ') << c.summary << "\n";
   out << "\noptions:\n"
          "  -h, --help     this help\n"
          "  --version      print the version\n\n"

@@ -47,7 +47,7 @@ std::string pad(const std::string& text, std::size_t width) {
 int run_main(const std::vector<std::string>& args) {
   std::string scenario_path, format = "text";
   std::vector<std::string> overrides;
-  int threads = 0, replications = 0;
+  int threads = 0, replications = 0, draws = -1;
   long long seed = -1;
   std::string ios, runtime;
   po::options_description opts(
@@ -60,6 +60,14 @@ int run_main(const std::vector<std::string>& args) {
       "  vqsim run scenarios/default.toml\n"
       "  vqsim run scenarios/default.toml --set host.iothreads=2 --set workload.iodepth=64\n"
       "  vqsim run scenarios/seed000-virtio-blk.toml --format fio-json > predicted.json\n\n"
+      "Calibrated scenarios (a [calibration] table, as vqsim calibrate writes it): after the run above,\n"
+      "vqsim draws the fitted parameters from their log-normal uncertainty (the table's draws, or\n"
+      "--draws), simulates each draw once on the nominal run's random numbers, and adds per metric a\n"
+      "95% prediction interval that combines the parameters' spread with the simulation's own 95%\n"
+      "interval, and the parameters' share of it (text: a \"prediction\" block; --format json: a\n"
+      "top-level \"prediction\" object; fio-json: unchanged). Keys given with --set are held at that\n"
+      "value, not drawn. Each draw costs one replication; results do not depend on --threads\n"
+      "(docs/prediction.md).\n\n"
       "Generic network scenarios ([[station]] tables): simulates the scenario: independent replications (in parallel), each with a warm-up that is\n"
       "discarded and a measured window; prints per-station throughput, response time (mean, p50,\n"
       "p99 from fio's histogram), utilization and mean number present with 95% intervals, the exact\n"
@@ -74,7 +82,10 @@ int run_main(const std::vector<std::string>& args) {
       "ios", po::value(&ios), "I/O-path scenarios: measured I/Os per replication (sets workload.ios, clears runtime)")(
       "runtime", po::value(&runtime), "I/O-path scenarios: simulated measured time per replication, e.g. 2s (sets workload.runtime)")(
       "compare-mva", "I/O-path scenarios: also solve by MVA and report where DES and MVA differ by more than 10%")(
-      "allow-long-runs", "I/O-path scenarios: lift the run-size limits (2e8 simulated I/Os or open-loop arrivals per replication, 2e9 in all)");
+      "allow-long-runs", "I/O-path scenarios: lift the run-size limits (2e8 simulated I/Os or open-loop arrivals per replication, 2e9 in all)")(
+      "draws", po::value(&draws),
+      "calibrated scenarios: parameter draws for the prediction intervals (default: the [calibration] table's draws; 0 = none, "
+      "the nominal run only)");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
@@ -83,6 +94,7 @@ int run_main(const std::vector<std::string>& args) {
   if (format != "text" && format != "json" && format != "fio-json")
     throw UsageError("--format must be text, json or fio-json" + did_you_mean(format, {"text", "json", "fio-json"}));
   if (threads < 0) throw UsageError("--threads must be >= 0");
+  if (vm.count("draws") && draws < 0) throw UsageError("--draws must be 0 (no prediction) or from 2 to 10000");
 
   if (models::is_io_scenario_file(scenario_path)) {
     IoRunOptions o;
@@ -96,6 +108,7 @@ int run_main(const std::vector<std::string>& args) {
     o.runtime = runtime;
     o.compare_mva = vm.count("compare-mva") > 0;
     o.allow_long_runs = vm.count("allow-long-runs") > 0;
+    o.draws = vm.count("draws") ? draws : -1;
     return run_io(o);
   }
   if (format == "fio-json") throw UsageError("--format fio-json needs an I/O-path scenario; " + scenario_path + " is a generic network");

@@ -1,8 +1,12 @@
 // `vqsim run` on an I/O-path scenario: replications of the DES, fio-like figures per direction
 // with 95% intervals, the stage table (utilization, queue, wait, share of latency), the
-// bottleneck, Little's law, and optionally the MVA comparison. Output as text, vqsim JSON or fio
-// 3.x JSON.
+// bottleneck, Little's law, and optionally the MVA comparison; for a calibrated scenario, 95%
+// prediction intervals with parameter uncertainty (docs/prediction.md). Output as text, vqsim
+// JSON or fio 3.x JSON.
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -10,6 +14,7 @@
 #include <sstream>
 
 #include "calibration/fio/writer.h"
+#include "calibration/predict/prediction.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/io_report.h"
@@ -31,6 +36,10 @@ int run_io(const IoRunOptions& o) {
   if (o.seed >= 0) s.run.seed = static_cast<std::uint64_t>(o.seed);
   if (o.replications > 0) s.run.replications = o.replications;
   if (o.replications < 0) throw UsageError("--replications must be >= 1");
+  if (o.draws == 1 || o.draws > 10000) throw UsageError("--draws must be 0 (no prediction) or from 2 to 10000");
+  if (o.draws > 0 && !s.calibration.present())
+    throw UsageError("--draws: " + o.scenario_path + " has no [calibration] table (a calibrated scenario, as vqsim calibrate writes it)");
+  if (o.draws >= 0) s.calibration.draws = o.draws;
 
   check_run_size(s, o.allow_long_runs);
 
@@ -42,16 +51,36 @@ int run_io(const IoRunOptions& o) {
   std::optional<models::IoMvaResult> mva;
   if (o.compare_mva) mva = models::solve_io_mva(s);
 
+  // A calibrated scenario: one more simulation per parameter draw (fio JSON has no intervals).
+  predict::Prediction prediction;
+  std::string draws_line;  // on stderr after the report (text only)
+  if (o.format != "fio-json" && s.calibration.present() && s.calibration.draws > 0) {
+    const bool tty = ::isatty(STDERR_FILENO) == 1;
+    const auto start = std::chrono::steady_clock::now();
+    predict::Progress progress;
+    if (tty) progress = [](int done, int total) { std::cerr << "\rparameter draws: " << done << "/" << total << std::flush; };
+    prediction = predict::predict(o.scenario_path, overrides, s, report, o.threads, progress);
+    if (tty) std::cerr << "\r\033[K" << std::flush;
+    if (o.format == "text") {
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      char line[96];
+      std::snprintf(line, sizeof line, "vqsim: %d parameter draws in %.1f s\n", prediction.draws, seconds);
+      draws_line = line;
+    }
+  }
+
   if (o.format == "fio-json") {
     std::cout << fio::to_fio_json_text(to_fio_result(s, report));
   } else if (o.format == "json") {
-    nlohmann::ordered_json j = io_report_json(s, report, mva ? &*mva : nullptr);
+    nlohmann::ordered_json j = io_report_json(s, report, mva ? &*mva : nullptr, &prediction);
     j["warnings"] = nlohmann::ordered_json::array();
     if (!overload.empty()) j["warnings"].push_back(overload);
     std::cout << j.dump(2) << '\n';
   } else {
-    std::cout << io_report_text(s, report, mva ? &*mva : nullptr);
+    std::cout << io_report_text(s, report, mva ? &*mva : nullptr, &prediction);
   }
+  std::cout << std::flush;
+  std::cerr << draws_line;
   if (!overload.empty()) std::cerr << "vqsim: warning: " << overload << "\n";
   if (!report.little_ok)
     std::cerr << "vqsim: Little's law is violated beyond 1% (" << report.little_where << "): this is a bug in the model or the engine\n";

@@ -37,6 +37,7 @@ DeviceSpec device_spec(const BackendParams& p, BackendKind kind) {
   if (p.write_ns >= 0) d.write_ns = p.write_ns;
   if (p.flush_ns >= 0) d.flush_ns = p.flush_ns;
   if (p.bandwidth_bytes_per_s > 0) d.bandwidth_bytes_per_s = p.bandwidth_bytes_per_s;
+  d.write_bandwidth_bytes_per_s = p.write_bandwidth_bytes_per_s > 0 ? p.write_bandwidth_bytes_per_s : 0;
   return d;
 }
 
@@ -56,7 +57,7 @@ sim::time_ns DeviceStation::service_ns(sim::JobId job) {
     // One actuator: the transfer at media rate, plus positioning for random requests. NCQ
     // reorders the queue to shorten positioning; the gain grows with the queue ([I]: a
     // (1 + q)^-0.4 law gives ~2.3x at 8 queued, in line with 7200 rpm drives' QD1 vs QD8 IOPS).
-    double ns = static_cast<double>(r.bytes) / spec_.bandwidth_bytes_per_s * 1e9;
+    double ns = static_cast<double>(r.bytes) / spec_.bandwidth_of(r.dir) * 1e9;
     if (!r.sequential) {
       const double queued = std::min<double>(static_cast<double>(waiting()), spec_.ncq_depth - 1);
       const double positioning = spec_.seek_ns * factor_.sample(rng_) + rotation_.sample(rng_);
@@ -69,7 +70,7 @@ sim::time_ns DeviceStation::service_ns(sim::JobId job) {
   // A large request is striped over the device's channels: alone it transfers at the whole
   // bandwidth; with k requests in service each gets about 1/k of it (fixed at its start).
   const double base = r.dir == Direction::read ? spec_.read_ns : spec_.write_ns;
-  const double share_bw = spec_.bandwidth_bytes_per_s / std::max(1, busy());
+  const double share_bw = spec_.bandwidth_of(r.dir) / std::max(1, busy());
   return to_ns(base * factor_.sample(rng_) + extra_bytes / share_bw * 1e9);
 }
 

@@ -38,6 +38,10 @@ struct DeviceSpec {
   double read_ns, write_ns, flush_ns, bandwidth_bytes_per_s, service_cv;
   double seek_ns, rotation_ns;  // hdd
   int ncq_depth;
+  double write_bandwidth_bytes_per_s = 0;  // 0 = bandwidth_bytes_per_s
+  double bandwidth_of(Direction d) const {
+    return d == Direction::write && write_bandwidth_bytes_per_s > 0 ? write_bandwidth_bytes_per_s : bandwidth_bytes_per_s;
+  }
 };
 DeviceSpec device_spec(const BackendParams& p, BackendKind kind);
 

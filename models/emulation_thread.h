@@ -18,8 +18,9 @@ namespace vqsim::models {
 
 class EmulationThread : public sim::FcfsStation {
  public:
+  // `per_page_ns`: submit time per 4 KiB page of the request beyond the first.
   EmulationThread(sim::Simulator& sim, std::string name, IoTable& io, double submit_ns, double complete_ns, double cpu_cv,
-                  double poll_window_ns, bool always_polling);
+                  double poll_window_ns, bool always_polling, double per_page_ns = 0);
 
   // True when the thread is working or polling right now: a new request needs no kick and no
   // wake-up (EVENT_IDX / notification disabled while it processes the ring).
@@ -33,7 +34,7 @@ class EmulationThread : public sim::FcfsStation {
 
  private:
   IoTable& io_;
-  double submit_ns_, complete_ns_, poll_window_ns_;
+  double submit_ns_, complete_ns_, poll_window_ns_, per_page_ns_;
   bool always_polling_;
   sim::Distribution factor_;
 };

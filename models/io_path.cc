@@ -58,7 +58,7 @@ IoPath::IoPath(sim::Simulator& sim, std::string name, const IoScenario& s)
       for (int t = 0; t < n; ++t) {
         const std::string tname = s.host.iothreads == 0 ? std::string("host.main_loop") : "host.iothread" + std::to_string(t);
         auto& th = sim.make<EmulationThread>(tname, io_, driver_.emu_submit_ns + aio_.submit_ns + extra, driver_.emu_complete_ns + extra, cv,
-                                             s.host.iothreads > 0 ? s.host.poll_max_ns : 0.0, false);
+                                             s.host.iothreads > 0 ? s.host.poll_max_ns : 0.0, false, s.host.emu_per_page_ns);
         host_threads_.push_back(&th);
       }
     } else if (s.guest.driver == GuestDriver::vhost_scsi) {

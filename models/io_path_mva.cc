@@ -42,7 +42,7 @@ double device_mean_ns(const DeviceSpec& d, const IoScenario& s) {
       // NCQ shortens positioning with the queue (backend.cc); the MVA assumes the drive sees
       // every outstanding request queued, which is right when it is the bottleneck.
       const double queued = std::min<double>(w.numjobs * w.effective_depth() - 1, d.ncq_depth - 1);
-      double ns = bytes / d.bandwidth_bytes_per_s * 1e9;
+      double ns = bytes / d.bandwidth_of(dir) * 1e9;
       ns += w.random ? (d.seek_ns + d.rotation_ns / 2) * std::pow(1.0 + std::max(0.0, queued), -0.4) : 20000;
       return ns;
     }
@@ -51,7 +51,7 @@ double device_mean_ns(const DeviceSpec& d, const IoScenario& s) {
     const double outstanding = static_cast<double>(w.numjobs * requests_per_job(s));
     const double sharing = std::clamp(outstanding, 1.0, static_cast<double>(d.channels));
     const double base = dir == Direction::read ? d.read_ns : d.write_ns;
-    return base + std::max(0.0, bytes - 4096) / (d.bandwidth_bytes_per_s / sharing) * 1e9;
+    return base + std::max(0.0, bytes - 4096) / (d.bandwidth_of(dir) / sharing) * 1e9;
   };
   return w.read_fraction * one(Direction::read) + (1 - w.read_fraction) * one(Direction::write);
 }
@@ -94,7 +94,8 @@ std::vector<Stage> build_stages(const IoScenario& plain, double p_kick, double p
     if (drv.uses_qemu_thread) {
       n = std::max(1, s.host.iothreads);
       const double extra = s.host.iothreads == 0 ? s.host.main_loop_ns : 0.0;
-      submit = drv.emu_submit_ns + aio.submit_ns + extra;
+      const double bytes = w.read_fraction * static_cast<double>(w.bs_read_bytes) + wf * static_cast<double>(w.bs_write_bytes);
+      submit = drv.emu_submit_ns + aio.submit_ns + extra + s.host.emu_per_page_ns * std::max(0.0, std::ceil(bytes / 4096.0) - 1);
       complete = drv.emu_complete_ns + extra;
       if (s.host.iothreads > 0) base = "host.iothread";
     } else if (s.guest.driver == GuestDriver::vhost_scsi) {

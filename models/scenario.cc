@@ -246,6 +246,9 @@ const std::vector<Param>& params() {
     add({"host.main_loop_us", Kind::time_us, "us", "1.5", "domain.md §5 (BQL shared with vCPU exits)",
          "extra per request when the main loop serves the device", {}, 0, 1e12,
          [](IoScenario& s, const Value& v) { s.host.main_loop_ns = v.number; }});
+    add({"host.emu_per_page_us", Kind::time_us, "us", "0.1", "[I] QEMU maps each descriptor segment (address_space_map) on pop",
+         "emulation-thread CPU per 4 KiB page of a request beyond the first (large requests cost more)", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.host.emu_per_page_ns = v.number; }});
     add({"host.thread_pool_max", Kind::integer, "", "64", "QEMU util/thread-pool.c max_threads", "aio=threads worker threads", {}, 1, 65536,
          [](IoScenario& s, const Value& v) { s.host.thread_pool_max = static_cast<int>(v.number); }});
     add({"host.threads_handoff_us", Kind::time_us, "us", "5", "[I] thread wake-up + bottom half",
@@ -288,6 +291,9 @@ const std::vector<Param>& params() {
          [](IoScenario& s, const Value& v) { s.backend.flush_ns = v.number; }});
     add({"backend.bandwidth", Kind::rate, "bytes/s", "by kind", "[I]", "sequential bandwidth of the device (nvme 3.2GB, sata-ssd 530MB, hdd 180MB)",
          {}, 1, 1e15, [](IoScenario& s, const Value& v) { s.backend.bandwidth_bytes_per_s = v.number; }});
+    add({"backend.write_bandwidth", Kind::rate, "bytes/s", "= bandwidth", "[I] flash writes sequentially slower than it reads",
+         "sequential bandwidth of writes when it differs from reads", {}, 1, 1e15,
+         [](IoScenario& s, const Value& v) { s.backend.write_bandwidth_bytes_per_s = v.number; }});
     add({"backend.service_cv", Kind::real, "", "0.3", "[I]", "coefficient of variation of device times (lognormal)", {}, 0, 10,
          [](IoScenario& s, const Value& v) { s.backend.service_cv = v.number; }});
     add({"backend.seek_ms", Kind::time_ms, "ms", "8.5", "[I] 7200 rpm datasheets", "HDD average random seek", {}, 0, 1e12,
@@ -645,7 +651,7 @@ void apply_cpu_scales(IoScenario& s) {
     *x *= g;
   if (s.guest.driver_submit_ns >= 0) s.guest.driver_submit_ns *= g;
   if (s.guest.driver_complete_ns >= 0) s.guest.driver_complete_ns *= g;
-  for (double* x : {&s.host.main_loop_ns, &s.host.threads_handoff_ns, &s.host.native_submit_ns, &s.host.io_uring_submit_ns,
+  for (double* x : {&s.host.main_loop_ns, &s.host.emu_per_page_ns, &s.host.threads_handoff_ns, &s.host.native_submit_ns, &s.host.io_uring_submit_ns,
                     &s.host.vhost_worker_ns, &s.host.vhost_user_ns, &s.host.pagecache_ns, &s.backend.msgr_ns})
     *x *= h;
   if (s.host.emu_submit_ns >= 0) s.host.emu_submit_ns *= h;

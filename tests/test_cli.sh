@@ -107,5 +107,11 @@ check "bench tandem --json reports both loops, MVA and the ratio" bash -c "'$vqs
 check "... throughput within 1% of exact MVA" python3 -c "import json; j=json.load(open('$tmp/b.json')); assert abs(j['engine_throughput_rel_error_vs_mva'])<0.01, j; assert j['engine_to_hand_ratio']>0"
 check "an unknown benchmark is bad usage (2)" status_is 2 "$vqsim" bench tandm
 
+# A calibrated scenario ([calibration] table): prediction intervals in JSON; --draws 0 has none.
+printf 'base = "%s"\n[guest]\ncpu_scale = 1.17\n[backend]\nread_us = 95.2\n[calibration]\nparams = ["guest.cpu_scale", "backend.read_us"]\nlog_sd = [0.05, 0.12]\nlog_corr = [[1.0, -0.4], [-0.4, 1.0]]\ndraws = 4\nsource = "test"\n' "$def" > "$tmp/calibrated.toml"
+check "a calibrated scenario's JSON has a prediction with intervals" bash -c "'$vqsim' run '$tmp/calibrated.toml' ${io[*]} --format json > '$tmp/pred.json'"
+check "... read.iops inside [lower, upper] from 4 draws" python3 -c "import json; p=json.load(open('$tmp/pred.json'))['prediction']; m=p['metrics']['read.iops']; assert p['draws']==4 and m['lower']<m['mean']<m['upper'] and m['param_sd_rel']>0, p"
+check "--draws 0: no prediction" bash -c "'$vqsim' run '$tmp/calibrated.toml' ${io[*]} --format json --draws 0 | python3 -c \"import json,sys; assert 'prediction' not in json.load(sys.stdin)\""
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

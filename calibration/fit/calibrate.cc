@@ -84,6 +84,13 @@ class Fitter {
  public:
   Fitter(const Dataset& d, const CalibrateOptions& o, std::vector<std::string> keys, Eigen::VectorXd u0)
       : d_(d), o_(o), keys_(std::move(keys)), u0_(std::move(u0)), u_ref_(u0_), correction_(d.runs.size()), slope_(d.runs.size()) {
+    // Within a factor 100 of the start, and within the key's own range.
+    lower_ = upper_ = u0_;
+    for (long k = 0; k < u0_.size(); ++k) {
+      const auto [lo, hi] = parameter_bounds(keys_[static_cast<std::size_t>(k)]);
+      lower_[k] = std::max(u0_[k] - std::log(100.0), std::log(lo));
+      upper_[k] = std::min(u0_[k] + std::log(100.0), std::log(hi));
+    }
     for (std::size_t r = 0; r < d.runs.size(); ++r) {
       correction_[r].assign(d.runs[r].targets.size(), 1.0);
       slope_[r] = Eigen::MatrixXd::Zero(static_cast<long>(d.runs[r].targets.size()), u0_.size());
@@ -141,13 +148,14 @@ class Fitter {
   }
 
   LmResult fit(const std::vector<std::size_t>& runs, const Eigen::VectorXd& start, int max_iterations) const {
-    const Eigen::VectorXd span = Eigen::VectorXd::Constant(u0_.size(), std::log(100.0));
     LmOptions lo;
     lo.threads = o_.threads;
     lo.max_iterations = max_iterations;
     lo.cancelled = o_.cancelled;
-    return levenberg_marquardt([&](const Eigen::VectorXd& u) { return residuals(runs, u); }, start, u0_ - span, u0_ + span, lo);
+    return levenberg_marquardt([&](const Eigen::VectorXd& u) { return residuals(runs, u); }, start, lower_, upper_, lo);
   }
+
+  const Eigen::VectorXd& upper() const { return upper_; }
 
   // The DES of `runs` at u (common random numbers: the same seed every time).
   std::map<std::size_t, DesPoint> des(const std::vector<std::size_t>& runs, const Eigen::VectorXd& u) {
@@ -196,7 +204,7 @@ class Fitter {
     for (long k = 0; k < u.size(); ++k) {
       if (!des_only(keys_[static_cast<std::size_t>(k)])) continue;
       Eigen::VectorXd v = u;
-      const double h = 0.15;
+      const double h = u[k] + 0.15 > upper_[k] ? -0.15 : 0.15;
       v[k] += h;
       const auto moved = des(runs, v);
       for (const auto& [run, p] : moved)
@@ -230,7 +238,7 @@ class Fitter {
   const Dataset& d_;
   const CalibrateOptions& o_;
   std::vector<std::string> keys_;
-  Eigen::VectorXd u0_, u_ref_;
+  Eigen::VectorXd u0_, u_ref_, lower_, upper_;
   std::vector<std::vector<double>> correction_;
   std::vector<Eigen::MatrixXd> slope_;  // per run: targets x parameters (DES-only columns)
   mutable std::atomic<long> mva_evaluations_{0};
@@ -308,13 +316,28 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   auto fitter = std::make_unique<Fitter>(d, o, keys, u0);
   say(o, "simulating " + std::to_string(fit_runs.size()) + " runs at the default parameters");
   fitter->anchor(fitter->des(fit_runs, u0), u0);
+  std::vector<std::size_t> hidden;  // parameters that matter at 10x but not at their default
   if (!chosen) {
     std::vector<std::string> kept;
     std::vector<double> kept_u;
     for (std::size_t k = 0; k < keys.size(); ++k) {
+      // Probe a factor of 10 each way, not just the slope: a cost that is hidden behind another
+      // bottleneck at its default can still decide the fit at ten times the value.
       double sensitivity = 0;
-      for (std::size_t run : fit_runs) sensitivity = std::max(sensitivity, fitter->log_gradient(run, u0).col(static_cast<long>(k)).cwiseAbs().maxCoeff());
+      for (std::size_t run : fit_runs) {
+        const auto at = fitter->surrogate(run, u0);
+        for (double h : {std::log(10.0), -std::log(10.0)}) {
+          Eigen::VectorXd v = u0;
+          v[static_cast<long>(k)] += h;
+          const auto probe = fitter->surrogate(run, v);
+          if (!at || !probe) continue;
+          for (std::size_t t = 0; t < at->size(); ++t) sensitivity = std::max(sensitivity, std::fabs(std::log((*probe)[t] / (*at)[t])) / std::fabs(h));
+        }
+      }
       if (sensitivity >= 0.01) {
+        double slope = 0;
+        for (std::size_t run : fit_runs) slope = std::max(slope, fitter->log_gradient(run, u0).col(static_cast<long>(k)).cwiseAbs().maxCoeff());
+        if (slope < 0.01) hidden.push_back(kept.size());
         kept.push_back(keys[k]);
         kept_u.push_back(u0[static_cast<long>(k)]);
       } else {
@@ -349,6 +372,16 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   for (int round = 1; round <= o.max_rounds; ++round) {
     res.rounds = round;
     lm = fitter->fit(fit_runs, u, 60);
+    // A hidden parameter has no slope at its default, so the descent never moves it; start once
+    // more from ten times its value and keep the better fit.
+    if (round == 1)
+      for (std::size_t k : hidden) {
+        Eigen::VectorXd start = u;
+        start[static_cast<long>(k)] = std::min(start[static_cast<long>(k)] + std::log(10.0), fitter->upper()[static_cast<long>(k)]);
+        LmResult other = fitter->fit(fit_runs, start, 60);
+        say(o, keys[k] + ": a start at 10x its default ends at cost " + fmt("%.4g", other.cost) + fmt(" (from the default: %.4g)", lm.cost));
+        if (other.cost < lm.cost) lm = std::move(other);
+      }
     if (lm.stop_reason == "cancelled") throw std::runtime_error("calibration cancelled");
     const double moved = (lm.u - u).lpNorm<Eigen::Infinity>();
     u = lm.u;
@@ -374,7 +407,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   const auto r_final = fitter->residuals(fit_runs, u);
   if (!r_final) throw std::runtime_error("the model cannot be evaluated at the fitted parameters");
   Eigen::MatrixXd J = numeric_jacobian([&](const Eigen::VectorXd& v) { return fitter->residuals(fit_runs, v); }, u, *r_final, 1e-3,
-                                       Eigen::VectorXd::Constant(u.size(), 1e300), o.threads);
+                                       fitter->upper(), o.threads);
   const Eigen::MatrixXd Jd = J.topRows(n_data);
   const Eigen::VectorXd rd = r_final->head(n_data);
   res.rss = rd.squaredNorm();

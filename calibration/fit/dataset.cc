@@ -68,8 +68,8 @@ void add_targets(const check::Measured& m, std::vector<Target>& out) {
   else if (dir != "total") add("clat_mean_us", "mean latency", m.clat_mean_us, 0.03);
   if (dir == "total") return;  // vqsim keeps percentiles per direction only
   add("clat_p50_us", "p50", m.clat_p50_us, 0.05);
-  add("clat_p99_us", "p99", m.clat_p99_us, 0.08);
-  add("clat_p99.9_us", "p99.9", m.clat_p999_us, 0.15);
+  add("clat_p99_us", "p99", m.clat_p99_us, 0.10);
+  add("clat_p99.9_us", "p99.9", m.clat_p999_us, 0.20);
 }
 
 }  // namespace

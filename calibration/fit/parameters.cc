@@ -50,6 +50,8 @@ const std::map<std::string, Getter>& getters() {
     m["backend.write_us"] = [](const IoScenario& s) { return device_of(s).write_ns / 1e3; };
     m["backend.flush_us"] = [](const IoScenario& s) { return device_of(s).flush_ns / 1e3; };
     m["backend.bandwidth"] = [](const IoScenario& s) { return device_of(s).bandwidth_bytes_per_s; };
+    m["backend.write_bandwidth"] = [](const IoScenario& s) { return device_of(s).bandwidth_of(models::Direction::write); };
+    m["host.emu_per_page_us"] = [](const IoScenario& s) { return s.host.emu_per_page_ns / s.host.cpu_scale / 1e3; };
     m["backend.latency_us"] = [](const IoScenario& s) { return s.backend.latency_ns / 1e3; };
     m["backend.seek_ms"] = [](const IoScenario& s) { return s.backend.seek_ns / 1e6; };
     m["backend.rtt_us"] = [](const IoScenario& s) { return s.backend.rtt_ns / 1e3; };
@@ -81,6 +83,12 @@ double parameter_value(const IoScenario& s, const std::string& key) {
   return it->second(s);
 }
 
+std::pair<double, double> parameter_bounds(const std::string& key) {
+  if (key.size() > 3 && key.compare(key.size() - 3, 3, "_cv") == 0) return {0.02, 3.0};
+  if (key.find("cpu_scale") != std::string::npos) return {1e-3, 1e3};
+  return {1e-300, 1e300};
+}
+
 bool same_default_everywhere(const Dataset& d, const std::vector<std::size_t>& runs, const std::string& key) {
   if (runs.empty()) return true;
   const double first = parameter_value(d.runs[runs.front()].scenario, key);
@@ -96,6 +104,7 @@ std::vector<std::string> candidate_keys(const Dataset& d, const std::vector<std:
   for (std::size_t i : runs)
     for (const auto& t : d.runs[i].targets) percentiles = percentiles || (t.kind != "throughput" && t.kind != "mean latency");
   bool virtual_run = false, threads_aio = false, reads = false, writes = false, big_blocks = false, flushes = false;
+  bool big_reads = false, big_writes = false, big_qemu = false;
   std::map<models::BackendKind, int> kinds;
   for (std::size_t i : runs) {
     const IoScenario& s = d.runs[i].scenario;
@@ -105,6 +114,10 @@ std::vector<std::string> candidate_keys(const Dataset& d, const std::vector<std:
     reads = reads || s.workload.read_fraction > 0;
     writes = writes || s.workload.read_fraction < 1;
     big_blocks = big_blocks || std::max(s.workload.bs_read_bytes, s.workload.bs_write_bytes) >= 64 * 1024 || !s.workload.random;
+    const bool big = std::max(s.workload.bs_read_bytes, s.workload.bs_write_bytes) >= 64 * 1024;
+    big_reads = big_reads || (big && s.workload.read_fraction > 0);
+    big_writes = big_writes || (big && s.workload.read_fraction < 1);
+    big_qemu = big_qemu || (big && qemu);
     flushes = flushes || ((s.host.cache == models::CacheMode::writethrough || s.host.cache == models::CacheMode::directsync) &&
                           s.workload.read_fraction < 1 && !s.bare_metal());
     ++kinds[s.backend.kind == models::BackendKind::md_raid1 ? s.backend.leg : s.backend.kind];
@@ -115,6 +128,7 @@ std::vector<std::string> candidate_keys(const Dataset& d, const std::vector<std:
     c.push_back("virtqueue.wakeup_us");
   }
   if (threads_aio) c.push_back("host.threads_handoff_us");
+  if (big_qemu) c.push_back("host.emu_per_page_us");
   if (kinds.size() == 1) {
     const models::BackendKind k = kinds.begin()->first;
     using models::BackendKind;
@@ -122,6 +136,7 @@ std::vector<std::string> candidate_keys(const Dataset& d, const std::vector<std:
       if (reads) c.push_back("backend.read_us");
       if (writes) c.push_back("backend.write_us");
       if (big_blocks) c.push_back("backend.bandwidth");
+      if (big_reads && big_writes) c.push_back("backend.write_bandwidth");  // reads and writes stream at different rates
     } else if (k == BackendKind::hdd) {
       if (!std::all_of(runs.begin(), runs.end(), [&](std::size_t i) { return !d.runs[i].scenario.workload.random; }))
         c.push_back("backend.seek_ms");

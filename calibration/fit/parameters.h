@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "calibration/fit/dataset.h"
@@ -25,6 +26,10 @@ double parameter_value(const models::IoScenario& s, const std::string& key);
 // flushes the flush time). Keys whose default differs between runs (for example a device figure
 // over two device kinds) are left out: one fitted value would erase that difference.
 std::vector<std::string> candidate_keys(const Dataset& d, const std::vector<std::size_t>& runs);
+
+// The range a fitted value must stay in (in the key's unit): dispersion parameters up to 3,
+// everything else only > 0. The fit also stays within a factor 100 of the start.
+std::pair<double, double> parameter_bounds(const std::string& key);
 
 // Whether `key`'s value is the same in every run (what fitting one shared value needs).
 bool same_default_everywhere(const Dataset& d, const std::vector<std::size_t>& runs, const std::string& key);

@@ -1,0 +1,191 @@
+#include "calibration/predict/prediction.h"
+
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+
+#include "models/config.h"
+#include "models/io_metrics.h"
+#include "sim/distribution.h"
+#include "sim/replications.h"
+#include "sim/rng.h"
+
+namespace vqsim::predict {
+
+namespace {
+
+// The z stream: replication index 2^64 - 1 is never a replication (run.replications <= 10000),
+// so no simulation ever draws from it; the stream id spells "predict!".
+constexpr std::uint64_t kNoReplication = ~std::uint64_t{0};
+constexpr std::uint64_t kDrawStream = 0x7072656469637421ULL;
+
+constexpr double kZ95 = 1.96;  // the 97.5% quantile of N(0, 1), as docs/prediction.md writes it
+
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<std::vector<double>> correlation_factor(const std::vector<std::vector<double>>& corr) {
+  const auto n = static_cast<Eigen::Index>(corr.size());
+  Eigen::MatrixXd c(n, n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    if (static_cast<Eigen::Index>(corr[static_cast<std::size_t>(i)].size()) != n) throw std::invalid_argument("correlation matrix is not square");
+    for (Eigen::Index j = 0; j < n; ++j) c(i, j) = corr[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
+  }
+  Eigen::MatrixXd l;
+  const Eigen::LLT<Eigen::MatrixXd> llt(c);
+  bool ok = llt.info() == Eigen::Success;
+  if (ok) {
+    l = llt.matrixL();
+    ok = l.allFinite();
+  }
+  if (!ok) {
+    // Not positive definite (a correlation fitted from few runs, or rounded when written): the
+    // nearest positive semi-definite matrix by clamping negative eigenvalues to 0, with its rows
+    // rescaled so that every ln(value) keeps its own log_sd.
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(c);
+    if (eig.info() != Eigen::Success) throw std::runtime_error("calibration.log_corr: eigen-decomposition failed");
+    const Eigen::VectorXd d = eig.eigenvalues().cwiseMax(0.0).cwiseSqrt();
+    l = eig.eigenvectors() * d.asDiagonal();
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double norm = l.row(i).norm();
+      if (norm > 0) l.row(i) /= norm;
+    }
+  }
+  std::vector<std::vector<double>> out(static_cast<std::size_t>(n), std::vector<double>(static_cast<std::size_t>(n)));
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index j = 0; j < n; ++j) out[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = l(i, j);
+  return out;
+}
+
+std::vector<std::vector<std::string>> parameter_draws(const models::IoScenario& s) {
+  const models::CalibrationUncertainty& c = s.calibration;
+  std::vector<std::vector<std::string>> draws;
+  if (!c.present() || c.draws <= 0) return draws;
+  const std::size_t n = c.keys.size();
+  const auto l = correlation_factor(c.log_corr);
+  sim::Rng rng = sim::Rng::for_stream(s.run.seed, kNoReplication, kDrawStream);
+  std::vector<double> z(n);
+  for (int d = 0; d < c.draws; ++d) {
+    // z for every key, fixed ones included, so that fixing a key leaves the others' draws alone
+    // (and dropping components of x = L z gives exactly the marginal of the others).
+    for (auto& zi : z) zi = sim::standard_normal(rng);
+    std::vector<std::string> overrides;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (c.fixed_by_set[k]) continue;
+      double x = 0;
+      for (std::size_t j = 0; j < n; ++j) x += l[k][j] * z[j];
+      overrides.push_back(c.keys[k] + "=" + number(c.values[k] * std::exp(c.log_sd[k] * x)));
+    }
+    draws.push_back(std::move(overrides));
+  }
+  return draws;
+}
+
+std::uint64_t draw_seed(std::uint64_t nominal_seed, int /*draw*/) { return nominal_seed; }
+
+std::vector<std::string> prediction_metric_names(const models::IoRunReport& r) {
+  std::vector<std::string> names;
+  const bool read = r.get("read.iops").mean > 0, write = r.get("write.iops").mean > 0;
+  for (const char* d : {"read", "write"}) {
+    if (std::string(d) == "read" ? !read : !write) continue;
+    for (const char* m : {"iops", "bw_kib", "lat_mean_us", "clat_mean_us", "clat_p50_us", "clat_p99_us", "clat_p99.9_us"})
+      names.push_back(std::string(d) + "." + m);
+  }
+  if (read && write) names.emplace_back("total.iops");
+  return names;
+}
+
+Prediction predict(const std::string& scenario_path, const std::vector<std::string>& overrides, const models::IoScenario& nominal,
+                   const models::IoRunReport& nominal_report, int threads, const Progress& progress) {
+  Prediction p;
+  const models::CalibrationUncertainty& c = nominal.calibration;
+  if (!c.present() || c.draws <= 0) return p;
+  if (c.draws < 2) throw std::invalid_argument("a prediction needs at least 2 parameter draws");
+  p.draws = c.draws;
+  p.source = c.source;
+  for (std::size_t k = 0; k < c.keys.size(); ++k) (c.fixed_by_set[k] ? p.fixed_by_set : p.sampled).push_back(c.keys[k]);
+  p.overrides = parameter_draws(nominal);
+  const std::vector<std::string> names = prediction_metric_names(nominal_report);
+
+  const double missing = std::numeric_limits<double>::quiet_NaN();
+  std::mutex progress_mutex;
+  int done = 0;
+  const auto runs = sim::run_replications(p.draws, threads, [&](std::uint64_t d) {
+    std::vector<std::string> all = overrides;
+    const auto& mine = p.overrides[static_cast<std::size_t>(d)];
+    all.insert(all.end(), mine.begin(), mine.end());
+    models::IoScenario s;
+    try {
+      s = models::load_io_scenario(scenario_path, all);
+    } catch (const models::ConfigError& e) {
+      std::string drawn;
+      for (const auto& o : mine) drawn += (drawn.empty() ? "" : ", ") + o;
+      throw models::ConfigError("parameter draw " + std::to_string(d) + " (" + drawn + "): " + e.what());
+    }
+    s.run.seed = draw_seed(nominal.run.seed, static_cast<int>(d));
+    s.run.replications = 1;
+    s.workload.ios = nominal.workload.ios;
+    s.workload.runtime_ns = nominal.workload.runtime_ns;
+    s.workload.ramp_time_ns = nominal.workload.ramp_time_ns;
+    const models::IoRunReport r = models::simulate_io(s, 1);
+    sim::Metrics m;
+    for (const auto& name : names) {
+      double v = missing;
+      try {
+        v = models::io_metric(r, name).mean;
+      } catch (const std::invalid_argument&) {
+      }
+      m.add(name, v);
+    }
+    if (progress) {
+      const std::lock_guard<std::mutex> lock(progress_mutex);
+      progress(++done, p.draws);
+    }
+    return m;
+  });
+
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const sim::Interval nominal_value = models::io_metric(nominal_report, names[i]);
+    if (!(nominal_value.mean > 0) || !std::isfinite(nominal_value.mean) || !std::isfinite(nominal_value.half_width)) continue;
+    std::vector<double> logs;
+    for (const auto& run : runs) {
+      const double v = run.values[i].second;
+      if (!(v > 0) || !std::isfinite(v)) break;
+      logs.push_back(std::log(v));
+    }
+    if (logs.size() != runs.size() || logs.size() < 2) continue;
+    // Deviations from the first draw, so that identical draws give exactly 0, not rounding noise.
+    const double first = logs.front();
+    for (double& x : logs) x -= first;
+    double mean = 0;
+    for (double x : logs) mean += x;
+    mean /= static_cast<double>(logs.size());
+    double ss = 0;
+    for (double x : logs) ss += (x - mean) * (x - mean);
+    MetricPrediction mp;
+    mp.name = names[i];
+    mp.mean = nominal_value.mean;
+    mp.sim_half_width = nominal_value.half_width;
+    mp.param_sd_rel = std::sqrt(ss / static_cast<double>(logs.size() - 1));
+    const double a = kZ95 * mp.param_sd_rel, b = mp.sim_half_width / mp.mean;
+    const double h = std::sqrt(a * a + b * b);
+    mp.lower = std::exp(std::log(mp.mean) - h);
+    mp.upper = std::exp(std::log(mp.mean) + h);
+    mp.param_share = h > 0 ? a * a / (h * h) : 0;
+    p.metrics.push_back(mp);
+  }
+  return p;
+}
+
+}  // namespace vqsim::predict

@@ -1,0 +1,79 @@
+// Prediction intervals for a calibrated scenario (docs/prediction.md).
+//
+// A calibrated scenario carries a [calibration] table: the fitted keys (whose values are the
+// scenario's own), the standard deviations of their logarithms and the correlation of those
+// logarithms (models/scenario.h: CalibrationUncertainty). `parameter_draws` samples that
+// log-normal distribution deterministically from the scenario's seed; `predict` simulates each
+// draw once and combines the draws' spread (parameter uncertainty) with the nominal run's 95%
+// half-width (simulation noise) into a 95% interval per metric, in log space.
+//
+// Every draw runs on the same random numbers as the nominal's replication 0 (common random
+// numbers): the spread over draws is then the parameters' effect alone, and the simulation noise
+// enters once, through the nominal's half-width. Results are the same whatever the thread count.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "models/io_results.h"
+#include "models/scenario.h"
+
+namespace vqsim::predict {
+
+// One metric's prediction. Values are in the metric's unit (models/io_metrics.h).
+struct MetricPrediction {
+  std::string name;            // "read.iops", "write.clat_p99_us", "total.iops", ...
+  double mean = 0;             // the nominal run's mean
+  double sim_half_width = 0;   // the nominal run's 95% half-width (simulation noise)
+  double param_sd_rel = 0;     // sample sd of ln(metric) over the parameter draws
+  double lower = 0, upper = 0; // 95% prediction interval
+  // The parameters' share of the squared log half-width: (1.96 sd)^2 / ((1.96 sd)^2 + (hw/mean)^2).
+  double param_share = 0;
+  bool operator==(const MetricPrediction&) const = default;
+};
+
+struct Prediction {
+  int draws = 0;                                   // 0: no prediction was made
+  std::string source;                              // the [calibration] table's source
+  std::vector<std::string> sampled;                // keys drawn
+  std::vector<std::string> fixed_by_set;           // keys given by --set, held at that value
+  std::vector<std::vector<std::string>> overrides; // per draw, the "key=value" of the sampled keys
+  std::vector<MetricPrediction> metrics;           // in io_metric_names() order
+  bool operator==(const Prediction&) const = default;
+};
+
+// Called after each finished draw with (finished, total), from worker threads one at a time.
+using Progress = std::function<void(int done, int total)>;
+
+// The parameter draws of a calibrated scenario: s.calibration.draws lists of "key=value" (%.9g,
+// in each key's unit) for the keys not fixed by --set. z ~ N(0, I) from a sim::Rng stream of
+// s.run.seed that no replication uses; x = L z with L the Cholesky factor of log_corr (or, when
+// log_corr is not positive definite, V sqrt(max(D, 0)) from its eigen-decomposition, rows scaled
+// to unit variance); value_k = values_k * exp(log_sd_k * x_k). Empty without a calibration.
+std::vector<std::vector<std::string>> parameter_draws(const models::IoScenario& s);
+
+// The factor L (row-major, n x n) with L L^T = log_corr (or its nearest positive semi-definite
+// matrix with unit diagonal, see above). Exposed for tests.
+std::vector<std::vector<double>> correlation_factor(const std::vector<std::vector<double>>& corr);
+
+// The seed a parameter draw runs with: the nominal's own (common random numbers, see above).
+std::uint64_t draw_seed(std::uint64_t nominal_seed, int draw);
+
+// The metrics a prediction covers for this nominal result: per active direction (IOPS > 0)
+// iops, bw_kib, lat_mean_us, clat_mean_us, clat_p50_us, clat_p99_us, clat_p99.9_us, and
+// total.iops when both directions are active.
+std::vector<std::string> prediction_metric_names(const models::IoRunReport& nominal_report);
+
+// Simulates every parameter draw of `nominal` (load_io_scenario(scenario_path, overrides + the
+// draw's overrides), one replication, the nominal's seed, I/O count and runtime) on `threads`
+// threads (0 = all cores) and builds the intervals. A metric that is 0 or missing in the nominal
+// or in any draw gets no entry (never NaN). `nominal` is the scenario as run (its seed,
+// calibration.draws and calibration table are used); nominal.calibration.draws <= 0 or no
+// calibration table gives an empty Prediction (draws = 0). Throws models::ConfigError naming the
+// draw when a drawn value is not a valid value of its key.
+Prediction predict(const std::string& scenario_path, const std::vector<std::string>& overrides, const models::IoScenario& nominal,
+                   const models::IoRunReport& nominal_report, int threads, const Progress& progress = nullptr);
+
+}  // namespace vqsim::predict

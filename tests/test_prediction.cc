@@ -1,0 +1,235 @@
+// Prediction intervals with parameter uncertainty (calibration/predict, docs/prediction.md): the
+// sampler's distribution, no parameter uncertainty giving the simulation's own interval, a wide
+// device-time uncertainty widening the IOPS interval around the nominal, identical results
+// whatever the thread count, keys given by --set held fixed, and a correlation matrix that is not
+// positive definite. Every run is small (20000 I/Os, at most 8 draws).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "calibration/predict/prediction.h"
+#include "models/io_metrics.h"
+#include "models/io_results.h"
+#include "models/scenario.h"
+
+using namespace vqsim;
+
+namespace {
+
+// A calibrated scenario on top of scenarios/default.toml, device-bound: 4 NVMe channels of 90 µs
+// at iodepth 32 serve at most about 44k IOPS, far below what the guest and host could push.
+std::string write_scenario(const std::string& name, const std::string& calibration) {
+  const auto dir = std::filesystem::temp_directory_path() / "vqsim-test-prediction";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / name;
+  std::ofstream(path) << "base = \"" << VQSIM_SOURCE_DIR << "/scenarios/default.toml\"\n"
+                      << "[run]\nreplications = 3\n"
+                      << "[workload]\nios = 20000\n"
+                      << "[guest]\ncpu_scale = 1.1\n"
+                      << "[host]\ncpu_scale = 0.9\n"
+                      << "[backend]\nchannels = 4\nread_us = 90\n"
+                      << "[calibration]\n"
+                      << calibration;
+  return path.string();
+}
+
+const std::string kTwoKeys =
+    "params = [\"guest.cpu_scale\", \"backend.read_us\"]\n"
+    "log_corr = [[1.0, -0.4], [-0.4, 1.0]]\n"
+    "source = \"test\"\n";
+
+struct Run {
+  models::IoScenario s;
+  models::IoRunReport report;
+};
+
+Run nominal(const std::string& path, const std::vector<std::string>& overrides = {}) {
+  Run r{models::load_io_scenario(path, overrides), {}};
+  r.report = models::simulate_io(r.s, 2);
+  return r;
+}
+
+const predict::MetricPrediction* find(const predict::Prediction& p, const std::string& name) {
+  for (const auto& m : p.metrics)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+// "key=value" overrides of one draw as a map.
+std::map<std::string, double> values_of(const std::vector<std::string>& overrides) {
+  std::map<std::string, double> out;
+  for (const auto& o : overrides) {
+    const auto eq = o.find('=');
+    out[o.substr(0, eq)] = std::strtod(o.c_str() + eq + 1, nullptr);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("parameter draws: log-normal with the table's sd and correlation, from the seed") {
+  const std::string path = write_scenario("sampler.toml", kTwoKeys + "log_sd = [0.05, 0.12]\ndraws = 2000\n");
+  models::IoScenario s = models::load_io_scenario(path);
+  const auto draws = predict::parameter_draws(s);
+  REQUIRE(draws.size() == 2000);
+  double n = 0, sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+  for (const auto& d : draws) {
+    REQUIRE(d.size() == 2);
+    auto v = values_of(d);
+    const double a = std::log(v.at("guest.cpu_scale") / 1.1), b = std::log(v.at("backend.read_us") / 90);
+    n += 1;
+    sa += a, sb += b, saa += a * a, sbb += b * b, sab += a * b;
+  }
+  const double ma = sa / n, mb = sb / n;
+  const double va = saa / n - ma * ma, vb = sbb / n - mb * mb, cab = sab / n - ma * mb;
+  CHECK(std::fabs(ma) < 0.005);
+  CHECK(std::fabs(mb) < 0.012);
+  CHECK(std::sqrt(va) == doctest::Approx(0.05).epsilon(0.06));
+  CHECK(std::sqrt(vb) == doctest::Approx(0.12).epsilon(0.06));
+  CHECK(cab / std::sqrt(va * vb) == doctest::Approx(-0.4).epsilon(0.15));
+  // Deterministic, and another seed gives other draws.
+  CHECK(predict::parameter_draws(s) == draws);
+  s.run.seed = 2;
+  CHECK(predict::parameter_draws(s) != draws);
+  // The correlation factor reproduces a positive definite matrix.
+  const auto l = predict::correlation_factor(s.calibration.log_corr);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) CHECK(l[i][0] * l[j][0] + l[i][1] * l[j][1] == doctest::Approx(s.calibration.log_corr[i][j]));
+}
+
+TEST_CASE("prediction: no parameter uncertainty gives the simulation's own interval") {
+  const std::string path = write_scenario("zero.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 4\n");
+  const Run r = nominal(path);
+  const predict::Prediction p = predict::predict(path, {}, r.s, r.report, 2);
+  CHECK(p.draws == 4);
+  REQUIRE(p.metrics.size() == 7);  // reads only: iops, bw_kib, lat/clat mean, clat p50/p99/p99.9
+  for (const auto& d : p.overrides) CHECK(d == std::vector<std::string>{"guest.cpu_scale=1.1", "backend.read_us=90"});
+  for (const auto& m : p.metrics) {
+    CAPTURE(m.name);
+    const sim::Interval sim = models::io_metric(r.report, m.name);
+    CHECK(m.mean == sim.mean);
+    CHECK(m.sim_half_width == sim.half_width);
+    CHECK(m.param_sd_rel == 0);
+    CHECK(m.param_share == 0);
+    // The interval is the simulation's, taken in log space: ln(upper / mean) = half_width / mean.
+    CHECK(std::log(m.upper / m.mean) == doctest::Approx(sim.half_width / sim.mean).epsilon(1e-9));
+    CHECK(std::log(m.mean / m.lower) == doctest::Approx(sim.half_width / sim.mean).epsilon(1e-9));
+    CHECK(m.lower == doctest::Approx(sim.lower).epsilon(1e-3));
+    CHECK(m.upper == doctest::Approx(sim.upper).epsilon(1e-3));
+  }
+}
+
+TEST_CASE("prediction: uncertain device time widens the IOPS interval of a device-bound run") {
+  const std::string path = write_scenario(
+      "device.toml", "params = [\"backend.read_us\"]\nlog_sd = [0.2]\nlog_corr = [[1.0]]\ndraws = 8\nsource = \"test\"\n");
+  const Run r = nominal(path);
+  REQUIRE(r.report.bottleneck == "device");
+  const predict::Prediction p = predict::predict(path, {}, r.s, r.report, 2);
+  const auto* iops = find(p, "read.iops");
+  REQUIRE(iops != nullptr);
+  const sim::Interval sim = models::io_metric(r.report, "read.iops");
+  CHECK(iops->mean == sim.mean);
+  CHECK(iops->lower < sim.lower);
+  CHECK(iops->upper > sim.upper);
+  CHECK(iops->lower < sim.mean);
+  CHECK(iops->upper > sim.mean);
+  // IOPS is about 1/read_us here, so ln(IOPS) spreads like ln(read_us): sd 0.2 (8 draws).
+  CHECK(iops->param_sd_rel > 0.08);
+  CHECK(iops->param_sd_rel < 0.4);
+  CHECK(iops->param_share > 0.99);
+  CHECK(iops->upper / iops->lower > 1.3);
+  for (const auto& m : p.metrics) {
+    CAPTURE(m.name);
+    CHECK(std::isfinite(m.lower));
+    CHECK(std::isfinite(m.upper));
+    CHECK(m.lower <= m.mean);
+    CHECK(m.upper >= m.mean);
+  }
+}
+
+TEST_CASE("prediction: identical whatever the thread count") {
+  const std::string path = write_scenario("threads.toml", kTwoKeys + "log_sd = [0.05, 0.12]\ndraws = 6\n");
+  const Run r = nominal(path);
+  const predict::Prediction one = predict::predict(path, {}, r.s, r.report, 1);
+  int calls = 0, last = 0;
+  const predict::Prediction two = predict::predict(path, {}, r.s, r.report, 2, [&](int done, int total) {
+    ++calls;
+    last = done;
+    CHECK(total == 6);
+  });
+  CHECK(calls == 6);
+  CHECK(last == 6);
+  CHECK(one.metrics.size() == 7);
+  CHECK(one == two);
+}
+
+TEST_CASE("prediction: a key given by --set is held at that value, not drawn") {
+  const std::string path = write_scenario("set.toml", kTwoKeys + "log_sd = [0.05, 0.12]\ndraws = 3\n");
+  const std::vector<std::string> overrides{"backend.read_us=80"};
+  const Run r = nominal(path, overrides);
+  REQUIRE(r.s.calibration.fixed_by_set == std::vector<bool>{false, true});
+  const auto draws = predict::parameter_draws(r.s);
+  REQUIRE(draws.size() == 3);
+  for (const auto& d : draws) {
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].rfind("guest.cpu_scale=", 0) == 0);
+  }
+  // Fixing a key leaves the other keys' draws as they were.
+  const Run free = nominal(path);
+  const auto free_draws = predict::parameter_draws(free.s);
+  for (std::size_t i = 0; i < draws.size(); ++i) CHECK(free_draws[i][0] == draws[i][0]);
+  const predict::Prediction p = predict::predict(path, overrides, r.s, r.report, 2);
+  CHECK(p.sampled == std::vector<std::string>{"guest.cpu_scale"});
+  CHECK(p.fixed_by_set == std::vector<std::string>{"backend.read_us"});
+  // Device-bound at 80 µs: the guest's CPU scale hardly moves IOPS.
+  const auto* iops = find(p, "read.iops");
+  REQUIRE(iops != nullptr);
+  CHECK(iops->mean > 46000);
+  CHECK(iops->param_sd_rel < 0.01);
+}
+
+TEST_CASE("prediction: a correlation matrix that is not positive definite does not fail") {
+  // Eigenvalue -0.8 along (1, -1, 1).
+  const std::string path = write_scenario("indefinite.toml",
+                                          "params = [\"guest.cpu_scale\", \"backend.read_us\", \"host.cpu_scale\"]\n"
+                                          "log_sd = [0.1, 0.1, 0.1]\n"
+                                          "log_corr = [[1.0, 0.9, -0.9], [0.9, 1.0, 0.9], [-0.9, 0.9, 1.0]]\n"
+                                          "draws = 2\n");
+  models::IoScenario s = models::load_io_scenario(path);
+  const auto l = predict::correlation_factor(s.calibration.log_corr);
+  for (int i = 0; i < 3; ++i) {
+    double diag = 0;
+    for (int j = 0; j < 3; ++j) {
+      CHECK(std::isfinite(l[i][j]));
+      diag += l[i][j] * l[i][j];
+    }
+    CHECK(diag == doctest::Approx(1.0));  // each ln(value) keeps its own sd
+  }
+  s.calibration.draws = 500;
+  for (const auto& d : predict::parameter_draws(s)) {
+    REQUIRE(d.size() == 3);
+    for (const auto& [key, value] : values_of(d)) CHECK((std::isfinite(value) && value > 0));
+  }
+  const Run r = nominal(path);
+  const predict::Prediction p = predict::predict(path, {}, r.s, r.report, 2);
+  CHECK(p.draws == 2);
+  CHECK(!p.metrics.empty());
+  for (const auto& m : p.metrics) CHECK((std::isfinite(m.lower) && std::isfinite(m.upper)));
+}
+
+TEST_CASE("prediction: none without a calibration table or with zero draws") {
+  const std::string path = write_scenario("none.toml", kTwoKeys + "log_sd = [0.05, 0.12]\ndraws = 2\n");
+  Run r = nominal(path);
+  r.s.calibration.draws = 0;
+  const predict::Prediction p = predict::predict(path, {}, r.s, r.report, 1);
+  CHECK(p.draws == 0);
+  CHECK(p.metrics.empty());
+  const models::IoScenario plain = models::load_io_scenario(VQSIM_SOURCE_DIR "/scenarios/default.toml");
+  CHECK(predict::parameter_draws(plain).empty());
+}
