@@ -288,7 +288,12 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   // Free parameters.
   std::vector<std::string> keys = o.fit_keys;
   const bool chosen = !keys.empty();
-  if (!chosen) keys = candidate_keys(d, fit_runs);
+  // Candidates come from every run, held-out ones included: a parameter only a held-out run
+  // depends on stays at its default with its prior's uncertainty, which then widens that run's
+  // prediction interval as it should.
+  std::vector<std::size_t> all_runs(d.runs.size());
+  for (std::size_t i = 0; i < all_runs.size(); ++i) all_runs[i] = i;
+  if (!chosen) keys = candidate_keys(d, all_runs);
   for (const auto& k : keys) {
     const auto& all = fittable_keys();
     if (std::find(all.begin(), all.end(), k) == all.end())
@@ -298,12 +303,12 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
                                   for (const auto& a : all) s += (s.empty() ? "" : ", ") + a;
                                   return s;
                                 }());
-    if (!same_default_everywhere(d, fit_runs, k))
+    if (!same_default_everywhere(d, all_runs, k))
       res.notes.push_back(k + " has different defaults in different runs (it depends on the driver or device); one fitted value now "
                               "replaces all of them");
   }
   if (keys.empty()) throw models::ConfigError("no free parameter left: name the parameters to fit with --fit");
-  const models::IoScenario& ref = d.runs[fit_runs.front()].scenario;
+  const models::IoScenario& ref = d.runs[fit_runs.front()].scenario;  // candidates have one value in every run
   Eigen::VectorXd u0(static_cast<long>(keys.size()));
   for (std::size_t k = 0; k < keys.size(); ++k) {
     const double v = parameter_value(ref, keys[k]);
@@ -314,8 +319,8 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   // Round 0: the DES at the defaults gives the first corrections; it also shows which
   // candidates the runs are sensitive to at all.
   auto fitter = std::make_unique<Fitter>(d, o, keys, u0);
-  say(o, "simulating " + std::to_string(fit_runs.size()) + " runs at the default parameters");
-  fitter->anchor(fitter->des(fit_runs, u0), u0);
+  say(o, "simulating " + std::to_string(d.runs.size()) + " runs at the default parameters");
+  fitter->anchor(fitter->des(all_runs, u0), u0);
   std::vector<std::size_t> hidden;  // parameters that matter at 10x but not at their default
   if (!chosen) {
     std::vector<std::string> kept;
@@ -324,7 +329,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       // Probe a factor of 10 each way, not just the slope: a cost that is hidden behind another
       // bottleneck at its default can still decide the fit at ten times the value.
       double sensitivity = 0;
-      for (std::size_t run : fit_runs) {
+      for (std::size_t run : all_runs) {
         const auto at = fitter->surrogate(run, u0);
         for (double h : {std::log(10.0), -std::log(10.0)}) {
           Eigen::VectorXd v = u0;
@@ -336,7 +341,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       }
       if (sensitivity >= 0.01) {
         double slope = 0;
-        for (std::size_t run : fit_runs) slope = std::max(slope, fitter->log_gradient(run, u0).col(static_cast<long>(k)).cwiseAbs().maxCoeff());
+        for (std::size_t run : all_runs) slope = std::max(slope, fitter->log_gradient(run, u0).col(static_cast<long>(k)).cwiseAbs().maxCoeff());
         if (slope < 0.01) hidden.push_back(kept.size());
         kept.push_back(keys[k]);
         kept_u.push_back(u0[static_cast<long>(k)]);
@@ -355,7 +360,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       u0 = Eigen::Map<Eigen::VectorXd>(kept_u.data(), static_cast<long>(kept_u.size()));
       const long before = fitter->mva_evaluations() , des_before = fitter->des_runs();
       fitter = std::make_unique<Fitter>(d, o, keys, u0);
-      fitter->anchor(fitter->des(fit_runs, u0), u0);
+      fitter->anchor(fitter->des(all_runs, u0), u0);
       res.mva_evaluations += before;
       res.des_runs += des_before;
     }

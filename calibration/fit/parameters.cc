@@ -54,6 +54,7 @@ const std::map<std::string, Getter>& getters() {
     m["host.emu_per_page_us"] = [](const IoScenario& s) { return s.host.emu_per_page_ns / s.host.cpu_scale / 1e3; };
     m["backend.latency_us"] = [](const IoScenario& s) { return s.backend.latency_ns / 1e3; };
     m["backend.seek_ms"] = [](const IoScenario& s) { return s.backend.seek_ns / 1e6; };
+    m["backend.seq_overhead_us"] = [](const IoScenario& s) { return s.backend.seq_overhead_ns / 1e3; };
     m["backend.rtt_us"] = [](const IoScenario& s) { return s.backend.rtt_ns / 1e3; };
     m["backend.osd_read_us"] = [](const IoScenario& s) { return s.backend.osd_read_ns / 1e3; };
     m["backend.osd_write_us"] = [](const IoScenario& s) { return s.backend.osd_write_ns / 1e3; };
@@ -141,6 +142,7 @@ std::vector<std::string> candidate_keys(const Dataset& d, const std::vector<std:
       if (!std::all_of(runs.begin(), runs.end(), [&](std::size_t i) { return !d.runs[i].scenario.workload.random; }))
         c.push_back("backend.seek_ms");
       c.push_back("backend.bandwidth");
+      if (big_blocks) c.push_back("backend.seq_overhead_us");
     } else if (k == BackendKind::ceph_rbd || k == BackendKind::krbd) {
       if (reads) c.push_back("backend.osd_read_us");
       if (writes) c.push_back("backend.osd_write_us");
