@@ -38,6 +38,7 @@ DeviceSpec device_spec(const BackendParams& p, BackendKind kind) {
   if (p.flush_ns >= 0) d.flush_ns = p.flush_ns;
   if (p.bandwidth_bytes_per_s > 0) d.bandwidth_bytes_per_s = p.bandwidth_bytes_per_s;
   d.write_bandwidth_bytes_per_s = p.write_bandwidth_bytes_per_s > 0 ? p.write_bandwidth_bytes_per_s : 0;
+  d.seq_overhead_ns = p.seq_overhead_ns;
   return d;
 }
 
@@ -63,7 +64,7 @@ sim::time_ns DeviceStation::service_ns(sim::JobId job) {
       const double positioning = spec_.seek_ns * factor_.sample(rng_) + rotation_.sample(rng_);
       ns += positioning * std::pow(1.0 + queued, -0.4);
     } else {
-      ns += 20000;  // command overhead, track switches
+      ns += spec_.seq_overhead_ns;  // command overhead, track switches
     }
     return to_ns(ns);
   }

@@ -39,6 +39,7 @@ struct DeviceSpec {
   double seek_ns, rotation_ns;  // hdd
   int ncq_depth;
   double write_bandwidth_bytes_per_s = 0;  // 0 = bandwidth_bytes_per_s
+  double seq_overhead_ns = 20000;          // hdd: per sequential request
   double bandwidth_of(Direction d) const {
     return d == Direction::write && write_bandwidth_bytes_per_s > 0 ? write_bandwidth_bytes_per_s : bandwidth_bytes_per_s;
   }

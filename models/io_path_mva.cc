@@ -43,7 +43,7 @@ double device_mean_ns(const DeviceSpec& d, const IoScenario& s) {
       // every outstanding request queued, which is right when it is the bottleneck.
       const double queued = std::min<double>(w.numjobs * w.effective_depth() - 1, d.ncq_depth - 1);
       double ns = bytes / d.bandwidth_of(dir) * 1e9;
-      ns += w.random ? (d.seek_ns + d.rotation_ns / 2) * std::pow(1.0 + std::max(0.0, queued), -0.4) : 20000;
+      ns += w.random ? (d.seek_ns + d.rotation_ns / 2) * std::pow(1.0 + std::max(0.0, queued), -0.4) : d.seq_overhead_ns;
       return ns;
     }
     // Transfer at bandwidth / (requests in service), taking the device as busy with as many as

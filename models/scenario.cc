@@ -298,6 +298,9 @@ const std::vector<Param>& params() {
          [](IoScenario& s, const Value& v) { s.backend.service_cv = v.number; }});
     add({"backend.seek_ms", Kind::time_ms, "ms", "8.5", "[I] 7200 rpm datasheets", "HDD average random seek", {}, 0, 1e12,
          [](IoScenario& s, const Value& v) { s.backend.seek_ns = v.number; }});
+    add({"backend.seq_overhead_us", Kind::time_us, "us", "20", "[I] command overhead and track switches",
+         "HDD time per sequential request besides the transfer (read-ahead and write cache hide most of it at depth)", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.backend.seq_overhead_ns = v.number; }});
     add({"backend.rpm", Kind::real, "rpm", "7200", "", "HDD spindle speed (half a turn of rotational latency on average)", {}, 1000, 30000,
          [](IoScenario& s, const Value& v) { s.backend.rpm = v.number; }});
     add({"backend.ncq_depth", Kind::integer, "", "32", "SATA NCQ", "HDD commands the drive reorders", {}, 1, 256,

@@ -113,6 +113,7 @@ struct BackendParams {
   double service_cv = 0.3;
   // HDD
   double seek_ns = 8500000, rpm = 7200;
+  double seq_overhead_ns = 20000;   // per sequential request: command overhead, track switches
   int ncq_depth = 32;
   // md RAID1
   BackendKind leg = BackendKind::sata_ssd;
