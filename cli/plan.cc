@@ -184,6 +184,7 @@ int plan_main(const std::vector<std::string>& args) {
   std::vector<std::string> overrides, subject_to;
   int replications = 3, threads = 0;
   long long ios = 50000;
+  bool allow_long_runs = false;
   po::options_description opts(
       "usage: vqsim plan SCENARIO.toml (--maximize KEY | --minimize KEY) --subject-to 'METRIC OP VALUE'\n"
       "                  [--subject-to ...] [--range LO:HI] [--set key=value]... [options]\n\n"
@@ -215,6 +216,7 @@ int plan_main(const std::vector<std::string>& args) {
       "set", po::value(&overrides)->composing(), "override a scenario key (repeatable), applied at every point")(
       "replications", po::value(&replications)->default_value(3), "DES replications per simulated point")(
       "ios", po::value(&ios)->default_value(50000), "measured I/Os per replication at each simulated point")(
+      "allow-long-runs", po::bool_switch(&allow_long_runs), "lift the limits on --ios and --ios x --replications")(
       "threads", po::value(&threads)->default_value(0), "worker threads for replications (0 = all cores); the output does not depend on it")(
       "format", po::value(&format)->default_value("text"), "text | json");
   po::positional_options_description pos;
@@ -228,6 +230,12 @@ int plan_main(const std::vector<std::string>& args) {
   if (subject_to.empty()) throw UsageError("vqsim plan needs at least one --subject-to 'METRIC OP VALUE', e.g. --subject-to 'read.clat_p99_us <= 2000'");
   if (replications < 1) throw UsageError("--replications must be >= 1");
   if (ios < 1) throw UsageError("--ios must be >= 1");
+  if (!allow_long_runs && static_cast<double>(ios) > kMaxIosPerReplication)
+    throw UsageError("--ios " + std::to_string(ios) + ": more than " + std::to_string(static_cast<long long>(kMaxIosPerReplication)) +
+                     " I/Os per replication at every simulated point (use --allow-long-runs to lift the limit)");
+  if (!allow_long_runs && static_cast<double>(ios) * replications > kMaxIosPerRun)
+    throw UsageError("--ios x --replications: more than " + std::to_string(static_cast<long long>(kMaxIosPerRun)) +
+                     " simulated I/Os per point (use --allow-long-runs to lift the limit)");
   if (threads < 0) throw UsageError("--threads must be >= 0");
   if (!models::is_io_scenario_file(path))
     throw UsageError(path + " is a generic [[station]] network; vqsim plan takes I/O-path scenarios");

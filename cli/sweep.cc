@@ -54,8 +54,8 @@ std::string num(double v) {
   return buf;
 }
 
-// One point's result as a journal row: one line of JSON.
-nlohmann::ordered_json evaluate(const models::SweepSpec& spec, const models::SweepPoint& p, bool mva) {
+// The scenario of one point: the spec's --set, seed, replications and length, then the axes.
+models::IoScenario point_scenario(const models::SweepSpec& spec, const models::SweepPoint& p) {
   std::vector<std::string> o = spec.set;
   o.push_back("run.seed=" + std::to_string(spec.seed));
   o.push_back("run.replications=" + std::to_string(spec.replications));
@@ -64,7 +64,12 @@ nlohmann::ordered_json evaluate(const models::SweepSpec& spec, const models::Swe
     o.push_back("workload.runtime=0");
   }
   for (const auto& x : p.overrides()) o.push_back(x);
-  const models::IoScenario s = models::load_io_scenario(spec.scenario, o);
+  return models::load_io_scenario(spec.scenario, o);
+}
+
+// One point's result as a journal row: one line of JSON.
+nlohmann::ordered_json evaluate(const models::SweepSpec& spec, const models::SweepPoint& p, bool mva) {
+  const models::IoScenario s = point_scenario(spec, p);
   nlohmann::ordered_json row;
   row["point"] = p.index;
   for (const auto& [k, v] : p.settings) row["settings"][k] = display(v);
@@ -179,7 +184,7 @@ int sweep_main(const std::vector<std::string>& args) {
   std::string spec_path, out_dir;
   std::vector<std::string> overrides;
   int jobs = 0;
-  bool resume = false, mva = false;
+  bool resume = false, mva = false, allow_long_runs = false;
   po::options_description opts(
       "usage: vqsim sweep SPEC.toml --out DIR [options]\n\n"
       "Runs every point of a sweep spec (docs/sweep.md): axes over scenario keys, combined as a\n"
@@ -197,7 +202,8 @@ int sweep_main(const std::vector<std::string>& args) {
       "jobs", po::value(&jobs)->default_value(0), "points in parallel on this machine (0 = all cores)")(
       "resume", po::bool_switch(&resume), "keep the points already in DIR's journal, run the rest")(
       "mva", po::bool_switch(&mva), "a fast first pass: every point by MVA (means only, no percentiles, no fio-plot tree)")(
-      "set", po::value(&overrides)->composing(), "a scenario key for every point (repeatable)");
+      "set", po::value(&overrides)->composing(), "a scenario key for every point (repeatable)")(
+      "allow-long-runs", po::bool_switch(&allow_long_runs), "lift the limits on simulated I/Os per point (as vqsim run's)");
   po::positional_options_description pos;
   pos.add("spec", 1);
   po::variables_map vm;
@@ -218,6 +224,15 @@ int sweep_main(const std::vector<std::string>& args) {
   } finalize;
 #endif
   const models::SweepSpec spec = models::load_sweep(spec_path, overrides);
+  // A point that would run for hours is refused before anything runs (the MVA sizes each one).
+  if (!mva && !allow_long_runs)
+    for (const auto& p : spec.points) {
+      try {
+        check_run_size(point_scenario(spec, p), false);
+      } catch (const UsageError& e) {
+        throw UsageError(spec_path + ": point " + std::to_string(p.index) + ": " + e.what());
+      }
+    }
   const fs::path dir(out_dir);
   // "--mva" results live next to the DES ones without mixing journals.
   const std::string fingerprint = spec.fingerprint + (mva ? "-mva" : "");
