@@ -213,6 +213,41 @@ for row in "missing:/nonexistent/x.toml:/nonexistent/x\.toml: cannot read: no su
   run_case "sweep $name" 2 "$pattern" -- sweep "$file" --out "$tmp/sweep-out"
 done
 
+# calibrate: the manifest (--data), then the base scenario (--scenario). Each names the file.
+cal_ok='name = "x"\nmeasured = { "read.iops" = 100000, "read.lat_mean_us" = 300 }\nset = {}\n'
+printf "[[run]]\n$cal_ok" >cal-ok.toml
+printf "[[run]]\n${cal_ok}sett = { \"workload.iodepth\" = 4 }\n" >cal-unknown.toml
+printf "[[run]]\n${cal_ok}weight = \"x\"\n" >cal-weight-string.toml
+printf "[[run]]\n${cal_ok}weight = nan\n" >cal-weight-nan.toml
+printf "[[run]]\n${cal_ok}weight = -1\n" >cal-weight-negative.toml
+printf "[[run]]\n${cal_ok}weight = 0\n" >cal-weight-zero.toml
+printf '[[run]]\nname = "x"\nmeasured = { "read.iops" = 100000 }\nset = { "workload.iodepth" = 4 }\n[[run]]\nname = "tru' >cal-trunc.toml
+printf '[[run]]\nname = "x"\nfile = "garbage.bin"\nset = {}\n' >cal-badfio.toml
+cal() {  # cal NAME PATTERN MANIFEST [BASE]
+  run_case "calibrate $1" 2 "$2" -- calibrate --scenario "${4:-$src/scenarios/default.toml}" --data "$3" --out "$tmp/cal-fit.toml" -q
+}
+cal missing '/nonexistent/x\.toml: no such file' /nonexistent/x.toml
+cal directory 'adir: is a directory' adir
+cal empty 'empty\.toml: no \[\[run\]\] table' empty.toml
+cal blank 'blank\.toml: no \[\[run\]\] table' blank.toml
+cal garbage 'garbage\.bin:[0-9]+: not a valid manifest' garbage.bin
+cal truncated 'cal-trunc\.toml:[0-9]+: not a valid manifest \(TOML\)' cal-trunc.toml
+cal 100MB-line 'bigline\.toml:1: ' bigline.toml
+cal invalid-utf8 'badutf\.toml:2: not a valid manifest' badutf.toml
+cal scenario-file 'default\.toml:[0-9]+: unknown top-level key' "$src/scenarios/default.toml"
+cal unknown-run-key "cal-unknown\.toml:5: run 1: unknown key 'sett' \(did you mean 'set'\?\)" cal-unknown.toml
+cal weight-string "cal-weight-string\.toml:5: run 'x': weight must be a number > 0" cal-weight-string.toml
+cal weight-nan "cal-weight-nan\.toml:5: run 'x': weight must be a number > 0" cal-weight-nan.toml
+cal weight-negative "cal-weight-negative\.toml:5: run 'x': weight must be a number > 0" cal-weight-negative.toml
+cal weight-zero "cal-weight-zero\.toml:5: run 'x': weight must be a number > 0" cal-weight-zero.toml
+cal garbage-fio-file "cal-badfio\.toml:3: run 'x': .*garbage\.bin" cal-badfio.toml
+cal measured-nan 'manifest-nan\.toml:3: .*finite' manifest-nan.toml
+cal base-missing '/nonexistent/base\.toml: no such file' cal-ok.toml /nonexistent/base.toml
+cal base-directory 'adir: is a directory' cal-ok.toml adir
+cal base-invalid "cal-ok\.toml:1: run 'x': its setup does not make a valid scenario on .*bs1000\.toml: .*bs1000\.toml:2: workload\.bs: 1000 bytes" cal-ok.toml bs1000.toml
+cal base-garbage "cal-ok\.toml:1: run 'x': .*garbage\.bin" cal-ok.toml garbage.bin
+[ -e "$tmp/cal-fit.toml" ] && fail "calibrate: a FIT.toml was written from bad input"
+
 # keys and bench take no file: bad options.
 run_case "keys bad option" 2 'unrecognised option|unknown option' -- keys --bogus
 run_case "bench bad kind" 2 "unknown benchmark 'nosuch'; expected tandem, queue or e2e" -- bench nosuch

@@ -76,9 +76,10 @@ struct DesPoint {
   std::string bottleneck;
 };
 
-// Parameters only the DES sees (the MVA has means, not dispersion): their effect on each figure
-// enters the surrogate as a log-linear term whose slope the DES measures every round.
-bool des_only(const std::string& key) { return key == "backend.service_cv" || key == "guest.cpu_cv" || key == "host.cpu_cv"; }
+// The surrogate of one run: the MVA's figures times a correction that makes them equal to the
+// DES's at the anchor point, and a log-linear term that makes their slopes equal to the DES's
+// there (the DES measures them with one run per parameter). Parameters the MVA cannot see at all
+// (dispersion: backend.service_cv, the CPU cvs) act through that term alone.
 
 class Fitter {
  public:
@@ -141,6 +142,21 @@ class Fitter {
     return Eigen::Map<Eigen::VectorXd>(r.data(), static_cast<long>(r.size()));
   }
 
+  // The fit's cost with the DES's own figures: what the rounds try to lower.
+  double des_cost(const std::vector<std::size_t>& runs, const std::map<std::size_t, DesPoint>& points, const Eigen::VectorXd& u) const {
+    double c = 0;
+    for (std::size_t run : runs) {
+      const CalRun& cr = d_.runs[run];
+      const DesPoint& p = points.at(run);
+      for (std::size_t t = 0; t < cr.targets.size(); ++t) {
+        const double r = std::sqrt(cr.weight) * (std::log(p.value[t]) - std::log(cr.targets[t].measured)) / cr.targets[t].sigma_rel;
+        c += r * r;
+      }
+    }
+    for (long k = 0; k < u.size(); ++k) c += std::pow((u[k] - u0_[k]) / o_.prior_log_sd, 2);
+    return c;
+  }
+
   int data_rows(const std::vector<std::size_t>& runs) const {
     int n = 0;
     for (std::size_t run : runs) n += static_cast<int>(d_.runs[run].targets.size());
@@ -201,15 +217,23 @@ class Fitter {
       }
     }
     u_ref_ = u;
+    // First-order correction: the surrogate's slope in every parameter is made the DES's, so a
+    // parameter the MVA under-rates (a queue it treats as a delay, a dispersion it cannot see)
+    // still moves the fit the way the simulation says. One more simulation per parameter, with
+    // the same random numbers, gives each slope.
     for (long k = 0; k < u.size(); ++k) {
-      if (!des_only(keys_[static_cast<std::size_t>(k)])) continue;
       Eigen::VectorXd v = u;
-      const double h = u[k] + 0.15 > upper_[k] ? -0.15 : 0.15;
+      const double h = u[k] + 0.1 > upper_[k] ? -0.1 : 0.1;
       v[k] += h;
       const auto moved = des(runs, v);
-      for (const auto& [run, p] : moved)
-        for (std::size_t t = 0; t < p.value.size(); ++t)
-          slope_[run](static_cast<long>(t), k) = std::log(p.value[t] / des_points.at(run).value[t]) / h;
+      for (const auto& [run, p] : moved) {
+        const auto raw_u = mva(run, u), raw_v = mva(run, v);
+        for (std::size_t t = 0; t < p.value.size(); ++t) {
+          const double des_slope = std::log(p.value[t] / des_points.at(run).value[t]) / h;
+          const double mva_slope = raw_u && raw_v ? std::log((*raw_v)[t] / (*raw_u)[t]) / h : 0.0;
+          slope_[run](static_cast<long>(t), k) = des_slope - mva_slope;
+        }
+      }
     }
     return worst;
   }
@@ -240,7 +264,7 @@ class Fitter {
   std::vector<std::string> keys_;
   Eigen::VectorXd u0_, u_ref_, lower_, upper_;
   std::vector<std::vector<double>> correction_;
-  std::vector<Eigen::MatrixXd> slope_;  // per run: targets x parameters (DES-only columns)
+  std::vector<Eigen::MatrixXd> slope_;  // per run: targets x parameters, DES slope minus MVA slope at the anchor
   mutable std::atomic<long> mva_evaluations_{0};
   long des_runs_ = 0;
 };
@@ -320,7 +344,8 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   // candidates the runs are sensitive to at all.
   auto fitter = std::make_unique<Fitter>(d, o, keys, u0);
   say(o, "simulating " + std::to_string(d.runs.size()) + " runs at the default parameters");
-  fitter->anchor(fitter->des(all_runs, u0), u0);
+  std::map<std::size_t, DesPoint> des_at_start = fitter->des(all_runs, u0);
+  fitter->anchor(des_at_start, u0);
   std::vector<std::size_t> hidden;  // parameters that matter at 10x but not at their default
   if (!chosen) {
     std::vector<std::string> kept;
@@ -360,7 +385,8 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       u0 = Eigen::Map<Eigen::VectorXd>(kept_u.data(), static_cast<long>(kept_u.size()));
       const long before = fitter->mva_evaluations() , des_before = fitter->des_runs();
       fitter = std::make_unique<Fitter>(d, o, keys, u0);
-      fitter->anchor(fitter->des(all_runs, u0), u0);
+      des_at_start = fitter->des(all_runs, u0);
+      fitter->anchor(des_at_start, u0);
       res.mva_evaluations += before;
       res.des_runs += des_before;
     }
@@ -369,44 +395,59 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   const int p = static_cast<int>(keys.size());
   say(o, "fitting " + std::to_string(p) + " parameters to " + std::to_string(n_data) + " figures of " + std::to_string(fit_runs.size()) + " runs");
 
-  // Space mapping rounds.
-  Eigen::VectorXd u = u0;
+  // Space mapping rounds. Each round fits the corrected MVA, simulates the answer and re-anchors
+  // the corrections there. The best point so far (lowest cost by the DES's own figures) is kept:
+  // the surrogate can overshoot where the DES responds differently, and simulation noise makes
+  // late rounds wander. Converged when the surrogate predicted the simulation at its optimum
+  // within 1%, or when a round no longer lowers the DES cost by 1%.
+  Eigen::VectorXd u = u0, best_u = u0;
+  std::map<std::size_t, DesPoint> best_des;
+  for (std::size_t run : fit_runs) best_des[run] = des_at_start.at(run);
+  double best_cost = fitter->des_cost(fit_runs, best_des, u0);
   LmResult lm;
-  std::map<std::size_t, DesPoint> des_at_u;
   double mismatch = 1;
+  bool anchored_at_best = true;
   for (int round = 1; round <= o.max_rounds; ++round) {
     res.rounds = round;
-    lm = fitter->fit(fit_runs, u, 60);
+    lm = fitter->fit(fit_runs, best_u, 60);
     // A hidden parameter has no slope at its default, so the descent never moves it; start once
     // more from ten times its value and keep the better fit.
     if (round == 1)
       for (std::size_t k : hidden) {
-        Eigen::VectorXd start = u;
+        Eigen::VectorXd start = best_u;
         start[static_cast<long>(k)] = std::min(start[static_cast<long>(k)] + std::log(10.0), fitter->upper()[static_cast<long>(k)]);
         LmResult other = fitter->fit(fit_runs, start, 60);
         say(o, keys[k] + ": a start at 10x its default ends at cost " + fmt("%.4g", other.cost) + fmt(" (from the default: %.4g)", lm.cost));
         if (other.cost < lm.cost) lm = std::move(other);
       }
     if (lm.stop_reason == "cancelled") throw std::runtime_error("calibration cancelled");
-    const double moved = (lm.u - u).lpNorm<Eigen::Infinity>();
+    const double moved = (lm.u - best_u).lpNorm<Eigen::Infinity>();
     u = lm.u;
-    des_at_u = fitter->des(fit_runs, u);
+    std::map<std::size_t, DesPoint> des_at_u = fitter->des(fit_runs, u);
     mismatch = fitter->anchor(des_at_u, u);
-    say(o, fmt("round %.0f: cost %.4g, parameters moved %.3g (log)", round, lm.cost, moved) +
-               fmt("; the simulation differs from the fitted surrogate by %.2f%%", 100 * mismatch));
-    // Converged when the surrogate predicted the simulation at its optimum (within the
-    // simulation's own noise), or the parameters no longer move.
-    if (mismatch < 0.02 || (round > 1 && moved < 0.01)) {
-      res.converged = lm.converged || lm.stop_reason.find("iteration") == std::string::npos;
+    const double cost = fitter->des_cost(fit_runs, des_at_u, u);
+    const double gain = (best_cost - cost) / std::max(best_cost, 1e-12);
+    say(o, fmt("round %.0f: surrogate cost %.4g, parameters moved %.3g (log)", round, lm.cost, moved) +
+               fmt("; simulated cost %.4g (best before %.4g)", cost, best_cost) + fmt("; simulation vs surrogate %.2f%%", 100 * mismatch));
+    anchored_at_best = cost < best_cost;
+    if (anchored_at_best) {
+      best_u = u;
+      best_des = std::move(des_at_u);
+      best_cost = cost;
+    }
+    if (mismatch < 0.01 || (round > 1 && gain < 0.01)) {
+      res.converged = true;
       break;
     }
   }
-  if (!res.converged) {
-    res.stop_reason = mismatch >= 0.02 ? fmt("the DES and the corrected MVA still differ by %.1f%% after %.0f rounds", 100 * mismatch, o.max_rounds)
-                                       : "Levenberg-Marquardt: " + lm.stop_reason;
-  } else {
+  if (!anchored_at_best) fitter->anchor(best_des, best_u);  // the rest works at the best point
+  u = best_u;
+  std::map<std::size_t, DesPoint> des_at_u = best_des;
+  if (!res.converged)
+    res.stop_reason = fmt("the fit still improves after %.0f rounds (the simulation differs from the fitted surrogate by %.1f%%)", o.max_rounds,
+                          100 * mismatch);
+  else
     res.stop_reason = "converged";
-  }
 
   // Uncertainty at the optimum (corrections now make the surrogate equal the DES at u).
   const auto r_final = fitter->residuals(fit_runs, u);

