@@ -3,12 +3,13 @@
 // Parameters are fitted in log space by Levenberg-Marquardt on relative residuals
 // (ln predicted - ln measured, over each target's sigma, times sqrt of the run's weight), with a
 // weak prior pulling each parameter towards its documented default (ln-sd 1: a factor e). The
-// model inside the fit is the MVA (milliseconds per run), corrected per target by the DES: each
-// round runs the DES (common random numbers: the same seed every round) at the current
-// parameters, sets correction = DES / MVA per target, and refits the corrected MVA, until the DES
-// and the corrected MVA agree at the fitted point (space mapping). Percentiles, which the MVA
-// does not give, are the MVA's mean completion latency times the DES's percentile-to-mean ratio.
-// The fitted values reported are the DES's.
+// model inside the fit is the MVA (milliseconds per run), anchored on the DES: at each anchor
+// a correction per target makes it equal to the DES (common random numbers: the same seed every
+// round), and a log-linear term per parameter gives it the DES's slope (one more simulation per
+// parameter). Each round fits the anchored MVA, simulates the answer, keeps the best simulated
+// point and re-anchors there (space mapping), until the simulation agrees with the surrogate at
+// its optimum or stops improving. Percentiles, which the MVA does not give, are the MVA's mean
+// completion latency times the DES's percentile-to-mean ratio. The figures reported are the DES's.
 //
 // Uncertainty: the covariance of the log parameters is (J'J / s2 + prior)^-1 at the optimum,
 // where J holds the data residuals' derivatives and s2 = max(1, RSS / (n - p)): the residual
