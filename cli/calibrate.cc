@@ -98,8 +98,19 @@ int calibrate_main(const std::vector<std::string>& args) {
   const fit::Dataset d = fit::load_dataset(data, scenario);
   const fit::CalibrationResult r = fit::calibrate(d, o);
 
+  // The command as FIT.toml records it: without the options that cannot change the result, so
+  // the file is the same bytes whatever --threads (or -q) was given.
   std::string command = "vqsim calibrate";
-  for (const auto& a : args) command += " " + a;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--threads" || args[i] == "--report" || args[i] == "--format") {
+      ++i;
+      continue;
+    }
+    if (args[i] == "-q" || args[i] == "--quiet" || args[i].rfind("--threads=", 0) == 0 || args[i].rfind("--report=", 0) == 0 ||
+        args[i].rfind("--format=", 0) == 0)
+      continue;
+    command += " " + args[i];
+  }
   if (!report.empty()) write_atomically(report, fit::report_json(d, r).dump(2) + "\n");
   if (format == "json") std::cout << fit::report_json(d, r).dump(2) << '\n';
   else std::cout << fit::report_text(d, r);
