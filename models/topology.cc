@@ -3,6 +3,9 @@
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/graphviz.hpp>
 #include <boost/graph/reverse_graph.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -193,16 +196,79 @@ void check_topology(const TopologyGraph& g) {
   if (!device_reached) throw std::logic_error("topology: no path from fio reaches a device");
 }
 
-std::string topology_dot(const TopologyGraph& g, const std::string& title) {
+std::string topology_node_of(const std::string& station) {
+  auto numbered = [&](const std::string& prefix) {
+    return station.size() > prefix.size() && station.rfind(prefix, 0) == 0 &&
+           std::all_of(station.begin() + static_cast<std::ptrdiff_t>(prefix.size()), station.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (numbered("guest.fio_job")) return "guest.fio_jobs";
+  if (numbered("guest.tags")) return "guest.tags";
+  if (numbered("virtqueue.irq")) return "virtqueue.irq";
+  return station;
+}
+
+void add_station_load(TopologyLoads& loads, const std::string& station, bool has_utilization, double utilization,
+                      double share_of_latency) {
+  NodeLoad& n = loads[topology_node_of(station)];
+  if (has_utilization && std::isfinite(utilization)) {
+    n.utilization = n.has_utilization ? std::max(n.utilization, utilization) : utilization;
+    n.has_utilization = true;
+  }
+  if (std::isfinite(share_of_latency)) n.share_of_latency += share_of_latency;
+  ++n.stations;
+}
+
+namespace {
+// White (0) -> orange (0.5) -> red (1 and beyond), as #rrggbb.
+std::string utilization_color(double u) {
+  u = std::clamp(std::isfinite(u) ? u : 0.0, 0.0, 1.0);
+  const double white[3] = {255, 255, 255}, orange[3] = {255, 167, 38}, red[3] = {211, 47, 47};
+  const double* a = u < 0.5 ? white : orange;
+  const double* b = u < 0.5 ? orange : red;
+  const double t = u < 0.5 ? u / 0.5 : (u - 0.5) / 0.5;
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", static_cast<int>(std::lround(a[0] + (b[0] - a[0]) * t)),
+                static_cast<int>(std::lround(a[1] + (b[1] - a[1]) * t)), static_cast<int>(std::lround(a[2] + (b[2] - a[2]) * t)));
+  return buf;
+}
+
+std::string percent(double x) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, x < 0.095 && x > 0 ? "%.1f%%" : "%.0f%%", 100 * x);
+  return buf;
+}
+}  // namespace
+
+std::string topology_dot(const TopologyGraph& g, const std::string& title, const TopologyLoads* loads, const std::string& bottleneck,
+                         const std::string& note) {
   std::ostringstream os;
-  os << "digraph vqsim {\n  label=\"" << title << "\";\n  rankdir=LR;\n  node [fontname=\"Helvetica\", fontsize=10];\n";
+  os << "digraph vqsim {\n  label=\"" << title;
+  if (!note.empty()) os << "\\n" << note;
+  os << "\";\n  rankdir=LR;\n  node [fontname=\"Helvetica\", fontsize=10];\n";
   for (auto [v, end] = boost::vertices(g); v != end; ++v) {
     const TopologyNode& n = g[*v];
     const char* shape = n.kind == "pool" ? "octagon" : n.kind == "cpu" ? "component" : n.kind == "device" ? "cylinder" : "box";
     os << "  n" << *v << " [label=\"" << n.name;
     if (n.capacity > 0) os << "\\n" << (n.kind == "pool" ? "tokens " : n.kind == "cpu" ? "cores " : "servers ") << n.capacity;
+    const NodeLoad* load = nullptr;
+    if (loads) {
+      const auto it = loads->find(n.name);
+      if (it != loads->end()) load = &it->second;
+    }
+    if (load) {
+      if (load->has_utilization)
+        os << "\\n" << (n.kind == "pool" ? "held " : "busy ") << percent(load->utilization) << (load->stations > 1 ? " (max)" : "");
+      if (load->share_of_latency > 0) os << "\\n" << percent(load->share_of_latency) << " of lat";
+    }
     os << "\", shape=" << shape << ", tooltip=\"" << n.stage << "\"";
-    if (boost::in_degree(*v, g) == 0 && boost::out_degree(*v, g) == 0) os << ", style=dashed";
+    const bool isolated = boost::in_degree(*v, g) == 0 && boost::out_degree(*v, g) == 0;
+    if (load && load->has_utilization) {
+      os << ", style=\"filled" << (isolated ? ",dashed" : "") << "\", fillcolor=\"" << utilization_color(load->utilization) << "\"";
+      if (load->utilization > 0.8) os << ", fontcolor=white";
+    } else if (isolated) {
+      os << ", style=dashed";
+    }
+    if (loads && !bottleneck.empty() && n.name == bottleneck) os << ", penwidth=3";
     os << "];\n";
   }
   for (auto [e, end] = boost::edges(g); e != end; ++e) {
