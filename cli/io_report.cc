@@ -282,9 +282,9 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
     }
   }
   char line[256];
-  std::snprintf(line, sizeof line, "Little's law: worst relative error %.4f%% (%s, replication %llu): %s\n", 100 * r.little_worst,
-                r.little_where.empty() ? "-" : r.little_where.c_str(), static_cast<unsigned long long>(r.little_replication),
-                r.little_ok ? "ok" : "VIOLATED");
+  std::snprintf(line, sizeof line, "Little's law: worst relative error %.4f%% (%s, replication %llu), %.4f%% beyond edge effects: %s\n",
+                100 * r.little_worst, r.little_where.empty() ? "-" : r.little_where.c_str(), static_cast<unsigned long long>(r.little_replication),
+                100 * r.little_excess, r.little_ok ? "ok" : "VIOLATED");
   out << line;
   return out.str();
 }
@@ -337,7 +337,11 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
     j["stages"].push_back(row);
   }
   j["bottleneck"] = {{"stage", r.bottleneck}, {"utilization", r.bottleneck_utilization}};
-  j["little"] = {{"worst_rel_error", r.little_worst}, {"where", r.little_where}, {"replication", r.little_replication}, {"ok", r.little_ok}};
+  j["little"] = {{"worst_rel_error", r.little_worst},
+                 {"beyond_edge_effects", r.little_excess},
+                 {"where", r.little_where},
+                 {"replication", r.little_replication},
+                 {"ok", r.little_ok}};
   if (mva) {
     nlohmann::ordered_json m;
     m["iops"] = mva->iops;

@@ -83,7 +83,8 @@ int run_io(const IoRunOptions& o) {
   std::cerr << draws_line;
   if (!overload.empty()) std::cerr << "vqsim: warning: " << overload << "\n";
   if (!report.little_ok)
-    std::cerr << "vqsim: Little's law is violated beyond 1% (" << report.little_where << "): this is a bug in the model or the engine\n";
+    std::cerr << "vqsim: Little's law is violated by more than 1% beyond what edge effects explain (" << report.little_where
+              << "): this is a bug in the model or the engine\n";
   return report.little_ok ? 0 : 1;
 }
 

@@ -1,5 +1,7 @@
 #include "models/io_results.h"
 
+#include <algorithm>
+
 #include <cmath>
 
 namespace vqsim::models {
@@ -13,17 +15,24 @@ bool IoRunReport::has(const std::string& name) const { return sim::find(summary,
 
 IoRunReport simulate_io(const IoScenario& s, int threads) {
   const auto n = static_cast<std::size_t>(s.run.replications);
-  std::vector<double> worst(n, 0.0);
+  std::vector<double> worst(n, 0.0), excess_worst(n, 0.0);
   std::vector<std::string> where(n);
   std::vector<std::uint64_t> events(n, 0);
   const auto runs = sim::run_replications(s.run.replications, threads, [&](std::uint64_t r) {
     sim::Metrics m = run_io_replication(s, r, &events[r]);
-    // Little's law on every station: the simulator reports each flow's own relative error.
+    // Little's law on every station: the simulator reports each flow's own relative error and
+    // what edge effects can explain; the check is on the part beyond that.
     for (const auto& [name, value] : m.values) {
       const std::string suffix = ".little_rel_error";
-      if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 && value > worst[r]) {
+      if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+      const std::string station = name.substr(0, name.size() - suffix.size());
+      const double* allowance = nullptr;
+      for (const auto& [n2, v2] : m.values)
+        if (n2 == station + ".little_edge_allowance") allowance = &v2;
+      excess_worst[r] = std::max(excess_worst[r], value - (allowance ? *allowance : 0.0));
+      if (value > worst[r]) {
         worst[r] = value;
-        where[r] = name.substr(0, name.size() - suffix.size());
+        where[r] = station;
       }
     }
     return m;
@@ -32,13 +41,14 @@ IoRunReport simulate_io(const IoScenario& s, int threads) {
   rep.summary = sim::summarize(runs);
   for (std::size_t r = 0; r < n; ++r) {
     rep.events_per_replication += static_cast<double>(events[r]) / static_cast<double>(n);
+    rep.little_excess = std::max(rep.little_excess, excess_worst[r]);
     if (worst[r] > rep.little_worst) {
       rep.little_worst = worst[r];
       rep.little_where = where[r];
       rep.little_replication = r;
     }
   }
-  rep.little_ok = rep.little_worst <= 0.01;
+  rep.little_ok = rep.little_excess <= 0.01;
 
   const double iops = rep.get("read.iops").mean + rep.get("write.iops").mean;
   const double lat = iops > 0 ? (rep.get("read.iops").mean * rep.get("read.lat.mean_ns").mean +

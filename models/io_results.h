@@ -29,6 +29,7 @@ struct IoRunReport {
   std::string bottleneck;
   double bottleneck_utilization = 0;
   double little_worst = 0;
+  double little_excess = 0;         // the largest error beyond what edge effects explain (little_edge_allowance); ok <= 1%
   std::string little_where;
   std::uint64_t little_replication = 0;
   bool little_ok = true;

@@ -43,7 +43,9 @@ void report_flow(Metrics& out, const std::string& prefix, const FlowStats& flow,
   out.add(prefix + ".response_p99_ns", static_cast<double>(p[1]));
   out.add(prefix + ".number_mean", flow.number_mean(now));
   out.add(prefix + ".completions", static_cast<double>(flow.completions()));
-  out.add(prefix + ".little_rel_error", flow.little(now).relative_error());
+  const LittleCheck little = flow.little(now);
+  out.add(prefix + ".little_rel_error", little.relative_error());
+  out.add(prefix + ".little_edge_allowance", little.edge_allowance);
 }
 
 void WaitingLineStats::report(Metrics& out, const std::string& prefix, time_ns now, double capacity) const {
