@@ -474,7 +474,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     e.identified = e.log_sd < 0.5 * o.prior_log_sd;
     if (!e.identified)
       res.notes.push_back(e.key + " is not identified by these runs: the data hardly narrows it (95% " + fmt("%.3g to %.3g", e.lower, e.upper) +
-                          "), so its value is mostly the documented default; measure setups that load it to pin it down");
+                          "): its estimate rests on the prior (the documented default) and on trade-offs with other parameters, not on the data; measure setups that load it to pin it down");
     res.params.push_back(e);
     for (int j = 0; j < p; ++j)
       if (cov(k, k) > 0 && cov(j, j) > 0) res.correlation(k, j) = cov(k, j) / std::sqrt(cov(k, k) * cov(j, j));

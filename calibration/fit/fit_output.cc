@@ -61,7 +61,7 @@ std::string fit_toml(const Dataset& d, const CalibrationResult& r, const std::st
   t += "# `vqsim run` on this file predicts with intervals that include this uncertainty ([calibration]).\n";
   t += "base = " + quoted(base) + "\n\n";
   for (const auto& p : r.params)
-    t += p.key + " = " + num(p.estimate) + "  # 95%: " + num(p.lower) + " to " + num(p.upper) + (p.identified ? "" : " (not identified: near the default)") +
+    t += p.key + " = " + num(p.estimate) + "  # 95%: " + num(p.lower) + " to " + num(p.upper) + (p.identified ? "" : " (not identified by the data)") +
          "; default " + num(p.start) + "\n";
   t += "\n[calibration]\n";
   t += "params = [";
