@@ -680,6 +680,23 @@ bool is_numeric_io_key(const std::string& key) {
 
 std::vector<std::string> io_scenario_keys() { return all_keys(); }
 
+double clamp_to_key_range(const std::string& key, double value) {
+  const Param* p = find_param(key);
+  if (!p) return value;
+  // The table's range is in stored units (ns for times); a file writes the key's unit.
+  const double unit = p->kind == Kind::time_us ? 1e3 : p->kind == Kind::time_ms ? 1e6 : p->kind == Kind::time_s ? 1e9 : 1.0;
+  switch (p->kind) {
+    case Kind::integer:
+    case Kind::real:
+    case Kind::time_us:
+    case Kind::time_ms:
+    case Kind::time_s:
+    case Kind::size:
+    case Kind::rate: return std::clamp(value, p->min / unit, p->max / unit);
+    default: return value;
+  }
+}
+
 IoScenario load_io_scenario(const std::string& path, const std::vector<std::string>& overrides) {
   Loader loader;
   loader.load_file(path);

@@ -166,6 +166,10 @@ IoScenario load_io_scenario(const std::string& path, const std::vector<std::stri
 
 // Whether `key` is a scenario key that takes a plain number (what calibration can fit).
 bool is_numeric_io_key(const std::string& key);
+// `value` (in the key's unit, as written in a file) clamped to the range the loader accepts for
+// `key` (unchanged for keys without a numeric range).
+double clamp_to_key_range(const std::string& key, double value);
+
 // The scenario keys a TOML `--set` may name (for did-you-mean in other tools).
 std::vector<std::string> io_scenario_keys();
 

@@ -113,6 +113,10 @@ check "a calibrated scenario's JSON has a prediction with intervals" bash -c "'$
 check "... read.iops inside [lower, upper] from 4 draws" python3 -c "import json; p=json.load(open('$tmp/pred.json'))['prediction']; m=p['metrics']['read.iops']; assert p['draws']==4 and m['lower']<m['mean']<m['upper'] and m['param_sd_rel']>0, p"
 check "--draws 0: no prediction" bash -c "'$vqsim' run '$tmp/calibrated.toml' ${io[*]} --format json --draws 0 | python3 -c \"import json,sys; assert 'prediction' not in json.load(sys.stdin)\""
 
+# A wide fitted distribution draws beyond a key's range (service_cv above 10): the draw stands at the limit.
+printf 'base = "%s"\n[backend]\nservice_cv = 3\n[calibration]\nparams = ["backend.service_cv"]\nlog_sd = [3.0]\nlog_corr = [[1.0]]\ndraws = 6\n' "$def" > "$tmp/wide.toml"
+check "draws beyond a key's range are clamped, not an error" bash -c "'$vqsim' run '$tmp/wide.toml' ${io[*]} --format json > /dev/null"
+
 # The stage graph coloured by a short simulation's utilization.
 check "graph --with-results fills stages by utilization" bash -c "'$vqsim' graph '$src/scenarios/seed000-virtio-blk.toml' --with-results --ios 5000 | grep -q fillcolor"
 same_bytes "determinism: graph --with-results, threads 1 vs 2" -- "$vqsim" graph "$src/scenarios/seed000-virtio-blk.toml" --with-results --ios 5000 --threads 1 -- "$vqsim" graph "$src/scenarios/seed000-virtio-blk.toml" --with-results --ios 5000 --threads 2

@@ -85,7 +85,9 @@ std::vector<std::vector<std::string>> parameter_draws(const models::IoScenario& 
       if (c.fixed_by_set[k]) continue;
       double x = 0;
       for (std::size_t j = 0; j < n; ++j) x += l[k][j] * z[j];
-      overrides.push_back(c.keys[k] + "=" + number(c.values[k] * std::exp(c.log_sd[k] * x)));
+      // A wide log-normal can draw beyond what the key accepts (a dispersion above 10): such a
+      // draw stands at the limit, as the fit itself would have.
+      overrides.push_back(c.keys[k] + "=" + number(models::clamp_to_key_range(c.keys[k], c.values[k] * std::exp(c.log_sd[k] * x))));
     }
     draws.push_back(std::move(overrides));
   }
