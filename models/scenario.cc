@@ -663,38 +663,26 @@ void apply_cpu_scales(IoScenario& s) {
 
 }  // namespace
 
+namespace {
+bool is_number_kind(Kind k) {
+  return k == Kind::integer || k == Kind::real || k == Kind::time_us || k == Kind::time_ms || k == Kind::time_s || k == Kind::size ||
+         k == Kind::rate;
+}
+}  // namespace
+
 bool is_numeric_io_key(const std::string& key) {
   const Param* p = find_param(key);
-  if (!p) return false;
-  switch (p->kind) {
-    case Kind::integer:
-    case Kind::real:
-    case Kind::time_us:
-    case Kind::time_ms:
-    case Kind::time_s:
-    case Kind::size:
-    case Kind::rate: return p->doc.rfind("recorded", 0) != 0;
-    default: return false;
-  }
+  return p && is_number_kind(p->kind) && p->doc.rfind("recorded", 0) != 0;
 }
 
 std::vector<std::string> io_scenario_keys() { return all_keys(); }
 
 double clamp_to_key_range(const std::string& key, double value) {
   const Param* p = find_param(key);
-  if (!p) return value;
+  if (!p || !is_number_kind(p->kind)) return value;
   // The table's range is in stored units (ns for times); a file writes the key's unit.
   const double unit = p->kind == Kind::time_us ? 1e3 : p->kind == Kind::time_ms ? 1e6 : p->kind == Kind::time_s ? 1e9 : 1.0;
-  switch (p->kind) {
-    case Kind::integer:
-    case Kind::real:
-    case Kind::time_us:
-    case Kind::time_ms:
-    case Kind::time_s:
-    case Kind::size:
-    case Kind::rate: return std::clamp(value, p->min / unit, p->max / unit);
-    default: return value;
-  }
+  return std::clamp(value, p->min / unit, p->max / unit);
 }
 
 IoScenario load_io_scenario(const std::string& path, const std::vector<std::string>& overrides) {
