@@ -42,7 +42,7 @@ using detail::strip;
 
 // One device class. Every bound is an upper bound on what one device of the class can do
 // (lower bound for latency floors); 0 = no bound. Sources: [S: key] is in
-// /work/shared/research (domain.md, public-fio-data.md); [D] derived by arithmetic; [I] an
+// the project's research notes (domain.md, public-fio-data.md); [D] derived by arithmetic; [I] an
 // engineering figure chosen conservatively (datasheet ranges from memory, not verified here).
 struct DeviceClass {
   const char* name;
