@@ -43,26 +43,8 @@ namespace vqsim::check {
 namespace {
 
 using detail::override_of;
+using detail::scenario_keys;
 using detail::strip;
-
-const std::set<std::string>& scenario_keys() {
-  static const std::set<std::string> keys = [] {
-    std::set<std::string> k;
-    for (const auto& p : models::io_scenario_parameters()) k.insert(p.key);
-    return k;
-  }();
-  return keys;
-}
-
-std::string num(double v) {
-  char buf[64];
-  if (!std::isfinite(v)) return "inf";
-  const double a = std::fabs(v);
-  if (a >= 1000) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else if (a >= 100) std::snprintf(buf, sizeof buf, "%.1f", v);
-  else std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
 
 std::string subject_of(const Measured& m) {
   std::string s = m.source;
@@ -121,7 +103,7 @@ std::vector<Finding> check_envelope(const std::vector<Measured>& ms, const std::
         models::IoScenario s = models::load_io_scenario(scenario, set);
         s.run.replications = std::max(3, s.run.replications);
         sim.replications = s.run.replications;
-        sim.run_length = s.workload.runtime_ns > 0 ? num(static_cast<double>(s.workload.runtime_ns) / 1e9) + " s"
+        sim.run_length = s.workload.runtime_ns > 0 ? detail::evidence_num(static_cast<double>(s.workload.runtime_ns) / 1e9) + " s"
                                                    : std::to_string(s.workload.ios) + " I/Os";
         sim.report = models::simulate_io(s, threads);
       } catch (const std::exception& e) {
@@ -177,7 +159,7 @@ std::vector<Finding> check_envelope(const std::vector<Measured>& ms, const std::
       f.subject = subject_of(m);
       if (!(iv.mean > 0)) {
         f.severity = Severity::warning;
-        f.evidence = "measured " + fig.label + " " + num(fig.measured) + ", but the model predicts no " + dir +
+        f.evidence = "measured " + fig.label + " " + detail::evidence_num(fig.measured) + ", but the model predicts no " + dir +
                      " I/O for this setup (" + setup_text + ")";
         f.cause = "the setup does not describe this result (rw or rwmixread), or the scenario is wrong";
         out.push_back(std::move(f));
@@ -192,11 +174,11 @@ std::vector<Finding> check_envelope(const std::vector<Measured>& ms, const std::
       const double rel = diff / iv.mean;
       const double ratio = fig.measured / iv.mean;
       const bool inside = std::fabs(diff) <= pi || std::fabs(rel) <= 0.10;
-      std::string sig = sigma > 0 ? num(diff / sigma) + " sigma" : std::string("sigma 0 (no simulation noise)");
+      std::string sig = sigma > 0 ? detail::evidence_num(diff / sigma) + " sigma" : std::string("sigma 0 (no simulation noise)");
       char pct[32];
       std::snprintf(pct, sizeof pct, std::fabs(rel) < 10 ? "%+.1f%%" : "%+.3g%%", 100.0 * rel);
-      f.evidence = "measured " + fig.label + " " + num(fig.measured) + " vs simulated " + num(iv.mean) + " (95% prediction interval " +
-                   num(iv.mean - pi) + " .. " + num(iv.mean + pi) + ", " + std::to_string(sim.replications) + " replications of " +
+      f.evidence = "measured " + fig.label + " " + detail::evidence_num(fig.measured) + " vs simulated " + detail::evidence_num(iv.mean) + " (95% prediction interval " +
+                   detail::evidence_num(iv.mean - pi) + " .. " + detail::evidence_num(iv.mean + pi) + ", " + std::to_string(sim.replications) + " replications of " +
                    sim.run_length + "): " + pct + ", " + sig + "; " + setup_text +
                    ". The interval is simulation noise only: calibration uncertainty is not yet included";
       if (inside) {
@@ -209,7 +191,7 @@ std::vector<Finding> check_envelope(const std::vector<Measured>& ms, const std::
                               "or the setup differs from what was recorded (device, cache mode, CPU contention)");
       } else {
         f.severity = Severity::error;
-        f.cause = std::string("implausible for the model as calibrated: off by more than 2x (") + num(ratio) +
+        f.cause = std::string("implausible for the model as calibrated: off by more than 2x (") + detail::evidence_num(ratio) +
                   "x); a unit slip, a cache, a different device, or a setup that is not what was recorded";
       }
       out.push_back(std::move(f));

@@ -1,7 +1,10 @@
 #include "calibration/check/measured_access.h"
 
+#include "models/scenario.h"
+
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 
@@ -97,6 +100,25 @@ std::string override_of(const std::string& key, const std::string& raw) {
   }
   quoted.push_back('"');
   return key + "=" + quoted;
+}
+
+const std::set<std::string>& scenario_keys() {
+  static const std::set<std::string> keys = [] {
+    std::set<std::string> k;
+    for (const auto& p : models::io_scenario_parameters()) k.insert(p.key);
+    return k;
+  }();
+  return keys;
+}
+
+std::string evidence_num(double v) {
+  char buf[64];
+  if (!std::isfinite(v)) return "inf";
+  const double a = std::fabs(v);
+  if (a >= 1000) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else if (a >= 100) std::snprintf(buf, sizeof buf, "%.1f", v);
+  else std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
 }
 
 }  // namespace vqsim::check::detail

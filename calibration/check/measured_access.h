@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 
 #include "calibration/check/check.h"
@@ -28,5 +29,9 @@ std::string strip(std::string v);
 bool plain_number(const std::string& v);
 // "key=value" for load_io_scenario: numbers and booleans bare, everything else a TOML string.
 std::string override_of(const std::string& key, const std::string& raw);
+// Every I/O-path scenario key (what a Measured's setup may pass to the model).
+const std::set<std::string>& scenario_keys();
+// A figure for the model rules' evidence: whole above 1000, one decimal above 100, else 3 digits.
+std::string evidence_num(double v);
 
 }  // namespace vqsim::check::detail

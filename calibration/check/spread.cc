@@ -48,6 +48,7 @@ namespace vqsim::check {
 namespace {
 
 using detail::override_of;
+using detail::scenario_keys;
 using detail::plain_number;
 using detail::strip;
 
@@ -72,25 +73,6 @@ std::optional<double> size_of(const std::string& text) {
     case 'g': return v * k * k * k;
     default: return std::nullopt;
   }
-}
-
-const std::set<std::string>& scenario_keys() {
-  static const std::set<std::string> keys = [] {
-    std::set<std::string> k;
-    for (const auto& p : models::io_scenario_parameters()) k.insert(p.key);
-    return k;
-  }();
-  return keys;
-}
-
-std::string num(double v) {
-  char buf[64];
-  if (!std::isfinite(v)) return "inf";
-  const double a = std::fabs(v);
-  if (a >= 1000) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else if (a >= 100) std::snprintf(buf, sizeof buf, "%.1f", v);
-  else std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
 }
 
 std::string pct(double fraction) {
@@ -290,7 +272,7 @@ std::vector<Finding> check_spread(const std::vector<Measured>& runs, const std::
   std::string scaled;
   if (length > static_cast<double>(simulated)) {
     sim_cv *= std::sqrt(static_cast<double>(simulated) / length);
-    scaled = ", scaled by sqrt(" + num(static_cast<double>(simulated)) + " / " + num(length) + ") to the measured length";
+    scaled = ", scaled by sqrt(" + detail::evidence_num(static_cast<double>(simulated)) + " / " + detail::evidence_num(length) + ") to the measured length";
   }
 
   // 4. The verdict.
@@ -298,14 +280,14 @@ std::vector<Finding> check_spread(const std::vector<Measured>& runs, const std::
   const double F = ratio * ratio;
   const double p = f_upper_tail(F, static_cast<double>(runs.size() - 1), static_cast<double>(replications - 1));
 
-  std::string ev = std::to_string(runs.size()) + " runs: mean " + num(meas.mean) + unit + ", CV " + pct(meas.cv) + ", min " +
-                   num(meas.min) + " .. max " + num(meas.max) + " (" + ratio_text(meas.min > 0 ? meas.max / meas.min : 0.0) +
-                   "); DES queueing noise: " + std::to_string(replications) + " replications of " + num(static_cast<double>(simulated)) +
+  std::string ev = std::to_string(runs.size()) + " runs: mean " + detail::evidence_num(meas.mean) + unit + ", CV " + pct(meas.cv) + ", min " +
+                   detail::evidence_num(meas.min) + " .. max " + detail::evidence_num(meas.max) + " (" + ratio_text(meas.min > 0 ? meas.max / meas.min : 0.0) +
+                   "); DES queueing noise: " + std::to_string(replications) + " replications of " + detail::evidence_num(static_cast<double>(simulated)) +
                    " I/Os (run length from " + (length > 0 ? length_from : std::string("the scenario: measured length unknown")) +
                    ") give an IOPS CV of " + pct(model.cv) + scaled + (scaled.empty() ? "" : " = " + pct(sim_cv)) +
-                   " (model mean " + num(model.mean) + " IOPS, not used in the verdict); ratio measured/simulated CV " +
-                   (std::isfinite(ratio) ? num(ratio) + "x" : std::string("inf (the model has no noise here)")) + " vs limit " +
-                   num(kRatioLimit) + "x; F-test p = ";
+                   " (model mean " + detail::evidence_num(model.mean) + " IOPS, not used in the verdict); ratio measured/simulated CV " +
+                   (std::isfinite(ratio) ? detail::evidence_num(ratio) + "x" : std::string("inf (the model has no noise here)")) + " vs limit " +
+                   detail::evidence_num(kRatioLimit) + "x; F-test p = ";
   char pbuf[32];
   std::snprintf(pbuf, sizeof pbuf, "%.2g", p);
   ev.append(pbuf).append(" (F(").append(std::to_string(runs.size() - 1)).append(", ").append(std::to_string(replications - 1)).append("))");
@@ -321,7 +303,7 @@ std::vector<Finding> check_spread(const std::vector<Measured>& runs, const std::
     f.cause = "explained by queueing noise: runs of this length vary this much on their own";
   } else {
     f.severity = Severity::warning;
-    f.cause = "points to outside interference: the spread is " + (std::isfinite(ratio) ? num(ratio) + "x" : std::string("far")) +
+    f.cause = "points to outside interference: the spread is " + (std::isfinite(ratio) ? detail::evidence_num(ratio) + "x" : std::string("far")) +
               " what queueing noise gives for runs of this length (other load on the host or the device, CPU frequency or "
               "placement, device state such as garbage collection or a cold cache); repeat with longer runs and record the "
               "host's load";

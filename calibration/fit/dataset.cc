@@ -7,6 +7,7 @@
 #include <set>
 
 #include "calibration/check/check.h"
+#include "calibration/check/measured_access.h"
 #include "models/config.h"
 
 namespace vqsim::fit {
@@ -19,14 +20,6 @@ bool controlled(const std::string& key) {
          key == "run.replications";
 }
 
-std::optional<double> as_number(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
 std::string normalized(const std::string& key, const std::string& value) {
   if (key == "workload.ioengine" && value == "aio") return "libaio";
   if (key == "workload.rw" && value == "readwrite") return "rw";
@@ -34,21 +27,11 @@ std::string normalized(const std::string& key, const std::string& value) {
 }
 
 bool same_value(const std::string& key, const std::string& a, const std::string& b) {
-  const auto x = as_number(a), y = as_number(b);
-  if (x && y) return std::fabs(*x - *y) <= 1e-9 * std::max(std::fabs(*x), 1.0);
-  return normalized(key, a) == normalized(key, b);
-}
-
-// A value as a --set item: numbers and booleans bare, anything else as a TOML string.
-std::string set_item(const std::string& key, const std::string& value) {
-  if (as_number(value) || value == "true" || value == "false") return key + "=" + value;
-  std::string quoted = "\"";
-  for (char c : value) {
-    if (c == '"' || c == '\\') quoted += '\\';
-    quoted += c;
+  if (check::detail::plain_number(a) && check::detail::plain_number(b)) {
+    const double x = std::strtod(a.c_str(), nullptr), y = std::strtod(b.c_str(), nullptr);
+    return std::fabs(x - y) <= 1e-9 * std::max(std::fabs(x), 1.0);
   }
-  quoted += '"';
-  return key + "=" + quoted;
+  return normalized(key, a) == normalized(key, b);
 }
 
 std::string run_where(const std::string& manifest, const check::Measured& m) {
@@ -126,7 +109,7 @@ Dataset load_dataset(const std::string& manifest_path, const std::string& base_p
       }
       for (const auto& [k, v] : m.setup) {
         if (controlled(k) || !known.count(k)) continue;
-        r.overrides.push_back(set_item(k, v));
+        r.overrides.push_back(check::detail::override_of(k, v));
       }
       index[m.run_name] = d.runs.size();
       d.runs.push_back(std::move(r));
@@ -136,7 +119,7 @@ Dataset load_dataset(const std::string& manifest_path, const std::string& base_p
     // Reads and writes of one job may differ in block size (fio's bs=r,w).
     if (m.dir == "write") {
       const auto bs = m.setup.find("workload.bs");
-      if (bs != m.setup.end() && !m.manifest_set.count("workload.bs")) r.overrides.push_back(set_item("workload.bs_write", bs->second));
+      if (bs != m.setup.end() && !m.manifest_set.count("workload.bs")) r.overrides.push_back(check::detail::override_of("workload.bs_write", bs->second));
     }
     const std::size_t before = r.targets.size();
     add_targets(m, r.targets);
