@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 #include <toml++/toml.h>
 
@@ -28,6 +29,18 @@ std::string number_text(double v) {
   return buf;
 }
 
+// The number a fio value starts with ("4" of "4k", "1.5" of "1.5ms") and the unit after it.
+std::optional<std::pair<double, std::string>> number_and_unit(const std::string& text) {
+  std::size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+  if (i == 0) return std::nullopt;
+  try {
+    return std::make_pair(std::stod(text.substr(0, i)), text.substr(i));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 // fio's size syntax ("4k", "4K", "1m", "4096", "4KiB"): bytes, or nullopt.
 std::optional<double> fio_size(const std::string& text) {
   if (text.empty()) return std::nullopt;
@@ -36,16 +49,10 @@ std::optional<double> fio_size(const std::string& text) {
   } catch (const std::exception&) {
   }
   // fio also accepts a lower-case "kb"/"mb" and "ki"/"mi" (kb_base=1024 by default).
-  std::size_t i = 0;
-  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
-  if (i == 0) return std::nullopt;
-  double v = 0;
-  try {
-    v = std::stod(text.substr(0, i));
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  std::string unit = text.substr(i);
+  const auto parsed = number_and_unit(text);
+  if (!parsed) return std::nullopt;
+  const double v = parsed->first;
+  std::string unit = parsed->second;
   for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (unit.empty() || unit == "b") return v;
   const char p = unit[0];
@@ -84,17 +91,10 @@ std::optional<double> block_size(const std::string& bs, int dir_index) {
 
 // fio's time syntax for runtime/ramp_time: seconds by default, or with a unit suffix.
 std::optional<double> fio_seconds(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  std::size_t i = 0;
-  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
-  if (i == 0) return std::nullopt;
-  double v = 0;
-  try {
-    v = std::stod(text.substr(0, i));
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  const std::string u = text.substr(i);
+  const auto parsed = number_and_unit(text);
+  if (!parsed) return std::nullopt;
+  const double v = parsed->first;
+  const std::string& u = parsed->second;
   if (u.empty() || u == "s") return v;
   if (u == "ms") return v / 1e3;
   if (u == "us" || u == "usec") return v / 1e6;
