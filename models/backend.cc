@@ -63,8 +63,11 @@ sim::time_ns DeviceStation::service_ns(sim::JobId job) {
       const double queued = std::min<double>(static_cast<double>(waiting()), spec_.ncq_depth - 1);
       const double positioning = spec_.seek_ns * factor_.sample(rng_) + rotation_.sample(rng_);
       ns += positioning * std::pow(1.0 + queued, -0.4);
-    } else {
-      ns += spec_.seq_overhead_ns;  // command overhead, track switches
+    } else if (waiting() == 0) {
+      // Command overhead and track switches. With the next command already queued the drive
+      // overlaps them with this transfer (NCQ pipelining), so at depth a sequential stream
+      // runs at media rate whatever the request size.
+      ns += spec_.seq_overhead_ns;
     }
     return to_ns(ns);
   }
@@ -81,6 +84,19 @@ CopyDelay::CopyDelay(sim::Simulator& sim, std::string name, IoTable& io, double 
 sim::time_ns CopyDelay::delay_ns(sim::JobId job) {
   const double pages = std::max(1.0, static_cast<double>(io_[job].bytes) / 4096.0);
   return to_ns(per_4k_ns_ * pages * factor_.sample(rng_));
+}
+
+StallDelay::StallDelay(sim::Simulator& sim, std::string name, double ratio, double mean_ns)
+    : sim::DelayStation(sim, std::move(name), sim::Distribution::deterministic(0)),
+      ratio_(ratio),
+      stall_(mean_ns > 0 ? sim::Distribution::exponential(mean_ns) : sim::Distribution::deterministic(0)) {}
+
+sim::time_ns StallDelay::delay_ns(sim::JobId) {
+  // Both draws always happen, so a changed ratio moves only the requests near the threshold
+  // (common random numbers between calibration's neighbouring points).
+  const double u = coin_.sample(rng_);
+  const double stall = stall_.sample(rng_);
+  return u < ratio_ ? to_ns(stall) : 0;
 }
 
 BarrierFlush::BarrierFlush(sim::Simulator& sim, std::string name, double rtt_ns) : sim::Component(sim, std::move(name)), rtt_ns_(rtt_ns) {}
@@ -164,10 +180,12 @@ Backend::Backend(sim::Simulator& sim, const IoScenario& s, IoTable& io, sim::Com
       osd.read_ns = p.osd_read_ns;
       osd.write_ns = p.osd_write_ns;
       auto& d = sim.make<DeviceStation>("ceph.osd", io, osd);
+      stall_ = &sim.make<StallDelay>("ceph.stall", p.osd_stall_ratio, p.osd_stall_ns);
       net_back_ = &sim.make<sim::DelayStation>("ceph.net_back", sim::Distribution::deterministic(p.rtt_ns / 2));
       sim::connect(msgr_->out, *net_out_);
       sim::connect(net_out_->out, d);
-      sim::connect(d.out, *net_back_);
+      sim::connect(d.out, *stall_);
+      sim::connect(stall_->out, *net_back_);
       to_router(net_back_->out);
       devices_.push_back(&d);
       break;
@@ -198,7 +216,7 @@ Backend::Backend(sim::Simulator& sim, const IoScenario& s, IoTable& io, sim::Com
     sim::connect(flush_->out, router, flush_done_port);
   }
   for (auto* d : devices_) stations_.push_back(d);
-  for (sim::Component* c : std::initializer_list<sim::Component*>{mirror_, msgr_, net_out_, net_back_, fixed_, cache_, flush_, barrier_})
+  for (sim::Component* c : std::initializer_list<sim::Component*>{mirror_, msgr_, net_out_, stall_, net_back_, fixed_, cache_, flush_, barrier_})
     if (c != nullptr) stations_.push_back(c);
 }
 

@@ -9,7 +9,11 @@
 //   md-raid1        two member devices (backend.leg): a read goes to the less busy member, a
 //                   write to both (fork-join: done when the slower is).
 //   ceph-rbd        librbd inside QEMU: messenger thread(s) -> network (rtt/2) -> OSDs
-//                   (osd_slots in parallel; osd_write_us includes replication) -> network.
+//                   (osd_slots in parallel; osd_write_us includes replication) -> stall ->
+//                   network. A few ops (osd_stall_ratio) wait an exponential osd_stall_ms
+//                   after the OSD has served them without holding its slot: FileStore syncs,
+//                   a slow replica, PG peering. These make Ceph's p99 many times its median,
+//                   and a writethrough barrier waits for every stalled write before it.
 //   krbd            the same cluster through the host kernel client (a kernel thread per core
 //                   instead of librbd's messenger threads).
 //   pagecache       host memory: a copy per 4 KiB.
@@ -76,6 +80,20 @@ class CopyDelay : public sim::DelayStation {
   sim::Distribution factor_;
 };
 
+// A delay that most requests pass at once and a few (`ratio`) wait an exponential time in.
+class StallDelay : public sim::DelayStation {
+ public:
+  StallDelay(sim::Simulator& sim, std::string name, double ratio, double mean_ns);
+
+ protected:
+  sim::time_ns delay_ns(sim::JobId job) override;
+
+ private:
+  double ratio_;
+  sim::Distribution stall_;
+  sim::Distribution coin_ = sim::Distribution::uniform(0, 1);
+};
+
 // Ceph flush: serialized like QEMU's flushes, and each one waits until every write issued to the
 // cluster before it started has completed, then one round trip.
 class BarrierFlush : public sim::Component {
@@ -134,6 +152,7 @@ class Backend {
   sim::FcfsStation* msgr_ = nullptr;
   sim::DelayStation* net_out_ = nullptr;
   sim::DelayStation* net_back_ = nullptr;
+  StallDelay* stall_ = nullptr;
   sim::DelayStation* fixed_ = nullptr;    // null device or page cache backend
   CopyDelay* cache_ = nullptr;            // host page cache hits
   sim::BatchStation* flush_ = nullptr;

@@ -43,7 +43,11 @@ double device_mean_ns(const DeviceSpec& d, const IoScenario& s) {
       // every outstanding request queued, which is right when it is the bottleneck.
       const double queued = std::min<double>(w.numjobs * w.effective_depth() - 1, d.ncq_depth - 1);
       double ns = bytes / d.bandwidth_of(dir) * 1e9;
-      ns += w.random ? (d.seek_ns + d.rotation_ns / 2) * std::pow(1.0 + std::max(0.0, queued), -0.4) : d.seq_overhead_ns;
+      if (w.random) {
+        ns += (d.seek_ns + d.rotation_ns / 2) * std::pow(1.0 + std::max(0.0, queued), -0.4);
+      } else if (queued < 1) {
+        ns += d.seq_overhead_ns;  // hidden by pipelining once a next command is queued
+      }
       return ns;
     }
     // Transfer at bandwidth / (requests in service), taking the device as busy with as many as
@@ -156,7 +160,9 @@ std::vector<Stage> build_stages(const IoScenario& plain, double p_kick, double p
       const double bytes = w.read_fraction * w.bs_read_bytes + wf * w.bs_write_bytes;
       const double osd = w.read_fraction * p.osd_read_ns + wf * p.osd_write_ns + std::max(0.0, bytes - 4096) / (3.2e9 / p.osd_slots) * 1e9;
       st.push_back({"ceph.osd", sim::MvaStationKind::MultiServer, p.osd_slots, dev_share * osd, false});
-      flush_ns = p.osd_write_ns + p.rtt_ns;  // a barrier waits about one write's time
+      const double stall_ns = p.osd_stall_ratio * p.osd_stall_ns;
+      st.push_back({"ceph.stall", sim::MvaStationKind::Delay, 1, dev_share * stall_ns, false});
+      flush_ns = p.osd_write_ns + p.rtt_ns + stall_ns;  // a barrier waits about one write's time
       break;
     }
     case BackendKind::pagecache: break;

@@ -299,7 +299,7 @@ const std::vector<Param>& params() {
     add({"backend.seek_ms", Kind::time_ms, "ms", "8.5", "[I] 7200 rpm datasheets", "HDD average random seek", {}, 0, 1e12,
          [](IoScenario& s, const Value& v) { s.backend.seek_ns = v.number; }});
     add({"backend.seq_overhead_us", Kind::time_us, "us", "20", "[I] command overhead and track switches",
-         "HDD time per sequential request besides the transfer (read-ahead and write cache hide most of it at depth)", {}, 0, 1e12,
+         "HDD time per sequential request besides the transfer, paid only when no next command is queued (pipelining hides it at depth)", {}, 0, 1e12,
          [](IoScenario& s, const Value& v) { s.backend.seq_overhead_ns = v.number; }});
     add({"backend.rpm", Kind::real, "rpm", "7200", "", "HDD spindle speed (half a turn of rotational latency on average)", {}, 1000, 30000,
          [](IoScenario& s, const Value& v) { s.backend.rpm = v.number; }});
@@ -315,6 +315,12 @@ const std::vector<Param>& params() {
          [](IoScenario& s, const Value& v) { s.backend.osd_read_ns = v.number; }});
     add({"backend.osd_write_us", Kind::time_us, "us", "2000", "[I] journal write + replication", "Ceph: OSD service of a replicated write",
          {}, 0, 1e12, [](IoScenario& s, const Value& v) { s.backend.osd_write_ns = v.number; }});
+    add({"backend.osd_stall_ratio", Kind::real, "", "0.0001", "[I] FileStore syncs, slow requests",
+         "Ceph: share of operations that stall after the OSD has served them (the slot is free; the reply waits)", {}, 0, 1,
+         [](IoScenario& s, const Value& v) { s.backend.osd_stall_ratio = v.number; }});
+    add({"backend.osd_stall_ms", Kind::time_ms, "ms", "100", "[I] FileStore syncs, slow requests",
+         "Ceph: mean length of such a stall (exponential); it gives Ceph its long latency tail", {}, 0, 1e12,
+         [](IoScenario& s, const Value& v) { s.backend.osd_stall_ns = v.number; }});
     add({"backend.msgr_threads", Kind::integer, "", "1", "domain.md §8 (librbd messenger threads inside QEMU)", "Ceph librbd messenger threads",
          {}, 1, 1024, [](IoScenario& s, const Value& v) { s.backend.msgr_threads = static_cast<int>(v.number); }});
     add({"backend.msgr_us", Kind::time_us, "us", "15", "[I]", "Ceph client CPU per op (librbd in QEMU, or krbd in the host kernel)", {}, 0,

@@ -121,6 +121,8 @@ struct BackendParams {
   double rtt_ns = 200000;
   int osd_slots = 32;
   double osd_read_ns = 1000000, osd_write_ns = 2000000;
+  double osd_stall_ratio = 1e-4;    // share of ops that stall after the OSD (sync, slow ops)
+  double osd_stall_ns = 100e6;      // mean of such a stall (exponential)
   int msgr_threads = 1;             // librbd messenger threads inside QEMU
   double msgr_ns = 15000;           // per op on a messenger thread
   int replicas = 3;

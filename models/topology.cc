@@ -75,7 +75,7 @@ TopologyGraph build_topology(const IoScenario& s) {
     if (st.stage == "cpu") kind = "cpu";
     else if (st.name == "guest.lun_limit" || st.name == "aio.slots") kind = "pool";
     else if (st.stage == "backend" && st.name != "flush" && st.name != "ceph.flush" && st.name != "host.pagecache" && st.name != "raid1.mirror" &&
-             st.name.rfind("ceph.net", 0) != 0 && st.name != "rbd.msgr" && st.name != "krbd.client")
+             st.name.rfind("ceph.net", 0) != 0 && st.name != "ceph.stall" && st.name != "rbd.msgr" && st.name != "krbd.client")
       kind = "device";
     add(st.name, st.stage, kind, st.capacity);
     if (st.stage == "host") threads.push_back(st.name);
@@ -97,7 +97,8 @@ TopologyGraph build_topology(const IoScenario& s) {
     const std::string msgr = has("rbd.msgr") ? "rbd.msgr" : "krbd.client";
     edge(msgr, "ceph.net_out", "send");
     edge("ceph.net_out", "ceph.osd", "op");
-    edge("ceph.osd", "ceph.net_back", "reply");
+    edge("ceph.osd", "ceph.stall", "served");
+    edge("ceph.stall", "ceph.net_back", "reply");
     entry = {msgr};
     exit = {"ceph.net_back"};
   } else if (has("raid1.mirror")) {

@@ -166,6 +166,60 @@ TEST_CASE("knob: sequential I/Os submitted in batches merge under the plug; rand
   CHECK(merged.little < 0.01);
 }
 
+TEST_CASE("HDD: a sequential stream at depth runs at media rate (pipelining hides the command overhead); alone it pays it") {
+  // seed001-bare-metal: 70 MB/s media rate; 200 us overhead so that paying it would show.
+  const std::vector<std::string> base{"workload.ios=20000", "workload.rw=read", "workload.bs=8k", "backend.seq_overhead_us=200",
+                                      "backend.bandwidth=70MB"};
+  auto with = [&](const std::string& kv) {
+    auto v = base;
+    v.push_back(kv);
+    return v;
+  };
+  const double transfer_ns = 8192.0 / 70e6 * 1e9;
+  const Figures deep = simulate("seed001-bare-metal.toml", with("workload.iodepth=8"));
+  const Figures alone = simulate("seed001-bare-metal.toml", with("workload.iodepth=1"));
+  CHECK(deep.iops == doctest::Approx(1e9 / transfer_ns).epsilon(0.01));
+  CHECK(alone.iops < 1e9 / (transfer_ns + 200000) * 1.01);  // overhead + transfer, plus the host path
+  // The MVA makes the same distinction.
+  const auto mva = [&](const std::string& kv) {
+    return models::solve_io_mva(models::load_io_scenario(kScenarios + "seed001-bare-metal.toml", with(kv))).iops;
+  };
+  CHECK(mva("workload.iodepth=8") == doctest::Approx(1e9 / transfer_ns).epsilon(0.01));
+  CHECK(mva("workload.iodepth=1") < 1e9 / (transfer_ns + 200000) * 1.01);
+}
+
+TEST_CASE("Ceph stalls: a share of ops waits the stall's mean after the OSD; writethrough's barrier spreads it to later writes") {
+  const std::vector<std::string> base{"workload.ios=40000", "run.seed=3"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto v = base;
+    v.insert(v.end(), extra.begin(), extra.end());
+    return v;
+  };
+  // Writeback: only the stalled op waits. QD1 keeps queueing out, so the mean grows by ratio x mean.
+  const auto qd1 = [&](const std::string& ratio) {
+    return simulate("seed002-qemu2.4-writeback-iothread.toml",
+                    with({"workload.numjobs=1", "workload.iodepth=1", "backend.osd_stall_ms=20", "backend.osd_stall_ratio=" + ratio}), 4);
+  };
+  const Figures none = qd1("0"), some = qd1("0.02");
+  CHECK(some.lat_ns - none.lat_ns == doctest::Approx(0.02 * 20e6).epsilon(0.15));
+  const auto mva = [&](const std::string& ratio) {
+    return models::solve_io_mva(models::load_io_scenario(
+               kScenarios + "seed002-qemu2.4-writeback-iothread.toml",
+               with({"workload.numjobs=1", "workload.iodepth=1", "backend.osd_stall_ms=20", "backend.osd_stall_ratio=" + ratio})))
+        .lat_mean_ns;
+  };
+  CHECK(mva("0.02") - mva("0") == doctest::Approx(0.02 * 20e6).epsilon(0.01));
+  // Writethrough at depth: every flush waits for the writes before it, so the same stalls cost
+  // far more throughput than they do with writeback.
+  const auto deep = [&](const std::string& file, const std::string& ratio) {
+    return simulate(file, with({"workload.numjobs=1", "workload.iodepth=32", "backend.osd_stall_ms=20", "backend.osd_stall_ratio=" + ratio}), 3)
+        .iops;
+  };
+  const double wb_loss = 1 - deep("seed002-qemu2.4-writeback-iothread.toml", "0.01") / deep("seed002-qemu2.4-writeback-iothread.toml", "0");
+  const double wt_loss = 1 - deep("seed002-qemu2.2-writethrough.toml", "0.01") / deep("seed002-qemu2.2-writethrough.toml", "0");
+  CHECK(wt_loss > 2 * wb_loss);
+}
+
 TEST_CASE("knob: rate_iops is an open loop: throughput follows the rate below saturation") {
   const Figures f = simulate("default.toml", {"workload.ios=20000", "workload.rate_iops=20000", "workload.iodepth=32"});
   CHECK(f.iops == doctest::Approx(20000).epsilon(0.03));
