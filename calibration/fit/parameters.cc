@@ -58,6 +58,8 @@ const std::map<std::string, Getter>& getters() {
     m["backend.rtt_us"] = [](const IoScenario& s) { return s.backend.rtt_ns / 1e3; };
     m["backend.osd_read_us"] = [](const IoScenario& s) { return s.backend.osd_read_ns / 1e3; };
     m["backend.osd_write_us"] = [](const IoScenario& s) { return s.backend.osd_write_ns / 1e3; };
+    m["backend.osd_stall_ratio"] = [](const IoScenario& s) { return s.backend.osd_stall_ratio; };
+    m["backend.osd_stall_ms"] = [](const IoScenario& s) { return s.backend.osd_stall_ns / 1e6; };
     m["backend.service_cv"] = [](const IoScenario& s) { return s.backend.service_cv; };
     m["guest.cpu_cv"] = [](const IoScenario& s) { return s.guest.cpu_cv; };
     m["host.cpu_cv"] = [](const IoScenario& s) { return s.host.cpu_cv; };
@@ -87,6 +89,7 @@ double parameter_value(const IoScenario& s, const std::string& key) {
 std::pair<double, double> parameter_bounds(const std::string& key) {
   if (key.size() > 3 && key.compare(key.size() - 3, 3, "_cv") == 0) return {0.02, 3.0};
   if (key.find("cpu_scale") != std::string::npos) return {1e-3, 1e3};
+  if (key.size() > 6 && key.compare(key.size() - 6, 6, "_ratio") == 0) return {1e-6, 0.5};
   return {1e-300, 1e300};
 }
 
@@ -142,11 +145,16 @@ std::vector<std::string> candidate_keys(const Dataset& d, const std::vector<std:
       if (!std::all_of(runs.begin(), runs.end(), [&](std::size_t i) { return !d.runs[i].scenario.workload.random; }))
         c.push_back("backend.seek_ms");
       c.push_back("backend.bandwidth");
+      if (big_reads && big_writes) c.push_back("backend.write_bandwidth");
       if (big_blocks) c.push_back("backend.seq_overhead_us");
     } else if (k == BackendKind::ceph_rbd || k == BackendKind::krbd) {
       if (reads) c.push_back("backend.osd_read_us");
       if (writes) c.push_back("backend.osd_write_us");
       c.push_back("backend.rtt_us");
+      if (percentiles) {  // Ceph's tail is its stalls, not the spread of the OSD service
+        c.push_back("backend.osd_stall_ratio");
+        c.push_back("backend.osd_stall_ms");
+      }
     }
     if (flushes && k != BackendKind::ceph_rbd && k != BackendKind::krbd) c.push_back("backend.flush_us");
   }
