@@ -26,4 +26,31 @@ sim::time_ns EmulationThread::service_ns(sim::JobId job) {
   return static_cast<sim::time_ns>(mean * factor_.sample(rng_) + 0.5);
 }
 
+NotificationBatch::NotificationBatch(sim::Simulator& sim, std::string name, IoTable& io, VirtioBlkBatching mode)
+    : sim::Component(sim, std::move(name)), io_(io), mode_(mode) {}
+
+bool NotificationBatch::holds(const IoRequest& r) const noexcept {
+  return mode_ == VirtioBlkBatching::all || (mode_ == VirtioBlkBatching::writes && r.dir == Direction::write);
+}
+
+void NotificationBatch::accept(sim::JobId job, int) {
+  const Direction dir = io_[job].dir;
+  if (!held_.empty() && (held_.size() == kMaxHeld || dir != held_dir_)) release();
+  held_dir_ = dir;
+  flow_.arrive(sim_.now());
+  held_.push_back(Held{job, sim_.now()});
+}
+
+void NotificationBatch::end_of_notification() { release(); }
+
+void NotificationBatch::release() {
+  std::vector<Held> going;
+  going.swap(held_);
+  const sim::time_ns now = sim_.now();
+  for (const Held& h : going) {
+    flow_.depart(now, now - h.since);
+    out.send(h.job);
+  }
+}
+
 }  // namespace vqsim::models

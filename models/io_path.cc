@@ -68,6 +68,14 @@ IoPath::IoPath(sim::Simulator& sim, std::string name, const IoScenario& s)
       host_threads_.push_back(
           &sim.make<EmulationThread>("host.vhost_user", io_, 0.6 * s.host.vhost_user_ns, 0.4 * s.host.vhost_user_ns, cv, 0.0, true));
     }
+    if (qemu && s.guest.driver == GuestDriver::virtio_blk && s.host.virtio_blk_batching != VirtioBlkBatching::none) {
+      for (auto* th : host_threads_) {
+        auto& b = sim.make<NotificationBatch>(th->name() + ".batch", io_, s.host.virtio_blk_batching);
+        sim::connect(b.out, *this, kBatchReleased);
+        batches_.push_back(&b);
+      }
+    }
+    submits_queued_.assign(host_threads_.size(), 0);
     for (auto* th : host_threads_) {
       sim::connect(th->out, *this, kHostThreadDone);
       if (s.host.cores > 0 && cpu_ != nullptr && !(s.guest.driver == GuestDriver::vhost_user_blk)) th->use_cpu(*cpu_);
@@ -149,7 +157,17 @@ void IoPath::after_guest_submit(sim::JobId job, IoRequest& r) {
 
 void IoPath::to_host_submit(sim::JobId job, IoRequest& r) {
   r.step = Step::host_submit;
+  ++submits_queued_[static_cast<std::size_t>(r.thread)];
   host_threads_[r.thread]->accept(job, 0);
+}
+
+void IoPath::after_host_submit(sim::JobId job, IoRequest& r) {
+  if (aio_slots_ != nullptr) {
+    r.step = Step::aio_slot;
+    aio_slots_->accept(job, sim::TokenPool::kAcquire);
+  } else {
+    to_backend(job, r);
+  }
 }
 
 void IoPath::to_backend(sim::JobId job, IoRequest& r) {
@@ -205,11 +223,15 @@ void IoPath::accept(sim::JobId job, int in_port) {
     case kWakeupDone: to_host_submit(job, r); break;
     case kHostThreadDone:
       if (r.step == Step::host_submit) {
-        if (aio_slots_ != nullptr) {
-          r.step = Step::aio_slot;
-          aio_slots_->accept(job, sim::TokenPool::kAcquire);
+        const auto t = static_cast<std::size_t>(r.thread);
+        const bool last = --submits_queued_[t] == 0;  // the ring is empty: the handler returns
+        if (batches_.empty()) {
+          after_host_submit(job, r);
         } else {
-          to_backend(job, r);
+          NotificationBatch& batch = *batches_[t];
+          if (batch.holds(r)) batch.accept(job, 0);
+          else after_host_submit(job, r);
+          if (last) batch.end_of_notification();
         }
       } else {
         r.step = Step::irq;
@@ -248,6 +270,7 @@ void IoPath::accept(sim::JobId job, int in_port) {
       }
       break;
     case kIrqDone: to_guest_complete(job, r); break;
+    case kBatchReleased: after_host_submit(job, r); break;
     case kLimitReleased: tags_[r.queue % tags_.size()]->accept(job, sim::TokenPool::kRelease); break;
     case kTagReleased: workload_->complete(job); break;
   }

@@ -46,6 +46,7 @@ class IoPath : public sim::Component, public RequestSink {
     kDeviceDone,
     kFlushDone,
     kIrqDone,
+    kBatchReleased,
   };
 
   IoPath(sim::Simulator& sim, std::string name, const IoScenario& scenario);
@@ -60,6 +61,7 @@ class IoPath : public sim::Component, public RequestSink {
   void to_guest_submit(sim::JobId job, IoRequest& r);
   void after_guest_submit(sim::JobId job, IoRequest& r);
   void to_host_submit(sim::JobId job, IoRequest& r);
+  void after_host_submit(sim::JobId job, IoRequest& r);
   void to_backend(sim::JobId job, IoRequest& r);
   void after_device(sim::JobId job, IoRequest& r);
   void after_aio(sim::JobId job, IoRequest& r);
@@ -78,6 +80,8 @@ class IoPath : public sim::Component, public RequestSink {
   sim::TokenPool* limit_ = nullptr;            // driver / device in-flight limit
   std::vector<FioThread*> fio_threads_;        // per fio job
   std::vector<EmulationThread*> host_threads_; // main loop, IOThreads or vhost workers
+  std::vector<NotificationBatch*> batches_;     // per host thread, when virtio-blk batches
+  std::vector<int> submits_queued_;             // per host thread: submit-side jobs not yet handled
   std::unique_ptr<Virtqueues> vqs_;
   sim::DelayStation* wakeup_ = nullptr;
   std::vector<InterruptLine*> irqs_;          // per virtqueue

@@ -7,7 +7,9 @@
 // by the probability that the host thread is asleep, found by a fixed point on its utilization;
 // token limits (tags, AIO workers) are ignored unless they are the only servers; a fork-join
 // mirror is two stations each visited by every write; flushes are pure delays; NCQ
-// reordering is ignored.
+// reordering is ignored. What it leaves out: virtio-blk's notification batching
+// (host.virtio_blk_batching), whose hold depends on the ring's state; calibration's DES anchor
+// corrects for it.
 #pragma once
 
 #include <string>

@@ -225,6 +225,13 @@ const std::vector<Param>& params() {
          {"threads", "native", "io_uring"}, 0, 0, [](IoScenario& s, const Value& v) {
            s.host.aio = pick<Aio>({"threads", "native", "io_uring"}, {Aio::threads, Aio::native, Aio::io_uring}, v.word);
          }});
+    add({"host.virtio_blk_batching", Kind::choice, "", "none", "QEMU hw/block/virtio-blk.c (multiwrite up to 2.2, multireq since 2.3)",
+         "virtio-blk: requests popped in one notification wait for its last one before submission: none, writes (QEMU <= 2.2: writes "
+         "wait, reads go at once), all (QEMU >= 2.3: every request, until the direction changes)",
+         {"none", "writes", "all"}, 0, 0, [](IoScenario& s, const Value& v) {
+           s.host.virtio_blk_batching = pick<VirtioBlkBatching>({"none", "writes", "all"},
+                                                               {VirtioBlkBatching::none, VirtioBlkBatching::writes, VirtioBlkBatching::all}, v.word);
+         }});
     add({"host.cache", Kind::choice, "", "none", "QEMU -drive cache", "cache mode", {"none", "writeback", "writethrough", "directsync", "unsafe"}, 0,
          0, [](IoScenario& s, const Value& v) {
            s.host.cache = pick<CacheMode>({"none", "writeback", "writethrough", "directsync", "unsafe"},

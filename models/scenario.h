@@ -22,6 +22,8 @@ const char* direction_name(Direction d);
 
 enum class GuestDriver { virtio_blk, virtio_scsi, vhost_scsi, vhost_user_blk, scsi_hba, none };
 enum class Aio { threads, native, io_uring };
+// How QEMU's virtio-blk handler submits the requests it pops in one notification.
+enum class VirtioBlkBatching { none, writes, all };
 enum class CacheMode { none, writeback, writethrough, directsync, unsafe };
 enum class BackendKind { nvme, sata_ssd, hdd, md_raid1, ceph_rbd, krbd, pagecache, null };
 enum class FioEngine { psync, libaio, io_uring };
@@ -100,6 +102,7 @@ struct HostParams {
   double pagecache_ns = 1500;       // memcpy of a 4 KiB page plus syscall
   double cpu_cv = 0.5;
   double cpu_scale = 1;             // multiplies every host CPU cost of QEMU, vhost and librbd
+  VirtioBlkBatching virtio_blk_batching = VirtioBlkBatching::none;
   std::string qemu_version;
 };
 

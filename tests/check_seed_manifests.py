@@ -32,6 +32,7 @@ ENUMS = {
     "guest.driver": {"virtio-blk", "virtio-scsi", "vhost-scsi", "vhost-user-blk", "scsi-hba", "none"},
     "host.aio": {"threads", "native", "io_uring"},
     "host.cache": {"none", "writeback", "writethrough", "directsync", "unsafe"},
+    "host.virtio_blk_batching": {"none", "writes", "all"},
     "backend.kind": {"nvme", "sata-ssd", "hdd", "md-raid1", "ceph-rbd", "krbd", "pagecache", "null"},
     "workload.rw": {"read", "write", "randread", "randwrite", "rw", "readwrite", "randrw",
                     "trim", "randtrim", "trimwrite"},
