@@ -21,7 +21,7 @@ namespace vqsim::cli {
 namespace po = boost::program_options;
 
 int calibrate_main(const std::vector<std::string>& args) {
-  std::string scenario, data, out, report, fit_list, cv, holdout, format = "text";
+  std::string scenario, data, out, report, fit_list, cv, holdout, format = "text", loss = "cauchy";
   int threads = 0, replications = 2;
   long long seed = 1;
   bool quiet = false;
@@ -59,6 +59,8 @@ int calibrate_main(const std::vector<std::string>& args) {
       "fit", po::value(&fit_list), "comma-separated parameters to fit instead of the default choice")(
       "holdout", po::value(&holdout), "runs whose name matches this regex are not fitted but predicted")(
       "cv", po::value(&cv), "loo: leave-one-out cross-validation over the fitted runs")(
+      "loss", po::value(&loss)->default_value("cauchy"),
+      "cauchy: figures the model cannot come near (beyond ~10%) weigh less than the rest | squares: plain least squares")(
       "report", po::value(&report), "also write the report as JSON")("format", po::value(&format)->default_value("text"),
                                                                        "report on stdout: text | json")(
       "threads", po::value(&threads)->default_value(0), "threads (0 = all cores); results do not depend on it")(
@@ -76,6 +78,7 @@ int calibrate_main(const std::vector<std::string>& args) {
   }
   if (std::filesystem::is_directory(out)) throw UsageError("--out " + out + ": is a directory, expected a file name");
   if (!cv.empty() && cv != "loo") throw UsageError("--cv: only loo (leave-one-out) is supported" + did_you_mean(cv, {"loo"}));
+  if (loss != "cauchy" && loss != "squares") throw UsageError("--loss must be cauchy or squares" + did_you_mean(loss, {"cauchy", "squares"}));
   if (format != "text" && format != "json") throw UsageError("--format must be text or json" + did_you_mean(format, {"text", "json"}));
   if (threads < 0) throw UsageError("--threads must be >= 0");
   if (replications < 2 || replications > 100) throw UsageError("--replications must be 2..100 (intervals need two)");
@@ -90,6 +93,7 @@ int calibrate_main(const std::vector<std::string>& args) {
   }
   o.holdout = holdout;
   o.leave_one_out = cv == "loo";
+  o.robust_scale = loss == "cauchy" ? 3.0 : 0.0;  // 3 x the 3% residual unit: ~9%
   o.threads = threads;
   o.replications = replications;
   o.seed = static_cast<std::uint64_t>(seed);

@@ -246,6 +246,7 @@ cal base-missing '/nonexistent/base\.toml: no such file' cal-ok.toml /nonexisten
 cal base-directory 'adir: is a directory' cal-ok.toml adir
 cal base-invalid "cal-ok\.toml:1: run 'x': its setup does not make a valid scenario on .*bs1000\.toml: .*bs1000\.toml:2: workload\.bs: 1000 bytes" cal-ok.toml bs1000.toml
 cal base-garbage "cal-ok\.toml:1: run 'x': .*garbage\.bin" cal-ok.toml garbage.bin
+run_case "calibrate --loss unknown" 2 "--loss must be cauchy or squares \(did you mean 'cauchy'\?\)" -- calibrate --scenario "$src/scenarios/default.toml" --data cal-ok.toml --out "$tmp/cal-fit.toml" --loss cauchi -q
 [ -e "$tmp/cal-fit.toml" ] && fail "calibrate: a FIT.toml was written from bad input"
 
 # keys and bench take no file: bad options.

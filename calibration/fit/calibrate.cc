@@ -128,15 +128,23 @@ class Fitter {
     return v;
   }
 
+  // A data residual under the chosen loss: least squares keeps it; the Cauchy loss replaces it
+  // by sign(r) sqrt(2 rho(r)), so that the sum of squares LM minimizes is the robust cost.
+  double loss(double r, bool squares = false) const {
+    const double c = o_.robust_scale;
+    if (c <= 0 || squares) return r;
+    return std::copysign(c * std::sqrt(std::log1p((r / c) * (r / c))), r);
+  }
+
   // Data residuals of `runs` then prior residuals.
-  std::optional<Eigen::VectorXd> residuals(const std::vector<std::size_t>& runs, const Eigen::VectorXd& u) const {
+  std::optional<Eigen::VectorXd> residuals(const std::vector<std::size_t>& runs, const Eigen::VectorXd& u, bool squares = false) const {
     std::vector<double> r;
     for (std::size_t run : runs) {
       const auto v = surrogate(run, u);
       if (!v) return std::nullopt;
       const CalRun& cr = d_.runs[run];
       for (std::size_t t = 0; t < v->size(); ++t)
-        r.push_back(std::sqrt(cr.weight) * (std::log((*v)[t]) - std::log(cr.targets[t].measured)) / cr.targets[t].sigma_rel);
+        r.push_back(loss(std::sqrt(cr.weight) * (std::log((*v)[t]) - std::log(cr.targets[t].measured)) / cr.targets[t].sigma_rel, squares));
     }
     for (long k = 0; k < u.size(); ++k) r.push_back((u[k] - u0_[k]) / o_.prior_log_sd);
     return Eigen::Map<Eigen::VectorXd>(r.data(), static_cast<long>(r.size()));
@@ -149,7 +157,7 @@ class Fitter {
       const CalRun& cr = d_.runs[run];
       const DesPoint& p = points.at(run);
       for (std::size_t t = 0; t < cr.targets.size(); ++t) {
-        const double r = std::sqrt(cr.weight) * (std::log(p.value[t]) - std::log(cr.targets[t].measured)) / cr.targets[t].sigma_rel;
+        const double r = loss(std::sqrt(cr.weight) * (std::log(p.value[t]) - std::log(cr.targets[t].measured)) / cr.targets[t].sigma_rel);
         c += r * r;
       }
     }
@@ -163,12 +171,22 @@ class Fitter {
     return n;
   }
 
-  LmResult fit(const std::vector<std::size_t>& runs, const Eigen::VectorXd& start, int max_iterations) const {
+  // `squares`: plain least squares whatever the loss (a warm start: the Cauchy cost is not convex,
+  // and from far away, where every figure looks like an outlier, it can settle anywhere).
+  LmResult fit(const std::vector<std::size_t>& runs, const Eigen::VectorXd& start, int max_iterations, bool squares = false) const {
     LmOptions lo;
     lo.threads = o_.threads;
     lo.max_iterations = max_iterations;
     lo.cancelled = o_.cancelled;
-    return levenberg_marquardt([&](const Eigen::VectorXd& u) { return residuals(runs, u); }, start, lower_, upper_, lo);
+    return levenberg_marquardt([&](const Eigen::VectorXd& u) { return residuals(runs, u, squares); }, start, lower_, upper_, lo);
+  }
+
+  // From a start far from the answer: least squares first, then the chosen loss from there.
+  LmResult fit_from_afar(const std::vector<std::size_t>& runs, const Eigen::VectorXd& start, int max_iterations) const {
+    if (o_.robust_scale <= 0) return fit(runs, start, max_iterations);
+    const LmResult warm = fit(runs, start, max_iterations, true);
+    if (warm.stop_reason == "cancelled") return warm;
+    return fit(runs, warm.u, max_iterations);
   }
 
   const Eigen::VectorXd& upper() const { return upper_; }
@@ -409,14 +427,14 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   bool anchored_at_best = true;
   for (int round = 1; round <= o.max_rounds; ++round) {
     res.rounds = round;
-    lm = fitter->fit(fit_runs, best_u, 60);
+    lm = round == 1 ? fitter->fit_from_afar(fit_runs, best_u, 60) : fitter->fit(fit_runs, best_u, 60);
     // A hidden parameter has no slope at its default, so the descent never moves it; start once
     // more from ten times its value and keep the better fit.
     if (round == 1)
       for (std::size_t k : hidden) {
         Eigen::VectorXd start = best_u;
         start[static_cast<long>(k)] = std::min(start[static_cast<long>(k)] + std::log(10.0), fitter->upper()[static_cast<long>(k)]);
-        LmResult other = fitter->fit(fit_runs, start, 60);
+        LmResult other = fitter->fit_from_afar(fit_runs, start, 60);
         say(o, keys[k] + ": a start at 10x its default ends at cost " + fmt("%.4g", other.cost) + fmt(" (from the default: %.4g)", lm.cost));
         if (other.cost < lm.cost) lm = std::move(other);
       }
