@@ -48,7 +48,8 @@ class EmulationThread : public sim::FcfsStation {
 // reads go at once; since 2.3 every request goes into the buffer, which is also submitted when
 // the direction changes (virtio_blk_submit_multireq). A held request waits for the rest of the
 // notification's handling: the cost that makes QEMU 2.0's virtio-blk writes slower than its
-// reads by more than the device's difference. Random requests do not merge; the hold is all.
+// reads by more than the device's difference. The model holds the requests; it does not merge
+// them (random ones would not merge anyway).
 class NotificationBatch : public sim::Component {
  public:
   NotificationBatch(sim::Simulator& sim, std::string name, IoTable& io, VirtioBlkBatching mode);

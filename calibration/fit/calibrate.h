@@ -36,7 +36,7 @@ struct CalibrateOptions {
   std::uint64_t seed = 1;
   int max_rounds = 8;
   double prior_log_sd = 1.0;
-  // Loss on each figure's residual r (its log error over the bar: r = 1 is 5% on IOPS). 0: least
+  // Loss on each figure's residual r (its log error over 3%: r = 1 is 3% off). 0: least
   // squares. c > 0: Cauchy, rho(r) = c^2/2 log(1 + (r/c)^2), which weighs a figure the model
   // cannot come near (an unmodelled mechanism) less than the many it can, instead of letting it
   // pull every parameter towards it.
