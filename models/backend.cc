@@ -94,7 +94,7 @@ StallDelay::StallDelay(sim::Simulator& sim, std::string name, double ratio, doub
 sim::time_ns StallDelay::delay_ns(sim::JobId) {
   // Both draws always happen, so a changed ratio moves only the requests near the threshold
   // (common random numbers between calibration's neighbouring points).
-  const double u = coin_.sample(rng_);
+  const double u = rng_.uniform01();
   const double stall = stall_.sample(rng_);
   return u < ratio_ ? to_ns(stall) : 0;
 }

@@ -91,7 +91,6 @@ class StallDelay : public sim::DelayStation {
  private:
   double ratio_;
   sim::Distribution stall_;
-  sim::Distribution coin_ = sim::Distribution::uniform(0, 1);
 };
 
 // Ceph flush: serialized like QEMU's flushes, and each one waits until every write issued to the

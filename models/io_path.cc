@@ -75,7 +75,7 @@ IoPath::IoPath(sim::Simulator& sim, std::string name, const IoScenario& s)
         batches_.push_back(&b);
       }
     }
-    submits_queued_.assign(host_threads_.size(), 0);
+    if (!batches_.empty()) submits_queued_.assign(host_threads_.size(), 0);
     for (auto* th : host_threads_) {
       sim::connect(th->out, *this, kHostThreadDone);
       if (s.host.cores > 0 && cpu_ != nullptr && !(s.guest.driver == GuestDriver::vhost_user_blk)) th->use_cpu(*cpu_);
@@ -157,7 +157,7 @@ void IoPath::after_guest_submit(sim::JobId job, IoRequest& r) {
 
 void IoPath::to_host_submit(sim::JobId job, IoRequest& r) {
   r.step = Step::host_submit;
-  ++submits_queued_[static_cast<std::size_t>(r.thread)];
+  if (!batches_.empty()) ++submits_queued_[static_cast<std::size_t>(r.thread)];
   host_threads_[r.thread]->accept(job, 0);
 }
 
@@ -223,11 +223,11 @@ void IoPath::accept(sim::JobId job, int in_port) {
     case kWakeupDone: to_host_submit(job, r); break;
     case kHostThreadDone:
       if (r.step == Step::host_submit) {
-        const auto t = static_cast<std::size_t>(r.thread);
-        const bool last = --submits_queued_[t] == 0;  // the ring is empty: the handler returns
         if (batches_.empty()) {
           after_host_submit(job, r);
         } else {
+          const auto t = static_cast<std::size_t>(r.thread);
+          const bool last = --submits_queued_[t] == 0;  // the ring is empty: the handler returns
           NotificationBatch& batch = *batches_[t];
           if (batch.holds(r)) batch.accept(job, 0);
           else after_host_submit(job, r);

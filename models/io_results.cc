@@ -26,10 +26,7 @@ IoRunReport simulate_io(const IoScenario& s, int threads) {
       const std::string suffix = ".little_rel_error";
       if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
       const std::string station = name.substr(0, name.size() - suffix.size());
-      const double* allowance = nullptr;
-      for (const auto& [n2, v2] : m.values)
-        if (n2 == station + ".little_edge_allowance") allowance = &v2;
-      excess_worst[r] = std::max(excess_worst[r], value - (allowance ? *allowance : 0.0));
+      excess_worst[r] = std::max(excess_worst[r], value - m.get(station + ".little_edge_allowance"));
       if (value > worst[r]) {
         worst[r] = value;
         where[r] = station;

@@ -74,8 +74,8 @@ TopologyGraph build_topology(const IoScenario& s) {
     std::string kind = "station";
     if (st.stage == "cpu") kind = "cpu";
     else if (st.name == "guest.lun_limit" || st.name == "aio.slots") kind = "pool";
-    else if (st.stage == "backend" && st.name != "flush" && st.name != "ceph.flush" && st.name != "host.pagecache" && st.name != "raid1.mirror" &&
-             st.name.rfind("ceph.net", 0) != 0 && st.name != "ceph.stall" && st.name != "rbd.msgr" && st.name != "krbd.client")
+    else if (st.stage == "backend" && st.name != "flush" && st.name != "host.pagecache" && st.name != "raid1.mirror" &&
+             (st.name.rfind("ceph.", 0) != 0 || st.name == "ceph.osd") && st.name != "rbd.msgr" && st.name != "krbd.client")
       kind = "device";
     add(st.name, st.stage, kind, st.capacity);
     if (st.stage == "host") threads.push_back(st.name);

@@ -136,6 +136,11 @@ class Fitter {
     return std::copysign(c * std::sqrt(std::log1p((r / c) * (r / c))), r);
   }
 
+  // One figure's residual: its weighted log error over the target's unit, under the loss.
+  double residual(const CalRun& cr, std::size_t t, double value, bool squares = false) const {
+    return loss(std::sqrt(cr.weight) * (std::log(value) - std::log(cr.targets[t].measured)) / cr.targets[t].sigma_rel, squares);
+  }
+
   // Data residuals of `runs` then prior residuals.
   std::optional<Eigen::VectorXd> residuals(const std::vector<std::size_t>& runs, const Eigen::VectorXd& u, bool squares = false) const {
     std::vector<double> r;
@@ -143,8 +148,7 @@ class Fitter {
       const auto v = surrogate(run, u);
       if (!v) return std::nullopt;
       const CalRun& cr = d_.runs[run];
-      for (std::size_t t = 0; t < v->size(); ++t)
-        r.push_back(loss(std::sqrt(cr.weight) * (std::log((*v)[t]) - std::log(cr.targets[t].measured)) / cr.targets[t].sigma_rel, squares));
+      for (std::size_t t = 0; t < v->size(); ++t) r.push_back(residual(cr, t, (*v)[t], squares));
     }
     for (long k = 0; k < u.size(); ++k) r.push_back((u[k] - u0_[k]) / o_.prior_log_sd);
     return Eigen::Map<Eigen::VectorXd>(r.data(), static_cast<long>(r.size()));
@@ -157,7 +161,7 @@ class Fitter {
       const CalRun& cr = d_.runs[run];
       const DesPoint& p = points.at(run);
       for (std::size_t t = 0; t < cr.targets.size(); ++t) {
-        const double r = loss(std::sqrt(cr.weight) * (std::log(p.value[t]) - std::log(cr.targets[t].measured)) / cr.targets[t].sigma_rel);
+        const double r = residual(cr, t, p.value[t]);
         c += r * r;
       }
     }

@@ -87,9 +87,9 @@ double parameter_value(const IoScenario& s, const std::string& key) {
 }
 
 std::pair<double, double> parameter_bounds(const std::string& key) {
-  if (key.size() > 3 && key.compare(key.size() - 3, 3, "_cv") == 0) return {0.02, 3.0};
+  if (key.ends_with("_cv")) return {0.02, 3.0};
   if (key.find("cpu_scale") != std::string::npos) return {1e-3, 1e3};
-  if (key.size() > 6 && key.compare(key.size() - 6, 6, "_ratio") == 0) return {1e-6, 0.5};
+  if (key.ends_with("_ratio")) return {1e-6, 0.5};
   return {1e-300, 1e300};
 }
 
