@@ -110,6 +110,29 @@ double capacity_iops(const models::IoScenario& s) {
   return models::solve_io_mva(closed).iops;
 }
 
+std::string idle_iothreads_warning(const models::IoScenario& s) {
+  const bool qemu = s.guest.driver == models::GuestDriver::virtio_blk || s.guest.driver == models::GuestDriver::virtio_scsi ||
+                    s.guest.driver == models::GuestDriver::scsi_hba;
+  if (!qemu || s.host.iothreads <= 1) return "";
+  const models::QueueReach reach = models::queue_reach(s);
+  if (reach.threads >= s.host.iothreads) return "";
+  const int n = s.host.iothreads;
+  std::string raise;
+  auto below = [&](const char* key, int v) {
+    if (v < n) raise += std::string(raise.empty() ? "" : ", ") + key + " (" + std::to_string(v) + ")";
+  };
+  below("workload.numjobs", s.workload.numjobs);
+  below("guest.vcpus", s.guest.vcpus);
+  below("guest.num_queues", s.queues());
+  char buf[640];
+  std::snprintf(buf, sizeof buf,
+                "host.iothreads = %d, but only %d of them get%s requests: each virtqueue is served by one IOThread, and the jobs reach "
+                "%d queue%s (job j runs on vCPU j mod guest.vcpus, vCPU v submits to queue v mod guest.num_queues); to give every "
+                "IOThread a queue raise to %d: %s",
+                n, reach.threads, reach.threads == 1 ? "s" : "", reach.queues, reach.queues == 1 ? "" : "s", n, raise.c_str());
+  return buf;
+}
+
 std::string open_loop_warning(const models::IoScenario& s, double offered, double served, const char* how) {
   if (offered <= 0 || !(served < 0.95 * offered)) return "";
   char buf[512];

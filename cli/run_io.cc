@@ -48,6 +48,7 @@ int run_io(const IoRunOptions& o) {
   // closed loop at iodepth while the backlog of arrivals grows; say so on stderr and in JSON.
   const std::string overload = open_loop_warning(s, offered_iops(s), report.get("read.iops").mean + report.get("write.iops").mean,
                                                  "measured by the simulation");
+  const std::string idle_threads = idle_iothreads_warning(s);
   std::optional<models::IoMvaResult> mva;
   if (o.compare_mva) mva = models::solve_io_mva(s);
 
@@ -75,6 +76,7 @@ int run_io(const IoRunOptions& o) {
     nlohmann::ordered_json j = io_report_json(s, report, mva ? &*mva : nullptr, &prediction);
     j["warnings"] = nlohmann::ordered_json::array();
     if (!overload.empty()) j["warnings"].push_back(overload);
+    if (!idle_threads.empty()) j["warnings"].push_back(idle_threads);
     std::cout << j.dump(2) << '\n';
   } else {
     std::cout << io_report_text(s, report, mva ? &*mva : nullptr, &prediction);
@@ -82,6 +84,7 @@ int run_io(const IoRunOptions& o) {
   std::cout << std::flush;
   std::cerr << draws_line;
   if (!overload.empty()) std::cerr << "vqsim: warning: " << overload << "\n";
+  if (!idle_threads.empty()) std::cerr << "vqsim: warning: " << idle_threads << "\n";
   if (!report.little_ok)
     std::cerr << "vqsim: Little's law is violated by more than 1% beyond what edge effects explain (" << report.little_where
               << "): this is a bug in the model or the engine\n";

@@ -48,6 +48,7 @@ int solve_main(const std::vector<std::string>& args) {
   const auto t0 = std::chrono::steady_clock::now();
   const models::IoMvaResult r = models::solve_io_mva(s);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const std::string idle_threads = idle_iothreads_warning(s);
   // An open loop beyond what the path serves at this iodepth: the same words as `vqsim run`.
   const std::string overload =
       open_loop_warning(s, offered_iops(s), r.open_loop ? capacity_iops(s) : 0, "the most the path serves at this iodepth, by MVA");
@@ -70,6 +71,7 @@ int solve_main(const std::vector<std::string>& args) {
     j["saturated"] = r.saturated || !overload.empty();
     j["warnings"] = nlohmann::ordered_json::array();
     if (!overload.empty()) j["warnings"].push_back(overload);
+    if (!idle_threads.empty()) j["warnings"].push_back(idle_threads);
     for (const auto& st : r.stages)
       j["stages"].push_back({{"name", st.name},
                              {"residence_ns", finite_or_null(st.residence_ns)},
@@ -77,6 +79,7 @@ int solve_main(const std::vector<std::string>& args) {
                              {"number_mean", finite_or_null(st.number_mean)}});
     std::cout << j.dump(2) << "\n";
     if (!overload.empty()) std::cerr << "vqsim: warning: " << overload << "\n";
+    if (!idle_threads.empty()) std::cerr << "vqsim: warning: " << idle_threads << "\n";
     return 0;
   }
   auto us = [](double ns) {
@@ -99,7 +102,9 @@ int solve_main(const std::vector<std::string>& args) {
     std::printf("%-26s %14s %12.3f %10s\n", st.name.c_str(), us(st.residence_ns).c_str(), st.utilization, number.c_str());
   }
   std::printf("\nbottleneck: %s\n", r.bottleneck.c_str());
+  std::fflush(stdout);
   if (!overload.empty()) std::fprintf(stderr, "vqsim: warning: %s\n", overload.c_str());
+  if (!idle_threads.empty()) std::fprintf(stderr, "vqsim: warning: %s\n", idle_threads.c_str());
   return 0;
 }
 

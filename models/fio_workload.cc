@@ -29,6 +29,14 @@ sim::time_ns FioThread::service_ns(sim::JobId job) {
   return static_cast<sim::time_ns>(ns * factor_.sample(rng_) + 0.5);
 }
 
+QueueReach queue_reach(const IoScenario& s) {
+  QueueReach q;
+  const int vcpus_used = std::max(1, std::min(s.workload.numjobs, s.guest.vcpus));
+  q.queues = std::min(vcpus_used, std::max(1, s.queues()));
+  q.threads = s.host.iothreads > 0 ? std::min(q.queues, s.host.iothreads) : 1;
+  return q;
+}
+
 FioWorkload::FioWorkload(sim::Simulator& sim, std::string name, const IoScenario& scenario, IoTable& io)
     : sim::Component(sim, std::move(name)),
       s_(scenario),

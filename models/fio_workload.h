@@ -92,6 +92,15 @@ struct DirectionRecord {
   LatencyRecord slat, clat, lat;
 };
 
+// How many virtqueues and IOThreads the workload's jobs reach, by the mapping FioWorkload uses
+// (job j on vCPU j mod vcpus, vCPU v on queue v mod queues, queue q on IOThread q mod iothreads):
+// IOThreads beyond `threads` get no request.
+struct QueueReach {
+  int queues = 1;
+  int threads = 1;
+};
+QueueReach queue_reach(const IoScenario& s);
+
 class FioWorkload : public sim::Component {
  public:
   FioWorkload(sim::Simulator& sim, std::string name, const IoScenario& scenario, IoTable& io);

@@ -53,6 +53,45 @@ bool is_dir(const std::string& d) { return d == "read" || d == "write" || d == "
 
 }  // namespace
 
+std::string io_metric_suggestion(const std::string& name) {
+  // What people type for fio's figures ("read.p99", "write.latency", "read.bw"): the name with
+  // vqsim's spelling, which an edit distance alone does not reach.
+  const auto dot = name.find('.');
+  std::string dir = dot == std::string::npos ? "" : name.substr(0, dot);
+  std::string rest = dot == std::string::npos ? name : name.substr(dot + 1);
+  if (!is_dir(dir)) {
+    const std::string d = did_you_mean(dir, {"read", "write", "total"});
+    const auto q1 = d.find('\''), q2 = d.rfind('\'');
+    dir = d.empty() ? "read" : d.substr(q1 + 1, q2 - q1 - 1);
+  }
+  for (const std::string unit : {"_us", "_usec", "_ms", "_ns"})
+    if (rest.size() > unit.size() && rest.compare(rest.size() - unit.size(), unit.size(), unit) == 0) rest.resize(rest.size() - unit.size());
+  std::string kind = "clat";
+  for (const std::string k : {"clat_", "lat_", "clat", "lat"})
+    if (rest.rfind(k, 0) == 0 && rest.size() > k.size() && (rest[k.size()] == 'p' || rest[k.size()] == '_')) {
+      kind = k.substr(0, k.find('_') == std::string::npos ? k.size() : k.find('_'));
+      rest = rest.substr(k.size());
+      if (!rest.empty() && rest[0] == '_') rest = rest.substr(1);
+      break;
+    }
+  std::string candidate;
+  if (rest.size() > 1 && (rest[0] == 'p' || rest[0] == 'P')) {
+    char* end = nullptr;
+    const double p = std::strtod(rest.c_str() + 1, &end);
+    if (*end == '\0' && p > 0 && p < 100) candidate = (dir == "total" ? std::string("read") : dir) + "." + kind + "_p" + rest.substr(1) + "_us";
+  } else if (rest == "iops" || rest == "IOPS") {
+    candidate = dir + ".iops";
+  } else if (rest == "bw" || rest == "bandwidth" || rest == "bw_kb" || rest == "bw_kbs" || rest == "bw_bytes" || rest == "bw_mib") {
+    candidate = dir + ".bw_kib";
+  } else if (rest == "lat" || rest == "latency" || rest == "lat_mean" || rest == "mean_lat" || rest == "mean" || rest == "avg_lat") {
+    candidate = dir + ".lat_mean_us";
+  } else if ((rest == "clat" || rest == "clat_mean" || rest == "slat" || rest == "slat_mean") && dir != "total") {
+    candidate = dir + "." + rest.substr(0, 4) + "_mean_us";
+  }
+  if (!candidate.empty() && candidate != name && is_io_metric(candidate)) return " (did you mean '" + candidate + "'?)";
+  return did_you_mean(name, io_metric_names());
+}
+
 const std::vector<std::string>& io_metric_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> n;
@@ -89,7 +128,7 @@ sim::Interval io_metric(const IoRunReport& r, const std::string& name) {
   const std::string d = dot == std::string::npos ? "" : name.substr(0, dot);
   const std::string m = dot == std::string::npos ? name : name.substr(dot + 1);
   if (!is_dir(d) || !is_io_metric(name))
-    throw std::invalid_argument("unknown metric '" + name + "'" + did_you_mean(name, io_metric_names()) +
+    throw std::invalid_argument("unknown metric '" + name + "'" + io_metric_suggestion(name) +
                                 "; metrics are <read|write>.<iops|bw_kib|lat_mean_us|slat_mean_us|clat_mean_us|clat_p<P>_us|lat_p<P>_us> or total.<iops|bw_kib|lat_mean_us>");
   if (d == "total") {
     const sim::Interval ri = r.get("read.iops"), wi = r.get("write.iops");
@@ -137,7 +176,7 @@ double io_metric_mva(const IoMvaResult& r, const IoScenario& s, const std::strin
   const auto dot = name.find('.');
   const std::string d = dot == std::string::npos ? "" : name.substr(0, dot);
   const std::string m = dot == std::string::npos ? name : name.substr(dot + 1);
-  if (!is_dir(d) || !is_io_metric(name)) throw std::invalid_argument("unknown metric '" + name + "'" + did_you_mean(name, io_metric_names()));
+  if (!is_dir(d) || !is_io_metric(name)) throw std::invalid_argument("unknown metric '" + name + "'" + io_metric_suggestion(name));
   const double iops = d == "read" ? r.read_iops : d == "write" ? r.write_iops : r.iops;
   if (m == "iops") return iops;
   if (m == "bw_kib") {

@@ -22,6 +22,10 @@ const std::vector<std::string>& io_metric_names();
 // True when `name` is a metric this module knows (including any clat percentile).
 bool is_io_metric(const std::string& name);
 
+// " (did you mean 'read.clat_p99_us'?)" for what people type ("read.p99", "write.latency",
+// "read.bw"), else the closest name within a small edit distance, else "".
+std::string io_metric_suggestion(const std::string& name);
+
 // A metric of a simulated result, with its 95% interval. Throws std::invalid_argument on an
 // unknown name (with a suggestion).
 sim::Interval io_metric(const IoRunReport& r, const std::string& name);

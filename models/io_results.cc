@@ -75,7 +75,10 @@ IoRunReport simulate_io(const IoScenario& s, int threads) {
       per_io = row.throughput_per_s.mean / iops * time;
     }
     row.share_of_latency = lat > 0 ? per_io / lat : 0.0;
-    if (row.throughput_per_s.mean <= 0) continue;  // a stage this workload never visits
+    if (row.throughput_per_s.mean <= 0) {  // a stage this workload never visits
+      rep.unvisited.push_back(row.name);
+      continue;
+    }
     if (row.has_utilization && !pool && row.utilization.mean > rep.bottleneck_utilization) {
       rep.bottleneck_utilization = row.utilization.mean;
       rep.bottleneck = row.name;

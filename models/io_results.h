@@ -26,6 +26,7 @@ struct StageRow {
 struct IoRunReport {
   std::vector<sim::MetricSummary> summary;  // every figure, across replications
   std::vector<StageRow> stages;
+  std::vector<std::string> unvisited;  // stages built but never reached by this workload (not in `stages`)
   std::string bottleneck;
   double bottleneck_utilization = 0;
   double little_worst = 0;

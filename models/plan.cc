@@ -69,13 +69,16 @@ void check_metric(const std::string& metric) {
   }
   if (!is_io_metric(metric)) {
     std::string msg = "unknown metric ";
-    msg.append(quoted(metric)).append(did_you_mean(metric, io_metric_names()));
+    msg.append(quoted(metric)).append(io_metric_suggestion(metric));
     msg.append("; metrics are <read|write>.<iops|bw_kib|lat_mean_us|slat_mean_us|clat_mean_us|clat_p<P>_us> or total.<iops|bw_kib|lat_mean_us>");
     throw std::invalid_argument(msg);
   }
 }
 
-double parse_bound(const std::string& text, const std::string& whole) {
+// A bound in the metric's unit: a number (2000, 1.5e5, 300k, 1.2M) or, for a latency (`_us`),
+// a duration with its unit ("2ms", "150us"), as scenario keys in `_us` take them.
+double parse_bound(const std::string& text, const std::string& whole, const std::string& metric) {
+  const bool latency = metric.size() > 3 && metric.compare(metric.size() - 3, 3, "_us") == 0;
   const char* begin = text.c_str();
   char* end = nullptr;
   double v = std::strtod(begin, &end);
@@ -84,10 +87,19 @@ double parse_bound(const std::string& text, const std::string& whole) {
   if (rest == "k" || rest == "K") k = 1e3;
   else if (rest == "M") k = 1e6;
   else if (rest == "G") k = 1e9;
-  else if (!rest.empty()) end = const_cast<char*>(begin);  // not a number
+  else if (!rest.empty() && latency && end != begin) {
+    try {
+      v = parse_duration_ns_real(text) / 1e3;
+      rest.clear();
+    } catch (const std::invalid_argument&) {
+      end = const_cast<char*>(begin);
+    }
+  } else if (!rest.empty()) end = const_cast<char*>(begin);  // not a number
   if (end == begin || !std::isfinite(v)) {
     std::string msg = "constraint ";
-    msg.append(quoted(whole)).append(": ").append(quoted(text)).append(" is not a number (e.g. 2000, 1.5e5, 300k, 1.2M)");
+    msg.append(quoted(whole)).append(": ").append(quoted(text));
+    if (latency) msg.append(" is neither a number of microseconds nor a duration (e.g. 2000, 1.5k, \"2ms\", \"150us\")");
+    else msg.append(" is not a number (e.g. 2000, 1.5e5, 300k, 1.2M)");
     throw std::invalid_argument(msg);
   }
   return v * k;
@@ -561,7 +573,7 @@ PlanConstraint parse_plan_constraint(const std::string& text) {
     throw std::invalid_argument(msg);
   }
   check_metric(c.metric);
-  c.bound = parse_bound(value, text);
+  c.bound = parse_bound(value, text, c.metric);
   c.bound_text = value;
   return c;
 }

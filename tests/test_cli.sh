@@ -126,5 +126,21 @@ check "draws beyond a key's range are clamped, not an error" bash -c "'$vqsim' r
 check "graph --with-results fills stages by utilization" bash -c "'$vqsim' graph '$src/scenarios/seed000-virtio-blk.toml' --with-results --ios 5000 | grep -q fillcolor"
 same_bytes "determinism: graph --with-results, threads 1 vs 2" -- "$vqsim" graph "$src/scenarios/seed000-virtio-blk.toml" --with-results --ios 5000 --threads 1 -- "$vqsim" graph "$src/scenarios/seed000-virtio-blk.toml" --with-results --ios 5000 --threads 2
 
+# Issue 17, item 9: the small cases that answered without a word.
+check "plan: a latency bound takes a duration ('2ms')" status_is 0 "$vqsim" plan "$def" --maximize workload.iodepth --subject-to 'read.clat_p99_us <= 2ms' --ios 5000
+check "... read as 2000 us" grep -q "2000\|2ms" "$tmp/out"
+check "plan: '2ms' on an IOPS metric is bad input (2)" status_is 2 "$vqsim" plan "$def" --maximize workload.iodepth --subject-to 'read.iops <= 2ms'
+check "plan: an unknown metric 'read.p99' is bad input (2)" status_is 2 "$vqsim" plan "$def" --maximize workload.iodepth --subject-to 'read.p99 <= 2000'
+check "... suggesting read.clat_p99_us" grep -q "did you mean 'read.clat_p99_us'" "$tmp/err"
+printf 'scenario = "%s"\nmetrics = ["write.latency"]\n[[axis]]\nkey = "host.iothreads"\nvalues = [0, 1]\n' "$def" >"$tmp/badmetric.toml"
+check "sweep: an unknown metric 'write.latency' is bad input (2)" status_is 2 "$vqsim" sweep "$tmp/badmetric.toml" --out "$tmp/badmetric"
+check "... suggesting write.lat_mean_us" grep -q "did you mean 'write.lat_mean_us'" "$tmp/err"
+check "run: two IOThreads for one job's queue warn that one is idle" status_is 0 "$vqsim" run "$def" --set host.iothreads=2 "${io[@]}"
+check "... on stderr, naming the key to raise" grep -q "warning: host.iothreads = 2, but only 1 of them gets requests.*workload.numjobs" "$tmp/err"
+check "... and in JSON warnings" bash -c "'$vqsim' run '$def' --set host.iothreads=2 ${io[*]} --format json 2>/dev/null | python3 -c \"import json,sys; assert any('host.iothreads = 2' in w for w in json.load(sys.stdin)['warnings'])\""
+check "solve: the same warning" bash -c "'$vqsim' solve '$def' --set host.iothreads=2 2>&1 >/dev/null | grep -q 'only 1 of them gets requests'"
+check "run: as many IOThreads as queues with work: no warning" status_is 0 "$vqsim" run "$def" --set host.iothreads=2 --set workload.numjobs=2 "${io[@]}"
+check "... none" bash -c "! grep -q 'IOThread' '$tmp/err'"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
