@@ -39,13 +39,15 @@ void check_run_size(const models::IoScenario& s, bool allow_long_runs);
 // The open-loop overload message shared by `run` and `solve`: "" when `served_iops` is at least
 // 95% of `offered_iops` (or the loop is closed), else "open loop beyond capacity: offered X IOPS,
 // served Y; ...". `how` says where `served` comes from.
-// IOThreads that get no request (more of them than the virtqueues the jobs reach), or "".
-std::string idle_iothreads_warning(const models::IoScenario& s);
 std::string open_loop_warning(const models::IoScenario& s, double offered_iops, double served_iops, const char* how);
 // The scenario's offered open-loop rate (rate_iops x numjobs; 0 in a closed loop) and the most
 // the path serves (closed-loop MVA at the same iodepth and jobs).
 double offered_iops(const models::IoScenario& s);
 double capacity_iops(const models::IoScenario& s);
+
+// IOThreads that get no request (more of them than the virtqueues the jobs reach), or "": the
+// reach, and which keys to raise.
+std::string idle_iothreads_warning(const models::IoScenario& s);
 
 // One line: "virtio-blk, main loop, aio=threads, cache=none, nvme; randread 4k iodepth 32 x 1 job".
 std::string setup_line(const models::IoScenario& s);
