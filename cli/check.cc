@@ -9,12 +9,14 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "calibration/check/check.h"
 #include "calibration/fio/parse.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "models/scenario.h"
 
 namespace vqsim::cli {
 namespace po = boost::program_options;
@@ -51,17 +53,21 @@ int check_main(const std::vector<std::string>& args) {
   std::string classes;
   for (const auto& c : check::device_classes()) classes.append(classes.empty() ? "" : ", ").append(c);
   po::options_description opts(
-      "usage: vqsim check FILE... [--scenario FIT.toml] [--set k=v]... [--device KIND] [--threads N] [--format text|json]\n\n"
+      "usage: vqsim check FILE... [--scenario FIT.toml] [--set k=v]... [--device KIND] [--repeats] [--threads N]\n"
+      "                   [--format text|json]\n\n"
       "Is this fio result plausible? Each FILE is a fio output (JSON, json+, normal text or terse, any\n"
       "version) or a measurement manifest (.toml with [[run]] tables: fio files or inline numbers).\n"
       "The checks: internal consistency (Little's law, bandwidth = IOPS x bs, io = bw x runtime,\n"
       "latency statistics, slat + clat = lat, read/write mix, group vs per-job figures, errors, unit\n"
       "slips), the setup (page cache, iodepth with a synchronous engine, libaio without direct=1, a\n"
-      "run too short for its percentiles, ramp_time on thin devices), the device class's physics,\n"
-      "the run-to-run spread of repeated runs, and with --scenario the (calibrated) model's envelope.\n"
+      "run too short for its percentiles, ramp_time on thin devices), the device class's physics\n"
+      "(with --device, a run's backend.kind or --scenario's backend; a note says where they were not\n"
+      "applied), the run-to-run spread of repeated runs (--repeats: every fio file given is one run of\n"
+      "the same job; runs whose setups differ are an error naming the option), and with --scenario the\n"
+      "(calibrated) model's envelope.\n"
       "Each finding has a severity (error = implausible, warning = suspicious, info), the rule, the\n"
       "evidence with its numbers and the likely cause. Rules and thresholds: docs/check.md.\n\n"
-      "Device classes (--device, else each run's backend.kind): " +
+      "Device classes (--device, else each run's backend.kind, else --scenario's): " +
       classes +
       "\n\n"
       "Examples:\n"
@@ -75,11 +81,11 @@ int check_main(const std::vector<std::string>& args) {
   opts.add_options()("help,h", "show this help")("file", po::value(&files), "fio output file(s) or manifest(s)")(
       "scenario", po::value(&scenario), "a (calibrated) scenario: check each run against its prediction interval")(
       "set", po::value(&overrides)->composing(), "override a scenario key for --scenario (repeatable)")(
-      "device", po::value(&device), "device class for the physics rules (default: each run's backend.kind)")(
+      "device", po::value(&device), "device class for the physics rules (default: each run's backend.kind, else --scenario's)")(
       "threads", po::value(&threads)->default_value(0), "threads for the model checks (0 = all cores)")(
       "repeats", po::bool_switch(&repeats),
-      "the fio files given are repeated runs of one setup: check their spread (manifest runs with the same `set` always are)")(
-      "format", po::value(&format)->default_value("text"), "text | json");
+      "the fio files given (any format) are repeated runs of one setup: check that their setups agree, then their spread "
+      "(manifest runs with the same `set` always are)")("format", po::value(&format)->default_value("text"), "text | json");
   po::positional_options_description pos;
   pos.add("file", -1);
   po::variables_map vm;
@@ -100,6 +106,7 @@ int check_main(const std::vector<std::string>& args) {
   std::deque<std::vector<fio::FioResult>> kept;
   std::vector<check::Measured> ms;
   std::vector<bool> plain_file;  // per Measured: from a fio output named on the command line
+  std::vector<std::size_t> input_index;  // per Measured: the input it came from
   std::vector<Input> inputs;
   std::vector<check::Finding> no_io;  // jobs of fio files without any measured direction
   for (const auto& f : files) {
@@ -142,6 +149,7 @@ int check_main(const std::vector<std::string>& args) {
     for (auto& m : got) {
       ms.push_back(std::move(m));
       plain_file.push_back(!is_manifest(f));
+      input_index.push_back(inputs.size());
     }
     inputs.push_back(std::move(in));
   }
@@ -153,10 +161,61 @@ int check_main(const std::vector<std::string>& args) {
   add(std::move(no_io));
   add(check::check_consistency(ms));
   add(check::check_setup(ms));
+  // The physics rules need a device class: --device, else each run's backend.kind, else (with
+  // --scenario) the scenario's backend, which is the device the user says the run measured.
+  std::vector<check::Measured> physical = ms;
+  if (device.empty() && !scenario.empty()) {
+    models::IoScenario sc;
+    try {
+      sc = models::load_io_scenario(scenario, overrides);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    for (auto& m : physical) {
+      if (m.setup.count("backend.kind")) continue;
+      m.setup["backend.kind"] = models::backend_name(sc.backend.kind);
+      m.setup.emplace("backend.leg", models::backend_name(sc.backend.leg));
+      m.setup.emplace("backend.rpm", std::to_string(sc.backend.rpm));
+    }
+  }
   try {
-    add(check::check_physics(ms, device));
+    add(check::check_physics(physical, device));
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--device: ") + e.what());
+  }
+  // Say where they were not applied: "no findings" must not read as "within the device's bounds".
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    std::vector<const check::Measured*> unjudged;
+    std::set<std::string> unknown_kinds;
+    for (std::size_t k = 0; k < physical.size(); ++k) {
+      if (input_index[k] != i || !check::physics_class(physical[k], device).empty()) continue;
+      unjudged.push_back(&physical[k]);
+      if (auto it = physical[k].setup.find("backend.kind"); it != physical[k].setup.end() && !it->second.empty())
+        unknown_kinds.insert(it->second);
+    }
+    if (unjudged.empty()) continue;
+    check::Finding x;
+    x.severity = check::Severity::info;
+    x.rule = "physics-not-applied";
+    x.subject = unjudged[0]->source;
+    if (unjudged.size() > 1)
+      x.subject +=
+          " (and " + std::to_string(unjudged.size() - 1) + " more measured direction" + (unjudged.size() > 2 ? "s)" : ")");
+    x.evidence = "the device-physics rules (the IOPS, bandwidth and latency bounds of a device class) were not applied to " +
+                 std::to_string(unjudged.size()) + " of " + std::to_string(inputs[i].measured) + " measured direction" +
+                 (inputs[i].measured == 1 ? "" : "s") + ": no device class is known";
+    if (!unknown_kinds.empty()) {
+      x.evidence += " (backend.kind";
+      for (const auto& kind : unknown_kinds) x.evidence += " '" + kind + "'";
+      x.evidence += " is not a device class)";
+    } else {
+      x.evidence +=
+          " (no --device, no backend.kind in the run's setup" + std::string(scenario.empty() ? ", no --scenario)" : ")");
+    }
+    x.cause = "to apply them, name the device: --device KIND (" + classes +
+              "), or backend.kind in a manifest run's `set`, or "
+              "--scenario FILE (the device is its backend.kind)";
+    findings.push_back(std::move(x));
   }
   if (!scenario.empty()) {
     try {
@@ -170,10 +229,24 @@ int check_main(const std::vector<std::string>& args) {
   // under (seed 002's two runs differ in cache mode and IOThread, invisibly to fio), so plain
   // fio files count as repeats only when --repeats says so. The disks fio's disk stats name are
   // part of the setup: two runs of one job file on different disks (seed 000) are not repeats.
+  std::string spread_scenario = scenario;
+#ifdef VQSIM_SOURCE_DIR
+  if (spread_scenario.empty()) spread_scenario = std::string(VQSIM_SOURCE_DIR) + "/scenarios/default.toml";
+#endif
+  // Without a scenario, check_spread says the spread was not checked and how to check it.
+  if (!spread_scenario.empty() && !std::filesystem::exists(spread_scenario)) spread_scenario.clear();
+  auto spread = [&](const std::vector<check::Measured>& runs, bool given_as_repeats) {
+    try {
+      add(given_as_repeats ? check::check_repeats(runs, spread_scenario, overrides, threads)
+                           : check::check_spread(runs, spread_scenario, overrides, threads));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  };
   std::map<std::tuple<std::map<std::string, std::string>, std::string, std::string, std::string>, std::vector<check::Measured>> same;
   for (std::size_t i = 0; i < ms.size(); ++i) {
     const check::Measured& m = ms[i];
-    if (plain_file[i] && !repeats) continue;
+    if (plain_file[i]) continue;
     std::string disks;
     if (m.result)
       for (const auto& d : m.result->disks) disks.append(disks.empty() ? "" : ",").append(d.name);
@@ -182,16 +255,80 @@ int check_main(const std::vector<std::string>& args) {
     auto& runs = same[{m.setup, m.job, m.dir, disks}];
     if (std::none_of(runs.begin(), runs.end(), [&](const check::Measured& x) { return x.source == m.source; })) runs.push_back(m);
   }
-  std::string spread_scenario = scenario;
-#ifdef VQSIM_SOURCE_DIR
-  if (spread_scenario.empty()) spread_scenario = std::string(VQSIM_SOURCE_DIR) + "/scenarios/default.toml";
-#endif
-  for (const auto& [k, runs] : same) {
-    if (runs.size() < 2 || spread_scenario.empty() || !std::filesystem::exists(spread_scenario)) continue;
-    try {
-      add(check::check_spread(runs, spread_scenario, overrides, threads));
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
+  for (const auto& [k, runs] : same)
+    if (runs.size() >= 2) spread(runs, false);
+
+  // --repeats: every fio file named is one run of the same jobs. Each job and direction is
+  // compared across all of them, whatever each file's format; check_repeats says when their
+  // setups differ. A file that cannot be compared is named with the reason.
+  if (repeats) {
+    std::vector<std::size_t> plain;  // inputs that are fio files with a measured direction
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      if (!is_manifest(inputs[i].path) && inputs[i].measured > 0) plain.push_back(i);
+    // Jobs match by name, unless every file holds one job: then its name may differ.
+    std::vector<std::set<std::string>> job_names(inputs.size());
+    for (std::size_t k = 0; k < ms.size(); ++k)
+      if (plain_file[k]) job_names[input_index[k]].insert(ms[k].job);
+    const bool one_job_each = std::all_of(plain.begin(), plain.end(), [&](std::size_t i) { return job_names[i].size() == 1; });
+    using Slot = std::pair<std::string, std::string>;  // job, direction
+    std::map<Slot, std::vector<std::size_t>> slots;    // -> indices into ms, one per input
+    std::vector<Slot> slot_order;
+    std::map<std::size_t, std::set<Slot>> slots_of;  // input -> its slots
+    for (std::size_t k = 0; k < ms.size(); ++k) {
+      if (!plain_file[k]) continue;
+      const Slot slot{one_job_each ? std::string() : ms[k].job, ms[k].dir};
+      auto& at = slots[slot];
+      if (at.empty()) slot_order.push_back(slot);
+      // Clones of one job (numjobs without group_reporting) ran in parallel: the first stands for them.
+      if (std::none_of(at.begin(), at.end(), [&](std::size_t x) { return input_index[x] == input_index[k]; })) at.push_back(k);
+      slots_of[input_index[k]].insert(slot);
+    }
+    auto slot_text = [&](const Slot& s) {
+      const std::string job = s.first.empty() ? ms[slots[s][0]].job : s.first;
+      return "job '" + job + "' " + s.second;
+    };
+    if (plain.size() == 1) {
+      check::Finding x;
+      x.severity = check::Severity::warning;
+      x.rule = "repeats";
+      x.subject = inputs[plain[0]].path;
+      x.evidence = "--repeats was given with one fio output: there is no other run to compare it with";
+      x.cause = "--repeats compares two or more fio outputs of one setup (the spread of repeated runs); name every run's file";
+      findings.push_back(std::move(x));
+    } else if (plain.size() > 1) {
+      // Files that do not hold the same jobs and directions did not run one job file.
+      bool all_same = true;
+      for (std::size_t i : plain) all_same = all_same && slots_of[i] == slots_of[plain[0]];
+      if (!all_same) {
+        check::Finding x;
+        x.severity = check::Severity::error;
+        x.rule = "not-repeats";
+        x.subject = std::to_string(plain.size()) + " fio outputs given as repeats";
+        x.evidence = "they do not hold the same jobs and directions:";
+        for (const auto& s : slot_order) {
+          x.evidence += " " + slot_text(s) + " in";
+          const auto& at = slots[s];
+          for (std::size_t j = 0; j < at.size(); ++j) x.evidence += (j ? ", " : " ") + inputs[input_index[at[j]]].path;
+          if (at.size() < plain.size()) {
+            x.evidence += ", not in";
+            bool first = true;
+            for (std::size_t i : plain)
+              if (!slots_of[i].count(s)) x.evidence += (first ? " " : ", ") + inputs[i].path, first = false;
+          }
+          x.evidence += ";";
+        }
+        x.evidence.pop_back();
+        x.cause =
+            "--repeats compares each job and direction across all the files given, but these ran different jobs or a "
+            "different rw (or other job names): a job and direction found in one file only was not compared. Give runs of "
+            "one job file, or check them without --repeats";
+        findings.push_back(std::move(x));
+      }
+      for (const auto& s : slot_order) {
+        std::vector<check::Measured> runs;
+        for (std::size_t k : slots[s]) runs.push_back(ms[k]);
+        if (runs.size() >= 2) spread(runs, true);
+      }
     }
   }
 

@@ -294,5 +294,19 @@ run_case "check seed fio text" 0 '' -- check "$src/calibration/data/seeds/000-vi
 run_case "import seed fio text" 0 '' -- import "$src/calibration/data/seeds/000-virtio-blk.fio.txt" --format text
 run_case "run null backend (zero latency)" 0 '' -- run "$def" --set backend.kind=null --ios 5000 --replications 2
 
+# issue 17, item 5: `check --repeats` compares every fio file given, whatever its format (real fio
+# 3.33 outputs of one job in every format), and runs whose setups differ are an error naming the
+# option, not "no findings".
+rep="$src/tests/data/check/repeats"
+run_case "check --repeats json, json+, text, terse" 0 '' -- check "$rep/rr-qd8.json" "$rep/rr-qd8.jsonplus" "$rep/rr-qd8.txt" "$rep/rr-qd8.terse" --repeats --threads 2
+grep -qE '^(INFO|WARNING) spread: 4 runs: .*rr-qd8\.json.*rr-qd8\.jsonplus.*rr-qd8\.txt.*rr-qd8\.terse' "$tmp/out" || fail "check --repeats four formats: not one spread over the four files: $(grep -E '^[A-Z]+ ' "$tmp/out" | head -3)"
+run_case "check --repeats QD1 vs QD32" 3 '' -- check "$rep/rr-qd1.json" "$rep/rr-qd32.json" --repeats --threads 2
+grep -q '^  evidence: 2 runs given as repeats of one setup differ in iodepth (1 in .*rr-qd1\.json; 32 in .*rr-qd32\.json)' "$tmp/out" || fail "check --repeats QD1 vs QD32: no not-repeats error naming iodepth: $(head -c 400 "$tmp/out")"
+run_case "check --repeats terse QD1 vs QD32" 3 '' -- check "$rep/rr-qd1.terse" "$rep/rr-qd32.terse" --repeats --threads 2
+grep -q '^ERROR not-repeats: ' "$tmp/out" || fail "check --repeats terse QD1 vs QD32: no not-repeats error"
+# issue 17, item 9: `check` without --device says that the physics rules were not applied, and how.
+run_case "check without --device" 0 '' -- check "$rep/rr-qd8.json"
+grep -q '^INFO physics-not-applied: ' "$tmp/out" && grep -q -- '--device KIND' "$tmp/out" || fail "check without --device: no physics-not-applied note: $(head -c 400 "$tmp/out")"
+
 echo "bad_input_matrix: $checks checks, $failures failures"
 [ $failures -eq 0 ]

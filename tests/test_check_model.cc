@@ -1,16 +1,20 @@
 // `vqsim check`'s model-side rules (calibration/check/physics.cc, envelope.cc, spread.cc): each
 // physics rule flags a violating result and not a plausible one; a guest above its host's bare
 // metal; the model envelope inside and far outside; seed 003's five aio-stress runs get a spread
-// verdict with numbers, and five runs with a tiny spread are explained by queueing noise.
+// verdict with numbers, and five runs with a tiny spread are explained by queueing noise; runs
+// given as repeats (real fio 3.33 outputs in every format) are compared, and a setup that differs
+// is an error naming the option.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "calibration/check/check.h"
+#include "calibration/fio/parse.h"
 
 using namespace vqsim;
 using check::Finding;
@@ -111,7 +115,7 @@ TEST_CASE("physics-iops: a 7200 rpm disk at QD1") {
 
 TEST_CASE("physics-iops: class from the scenario's backend.kind, NVMe and SATA SSD bounds") {
   Measured m = make("read", {{"workload.rw", "randread"}, {"workload.bs", "4k"}, {"workload.iodepth", "32"}, {"backend.kind", "sata-ssd"}});
-  m.iops = 95800;  // S-VBLK22 B1: a host SSD
+  m.iops = 95800;  // S-VBLK22 (docs/check.md, Sources): a host SSD
   CHECK(check::check_physics({m}, "").empty());
   m.iops = 400000;
   auto fs = with_rule(check::check_physics({m}, ""), "physics-iops");
@@ -288,7 +292,12 @@ TEST_CASE("spread: seed 003's five aio-stress runs point to outside interference
   CHECK(fs[0].evidence.find("min 119736 .. max 205865") != std::string::npos);
   CHECK(fs[0].evidence.find("16384 I/Os") != std::string::npos);
   CHECK(no_nan(fs));
-  CHECK_THROWS_AS(check::check_spread(runs, "", {}, 2), std::invalid_argument);
+  // Without a scenario the spread is not checked, and the finding says so and how to check it.
+  const auto none = check::check_spread(runs, "", {}, 2);
+  REQUIRE(none.size() == 1);
+  CHECK(none[0].severity == Severity::warning);
+  CHECK(none[0].evidence.find("not checked") != std::string::npos);
+  CHECK(none[0].cause.find("--scenario") != std::string::npos);
 }
 
 TEST_CASE("spread: a tiny spread is explained by queueing noise") {
@@ -302,4 +311,86 @@ TEST_CASE("spread: a tiny spread is explained by queueing noise") {
   CHECK(no_nan(fs));
   // One run: nothing to say.
   CHECK(check::check_spread({runs[0]}, kDefault, {}, 2).empty());
+}
+
+namespace {
+
+// Real fio 3.33 outputs of one job (randread 4k, libaio, direct=1, 16 MiB file, 1 s) in every
+// output format, and variants that change one option (tests/data/check/repeats).
+struct Repeats {
+  std::deque<fio::ParsedFile> files;
+  std::vector<Measured> runs;
+  explicit Repeats(const std::vector<std::string>& names) {
+    for (const auto& n : names) {
+      files.push_back(fio::parse_fio_file(VQSIM_SOURCE_DIR "/tests/data/check/repeats/" + n));
+      for (auto& m : check::measured_from_result(files.back().final_result(), n))
+        if (m.dir == "read" || m.dir == "write") {
+          runs.push_back(std::move(m));
+          break;  // one direction of the one job: what the CLI passes per job and direction
+        }
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("repeats: one job in JSON, json+, normal text and terse is compared as one setup") {
+  Repeats r({"rr-qd8.json", "rr-qd8.jsonplus", "rr-qd8.txt", "rr-qd8.terse"});
+  REQUIRE(r.runs.size() == 4);
+  const auto fs = check::check_repeats(r.runs, kDefault, {}, 2);
+  REQUIRE(fs.size() == 1);
+  MESSAGE(fs[0].evidence);
+  CHECK(fs[0].rule == "spread");
+  for (const char* n : {"rr-qd8.json", "rr-qd8.jsonplus", "rr-qd8.txt", "rr-qd8.terse"})
+    CHECK(fs[0].subject.find(n) != std::string::npos);
+  CHECK(fs[0].subject.find("4 runs") == 0);
+  CHECK(fs[0].evidence.find("setup compared across the runs: rw, bs, iodepth") != std::string::npos);
+  CHECK(fs[0].evidence.find("IO depth histogram") != std::string::npos);  // the terse file states no iodepth
+  CHECK(fs[0].evidence.find("not stated by rr-qd8.txt: direct") != std::string::npos);
+  // The setup simulated is the one they share, including what only the JSON files state.
+  CHECK(fs[0].evidence.find("--set workload.iodepth=8") != std::string::npos);
+  CHECK(fs[0].evidence.find("--set workload.direct=true") != std::string::npos);
+  CHECK(no_nan(fs));
+  // Without a scenario: agreed, but the spread is not checked, and the finding says so.
+  const auto none = check::check_repeats(r.runs, "", {}, 2);
+  REQUIRE(none.size() == 1);
+  CHECK(none[0].severity == Severity::warning);
+  CHECK(none[0].evidence.find("not checked") != std::string::npos);
+}
+
+TEST_CASE("repeats: runs whose setups differ are an error naming the option, in any format") {
+  struct Case {
+    std::vector<std::string> files;
+    std::string differs;
+  };
+  const std::vector<Case> cases = {
+      {{"rr-qd1.json", "rr-qd32.json"}, "iodepth (1 in rr-qd1.json; 32 in rr-qd32.json)"},
+      {{"rr-qd8.json", "rr-qd32.txt"}, "iodepth (8 in rr-qd8.json; 32 in rr-qd32.txt)"},
+      {{"rr-qd1.terse", "rr-qd32.terse"}, "IO depth histogram (depth 1 in rr-qd1.terse; depth 32 in rr-qd32.terse)"},
+      {{"rr-qd8.terse", "rr-qd32.txt"}, "IO depth histogram (depth 8 in rr-qd8.terse; depth 32 in rr-qd32.txt)"},
+      {{"rr-qd8.txt", "rr-bs64k.txt"}, "bs (4096 in rr-qd8.txt; 65536 in rr-bs64k.txt)"},
+      {{"rr-qd8.json", "rr-buffered.json"}, "direct (true in rr-qd8.json; false in rr-buffered.json)"},
+      {{"rr-qd8.json", "rr-io_uring.json"}, "ioengine (libaio in rr-qd8.json; io_uring in rr-io_uring.json)"},
+      {{"rr-qd8.json", "rr-nj2.json"}, "numjobs (1 (fio's default) in rr-qd8.json; 2 in rr-nj2.json)"},
+      {{"rr-qd8.json", "rr-32m.json"}, "size (16M in rr-qd8.json; 32M in rr-32m.json)"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.differs);
+    Repeats r(c.files);
+    REQUIRE(r.runs.size() == 2);
+    const auto fs = check::check_repeats(r.runs, kDefault, {}, 2);
+    REQUIRE(fs.size() == 1);
+    CHECK(fs[0].rule == "not-repeats");
+    CHECK(fs[0].severity == Severity::error);
+    CHECK(fs[0].evidence.find("differ in " + c.differs) != std::string::npos);
+    CHECK(fs[0].cause.find("not checked") != std::string::npos);
+    if (fs[0].evidence.find("differ in " + c.differs) == std::string::npos) MESSAGE(fs[0].evidence);
+  }
+}
+
+TEST_CASE("physics_class: the class a run is judged against, or none") {
+  CHECK(check::physics_class(make("read", {}), "").empty());
+  CHECK(check::physics_class(make("read", {{"backend.kind", "floppy"}}), "").empty());
+  CHECK(check::physics_class(make("read", {{"backend.kind", "nvme"}}), "").find("nvme") != std::string::npos);
+  CHECK(check::physics_class(make("read", {}), "hdd-7200").find("hdd-7200") != std::string::npos);
 }

@@ -7,7 +7,10 @@ writes one variant per rule by editing the JSON (keeping every other figure cons
 checks that `vqsim check --format json` flags exactly that rule (the warning/error rules of the
 findings are exactly {rule}). Two variants are real runs instead of edits: psync with iodepth=8
 (sync-iodepth) and a randwrite run described as a qcow2 image by a manifest (ramp-time). Also:
-exit codes 0 / 3 / 2 and the seed 004 fixture (unit slip, corrected 8097).
+exit codes 0 / 3 / 2 and the seed 004 fixture (unit slip, corrected 8097). `--repeats` on stored
+real fio 3.33 outputs (tests/data/check/repeats: one job in every output format, and variants that
+change one option): every file is compared, and runs whose setups differ are an error naming the
+option. Without --device, a note says the physics rules were not applied.
 
 usage: test_check_real.py VQSIM_BINARY
 """
@@ -242,6 +245,65 @@ def main():
         slip = [f for f in out["findings"] if f["rule"] == "unit-slip"]
         check(rules(out) == ["unit-slip"] and slip and abs(slip[0].get("corrected", 0) - 8097) <= 81,
               f"seed004-as-posted: unit-slip with corrected ~8097, got {json.dumps(out['findings'], indent=1)}")
+
+    # --repeats (issue 17, item 5): stored real runs of one job in every fio output format.
+    rep = os.path.join(HERE, "data", "check", "repeats")
+
+    def repeats(names, extra=()):
+        paths = [os.path.join(rep, n) for n in names]
+        p, out = vqsim_check(paths, ["--repeats", "--threads", "2", *extra])
+        text = subprocess.run([VQSIM, "check", *paths, "--repeats", "--threads", "2", *extra], capture_output=True, text=True,
+                              timeout=120)
+        return p, out, text
+
+    formats = ["rr-qd8.json", "rr-qd8.jsonplus", "rr-qd8.txt", "rr-qd8.terse"]
+    p, out, text = repeats(formats)
+    check(p.returncode == 0 and out is not None, f"repeats, four formats: exit 0 with JSON (got {p.returncode}: {p.stderr.strip()})")
+    if out:
+        check([f["measured"] for f in out["files"]] == [1, 1, 1, 1], f"repeats, four formats: one direction each: {out['files']}")
+        spread = [f for f in out["findings"] if f["rule"] == "spread"]
+        check(len(spread) == 1 and all(n in spread[0]["subject"] for n in formats) and spread[0]["subject"].startswith("4 runs"),
+              f"repeats, four formats: one spread finding over all four files, got {json.dumps(out['findings'], indent=1)}")
+        check(not [f for f in out["findings"] if f["rule"] in ("not-repeats", "repeats")], "repeats, four formats: they are repeats")
+        check(spread and "setup compared across the runs" in spread[0]["evidence"], "repeats, four formats: says what was compared")
+    check("4 runs: " in text.stdout and all(n in text.stdout for n in formats), "repeats, four formats: text names every file")
+
+    for names, differs in ((["rr-qd1.json", "rr-qd32.json"], "iodepth (1 in"),
+                           (["rr-qd1.terse", "rr-qd32.terse"], "IO depth histogram (depth 1 in"),
+                           (["rr-qd8.json", "rr-qd32.txt"], "iodepth (8 in"),
+                           (["rr-qd8.txt", "rr-bs64k.txt"], "bs (4096 in"),
+                           (["rr-qd8.json", "rr-buffered.json"], "direct (true in"),
+                           (["rr-qd8.json", "rr-io_uring.json"], "ioengine (libaio in"),
+                           (["rr-qd8.json", "rr-nj2.json"], "numjobs ("),
+                           (["rr-qd8.json", "rr-32m.json"], "size (16M in")):
+        what = f"repeats {' vs '.join(names)}"
+        p, out, text = repeats(names)
+        check(p.returncode == 3, f"{what}: exit 3, got {p.returncode}: {p.stderr.strip()}")
+        if out:
+            bad = [f for f in out["findings"] if f["rule"] == "not-repeats"]
+            check(len(bad) == 1 and bad[0]["severity"] == "error" and differs in bad[0]["evidence"]
+                  and all(n in bad[0]["evidence"] for n in names),
+                  f"{what}: one not-repeats error naming '{differs}' and both files, got {json.dumps(out['findings'], indent=1)}")
+            check(not [f for f in out["findings"] if f["rule"] == "spread"], f"{what}: no spread verdict for runs of different setups")
+        check("ERROR not-repeats" in text.stdout and differs in text.stdout, f"{what}: text output says so")
+
+    p, out, text = repeats(["rr-qd8.terse", "rw-qd8.terse"])
+    check(p.returncode == 3 and out and any(f["rule"] == "not-repeats" and "'rr' write in " in f["evidence"] and "rw-qd8.terse" in f["evidence"]
+                                            for f in out["findings"]), f"repeats read vs write terse: not-repeats error")
+    p, out, text = repeats(["rr-qd8.txt"])
+    check(p.returncode == 0 and out and any(f["rule"] == "repeats" and f["severity"] == "warning" and f["file"].endswith("rr-qd8.txt")
+                                            for f in out["findings"]), "repeats with one file: a warning naming it")
+
+    # No --device (issue 17, item 9): the physics rules were not applied, and the output says how.
+    path = os.path.join(rep, "rr-qd8.json")
+    p, out = vqsim_check([path])
+    note = [f for f in out["findings"] if f["rule"] == "physics-not-applied"] if out else []
+    check(len(note) == 1 and note[0]["severity"] == "info" and "--device" in note[0]["cause"] and "--scenario" in note[0]["cause"],
+          f"no --device: a physics-not-applied note in JSON, got {json.dumps(out['findings'] if out else None, indent=1)}")
+    text = subprocess.run([VQSIM, "check", path], capture_output=True, text=True, timeout=60)
+    check("physics-not-applied" in text.stdout and "no findings" not in text.stdout, "no --device: the text output says so")
+    p, out = vqsim_check([path, "--device", "nvme"])
+    check(out and not [f for f in out["findings"] if f["rule"] == "physics-not-applied"], "--device nvme: no note")
 
     # Bad input: exit 2 with a message.
     bad = os.path.join(workdir, "bad.json")

@@ -52,7 +52,8 @@ struct Measured {
 // Every direction with I/O of every job (the final document of a status-interval file).
 std::vector<Measured> measured_from_result(const fio::FioResult& r, const std::string& source);
 
-// A measurement manifest (PRODUCT.md: [[run]] with `file` or inline `measured`, `set`, `name`);
+// A measurement manifest ([[run]] with `file` or inline `measured`, `set`, `name`; the format is
+// in docs/calibration.md, "The measurement manifest");
 // `file` entries are parsed (relative to the manifest). Throws models::ConfigError with
 // file:line on a bad manifest. `keep` holds the parsed files the Measured point into.
 // `run_names`, when given, receives every run's name in manifest order (a run whose fio output
@@ -77,6 +78,10 @@ std::vector<Finding> check_setup(const std::vector<Measured>& ms);
 // class can do at that depth, latency below its floor; a guest above its host's bare-metal bound
 // when both are among `ms` (setup guest.driver = "none" vs a virtual driver, same workload).
 std::vector<Finding> check_physics(const std::vector<Measured>& ms, const std::string& device_class);
+// The device class check_physics judges `m` against ("hdd-7200", "md RAID1 of two SATA SSDs
+// ...") or "" when none is known (no `device_class`, no or an unknown backend.kind): the physics
+// rules are then not applied to it, and the CLI says so.
+std::string physics_class(const Measured& m, const std::string& device_class);
 // The device classes check_physics knows, for --help and errors.
 std::vector<std::string> device_classes();
 
@@ -87,9 +92,21 @@ std::vector<Finding> check_envelope(const std::vector<Measured>& ms, const std::
                                     const std::vector<std::string>& overrides, int threads);
 
 // Several runs of the same job (same setup): is their spread explained by queueing noise for that
-// run length (estimated by DES replications of `scenario`, or of a scenario built from the setup
-// when `scenario` is empty), or does it point to outside interference?
+// run length (estimated by DES replications of `scenario` with the runs' setup keys applied), or
+// does it point to outside interference? An empty `scenario` gives a warning that the spread was
+// not checked (the library does not know where scenarios/default.toml is).
 std::vector<Finding> check_spread(const std::vector<Measured>& runs, const std::string& scenario,
                                   const std::vector<std::string>& overrides, int threads);
+
+// Runs the user says repeat one setup (`check --repeats`: one Measured per fio output, all of one
+// job and direction), whatever format each output is in. First: do they state, or show, one
+// setup? Compared are the options a run states (rw, bs, iodepth, numjobs, ioengine, direct,
+// size, rwmixread, rate_iops, thinktime; fio's defaults for what a JSON output leaves out) and
+// what every output shows (bytes per I/O, fio's IO depth histogram, the disks of its disk
+// stats). The run length may differ. A difference is one error `not-repeats` naming the option
+// and each run's value, and the spread is not checked; else check_spread on the setup they share,
+// its evidence saying what was compared and what a run does not state.
+std::vector<Finding> check_repeats(const std::vector<Measured>& runs, const std::string& scenario,
+                                   const std::vector<std::string>& overrides, int threads);
 
 }  // namespace vqsim::check

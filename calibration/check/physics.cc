@@ -41,8 +41,8 @@ using detail::override_of;
 using detail::strip;
 
 // One device class. Every bound is an upper bound on what one device of the class can do
-// (lower bound for latency floors); 0 = no bound. Sources: [S: key] is in
-// the project's research notes (domain.md, public-fio-data.md); [D] derived by arithmetic; [I] an
+// (lower bound for latency floors); 0 = no bound. Sources: [S: key] a public measurement, listed
+// with its reference under "Sources" in docs/check.md; [D] derived by arithmetic; [I] an
 // engineering figure chosen conservatively (datasheet ranges from memory, not verified here).
 struct DeviceClass {
   const char* name;
@@ -89,21 +89,20 @@ const std::vector<DeviceClass>& classes() {
        "half a rotation is 2.0 ms; floor 1 ms [I]; writes 20 us (write cache) [I]"},
       // SATA SSD: <= ~100k random 4 KiB IOPS (datasheets list ~90-100k) [I]; media ~560 MB/s [I];
       // SATA 6 Gb/s = 600 MB/s [D]; read floor 20 us [I] (NAND read plus AHCI), writes 10 us [I]
-      // (DRAM write cache). Public: a host SSD at 95.8k randread QD128 [S: S-VBLK22, B1].
+      // (DRAM write cache). Public: a host SSD at 95.8k randread QD128 [S: S-VBLK22].
       {"sata-ssd", "SATA SSD", 0, 0, 1, 100000, 560 * MB, 600 * MB, 20, 10,
-       "SATA SSDs top out near 100k random 4k IOPS [I] (host SSD 95.8k at QD128 [S: S-VBLK22 B1]); "
+       "SATA SSDs top out near 100k random 4k IOPS [I] (host SSD 95.8k at QD128 [S: S-VBLK22]); "
        "at low depth depth / 20 us (Little's law at the floor) [D]",
        "media ~560 MB/s [I]; SATA 6 Gb/s link = 600 MB/s [D]",
        "NAND read + AHCI: floor 20 us reads, 10 us writes (DRAM cache) [I]"},
       // NVMe, one device: <= 2.5M random 4 KiB IOPS (PCIe 5 drives) [I] (2.2M on a PCIe 5 host
-      // [S: S-VW1482 J6], 1.55M bare metal [S: S-VBLK18 C1]); PCIe 5.0 x4 = 4 x 32 GT/s x 128/130
+      // [S: S-VW1482], 1.55M bare metal [S: S-VBLK18]); PCIe 5.0 x4 = 4 x 32 GT/s x 128/130
       // = 15.75 GB/s [D] (warning above it), PCIe 6.0 x4 / 5.0 x8 = 31.5 GB/s (error) [D]; floor
-      // 4 us [I], below Optane's 10 us QD1 [S: SH-KVMF20, domain.md section 8].
+      // 4 us [I], below Optane's 10 us QD1 [S: SH-KVMF20].
       {"nvme", "NVMe SSD", 0, 0, 1, 2.5e6, 15.75 * GB, 31.5 * GB, 4, 4,
-       "PCIe 5 NVMe <= 2.5M random 4k IOPS per device [I] (2.2M measured on a PCIe 5 host [S: S-VW1482 J6]); "
+       "PCIe 5 NVMe <= 2.5M random 4k IOPS per device [I] (2.2M measured on a PCIe 5 host [S: S-VW1482]); "
        "at low depth depth / 4 us (Little's law at the floor) [D]",
-       "PCIe 5.0 x4 = 15.75 GB/s [D]; PCIe 6.0 x4 / 5.0 x8 = 31.5 GB/s [D]",
-       "Optane QD1 10 us [S: SH-KVMF20]; floor 4 us [I]"},
+       "PCIe 5.0 x4 = 15.75 GB/s [D]; PCIe 6.0 x4 / 5.0 x8 = 31.5 GB/s [D]", "Optane QD1 10 us [S: SH-KVMF20]; floor 4 us [I]"},
       // Ceph RBD: every op crosses the network to a primary OSD and back: floor 100 us [I] (a
       // fast LAN round trip plus OSD work); no per-cluster IOPS cap without the pool size, so
       // only Little's law (depth / floor) bounds IOPS. Client link: 100 GbE = 12.5 GB/s (warning)
@@ -113,10 +112,9 @@ const std::vector<DeviceClass>& classes() {
        "100 GbE client link = 12.5 GB/s [D]; 2 x 100 GbE = 25 GB/s [I]",
        "a network round trip to the primary OSD per op: floor 100 us [I]"},
       // Host page cache: memory copies. floor 0.3 us per op [I] (a 4 KiB memcpy plus a syscall is
-      // ~1-2 us; the domain's pagecache_us default is 1.5 us); bandwidth 100 GB/s (warning),
+      // ~1-2 us; the scenario's host.pagecache_us default is 1.5 us); bandwidth 100 GB/s (warning),
       // 500 GB/s (error) [I] (memory bandwidth of a large two-socket server).
-      {"pagecache", "host page cache", 0, 0, 1, 0, 100 * GB, 500 * GB, 0.3, 0.3,
-       "IOPS <= depth / 0.3 us [D]",
+      {"pagecache", "host page cache", 0, 0, 1, 0, 100 * GB, 500 * GB, 0.3, 0.3, "IOPS <= depth / 0.3 us [D]",
        "memory bandwidth <= 100 GB/s typical, 500 GB/s for any server [I]",
        "a memory copy plus a syscall: floor 0.3 us per op [I]"},
       // null: no bound.
@@ -515,6 +513,15 @@ std::vector<std::string> device_classes() {
   // Scenario backend kinds and spellings accepted as well.
   for (const char* alias : {"hdd", "md-raid1", "krbd"}) names.emplace_back(alias);
   return names;
+}
+
+std::string physics_class(const Measured& m, const std::string& device_class) {
+  std::optional<Resolved> r;
+  if (!device_class.empty())
+    r = resolve(device_class, m);
+  else if (auto kind = key(m, "backend.kind"))
+    r = resolve(*kind, m);
+  return r && r->cls ? r->label : std::string();
 }
 
 std::vector<Finding> check_physics(const std::vector<Measured>& ms, const std::string& device_class) {

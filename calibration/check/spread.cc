@@ -1,10 +1,17 @@
 // Run-to-run spread of `vqsim check`: is the spread of several runs of one job explained by
 // queueing noise for that run length, or does it point to outside interference?
 //
-// API (check_spread in check.h): `scenario` must be a path. The library does not know where the
+// API (check_spread in check.h): `scenario` is a path. The library does not know where the
 // source tree is, so it does not build a scenario of its own: when the user gave no --scenario,
 // the CLI passes scenarios/default.toml (the runs' setup keys are then applied on top of it).
-// An empty `scenario` throws std::invalid_argument.
+// An empty `scenario` gives a warning finding that the spread was not checked, and how to.
+//
+// check_repeats (`check --repeats`): the runs come from fio outputs of any format, so each states
+// what its format carries (JSON: the options that were set, fio's defaults for the rest; normal
+// text: rw, bs, ioengine and iodepth in its header, numjobs in the job line; terse: nothing).
+// Options are compared among the runs that state them, and what every output shows is compared
+// as well (bytes per I/O, IO depth histogram, disks), so that two terse files of a QD1 and a
+// QD32 run are no more "repeats" than two JSON files.
 //
 // Method:
 //   1. The figure: IOPS when every run has it, else bandwidth (for a fixed block size both have
@@ -32,6 +39,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -169,18 +177,315 @@ std::string subject_of(const std::vector<Measured>& runs) {
   return s;
 }
 
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+// An option check_repeats compares: fio's name (for the evidence), the setup key, and fio's
+// default when a JSON output does not list it (nullptr: none, e.g. size is the file's). The
+// defaults of the workload's shape are simulated too (a JSON run without iodepth ran at depth
+// 1, whatever the scenario says); the others only say "not set".
+struct RepeatOption {
+  const char* name;
+  const char* key;
+  const char* fio_default;
+  bool numeric;
+  bool simulate_default;
+};
+
+const std::vector<RepeatOption>& repeat_options() {
+  static const std::vector<RepeatOption> o = {
+      {"rw", "workload.rw", "read", false, true},
+      {"bs", "workload.bs", "4096", true, true},
+      {"iodepth", "workload.iodepth", "1", true, true},
+      {"numjobs", "workload.numjobs", "1", true, true},
+      {"ioengine", "fio.ioengine", "psync", false, true},
+      {"direct", "workload.direct", "false", false, true},
+      {"size", "workload.size", nullptr, true, false},
+      {"rwmixread", "workload.rwmixread", "50", true, false},
+      {"rate_iops", "workload.rate_iops", "0", false, false},
+      {"thinktime", "workload.thinktime", "0us", false, false},
+  };
+  return o;
+}
+
+// A value as compared: numbers as numbers ("16M" and "16777216" agree), names lower-case, fio's
+// rw aliases folded.
+std::string normalized(const RepeatOption& o, const std::string& raw) {
+  std::string v = lower(strip(raw));
+  if (std::string(o.name) == "rw") {
+    v = v.substr(0, v.find(':'));
+    if (v == "readwrite") v = "rw";
+  }
+  if (std::string(o.name) == "direct") v = (v == "0" || v == "false") ? "false" : "true";
+  if (o.numeric)
+    if (auto n = size_of(v)) v = number_text(*n);
+  return v;
+}
+
+// fio 3.x's normal text header prints bs as "(R) 4096B-4096B, (W) 4096B-4096B, (T) ...": the
+// fixed size of one direction.
+std::optional<double> header_bs(const std::string& raw, const std::string& dir) {
+  const auto at = raw.find(dir == "write" ? "(W)" : "(R)");
+  if (at == std::string::npos) return std::nullopt;
+  std::string part = strip(raw.substr(at + 3));
+  part = part.substr(0, part.find(','));
+  const auto dash = part.find('-');
+  if (dash == std::string::npos) return size_of(part);
+  const auto lo = size_of(part.substr(0, dash)), hi = size_of(part.substr(dash + 1));
+  if (lo && hi && *lo == *hi) return lo;
+  return std::nullopt;
+}
+
+// What a run states for an option (normalized), and how it is shown in the evidence.
+struct Stated {
+  std::optional<std::string> value;
+  std::string shown;
+  bool is_default = false;  // fio's default, not written in the output
+};
+
+Stated stated(const Measured& m, const RepeatOption& o) {
+  const std::string name = o.name;
+  std::optional<std::string> raw = name == "ioengine" ? detail::key(m, "fio.ioengine") : detail::key(m, o.key);
+  if (!raw && name == "ioengine") raw = detail::key(m, "workload.ioengine");
+  std::string how;
+  if (!raw && name == "bs" && m.job_result)
+    if (auto it = m.job_result->options.find("bs"); it != m.job_result->options.end())
+      if (auto b = header_bs(it->second, m.dir)) raw = number_text(*b);
+  // Normal text has no numjobs option, but each job line says how many jobs it covers ("jobs=4"
+  // under group_reporting, else one line per clone).
+  if (!raw && name == "numjobs" && m.result && m.job_result && m.result->format == fio::Format::normal) {
+    int jobs = 0;
+    bool all = true;
+    for (const auto& j : m.result->jobs)
+      if (j.name == m.job) {
+        if (j.jobs)
+          jobs += *j.jobs;
+        else
+          all = false;
+      }
+    if (all && jobs > 0) {
+      raw = std::to_string(jobs);
+      how = " (fio's job lines)";
+    }
+  }
+  if (!raw && o.fio_default && detail::defaults_apply(m)) {
+    raw = o.fio_default;
+    how = " (fio's default)";
+  }
+  Stated s;
+  if (raw) {
+    s.value = normalized(o, *raw);
+    s.shown = strip(*raw) + how;
+    s.is_default = how == " (fio's default)";
+  }
+  return s;
+}
+
+// Bytes per I/O, whatever the output states: io bytes / I/Os, else bandwidth / IOPS.
+std::optional<double> bytes_per_io(const Measured& m) {
+  if (const auto* d = detail::stats(m); d && d->io_bytes && d->total_ios && *d->total_ios > 0 && *d->io_bytes > 0)
+    return static_cast<double>(*d->io_bytes) / static_cast<double>(*d->total_ios);
+  if (m.bw_kib && m.iops && *m.bw_kib > 0 && *m.iops > 0) return *m.bw_kib * 1024.0 / *m.iops;
+  return std::nullopt;
+}
+
+// fio's IO depth histogram ("IO depths: 1=0.1%, ..., 8=99.9%"): the bucket holding at least 80%
+// of the time, when there is one (the queue sat at that depth: iodepth 8-15 shows as "8").
+std::optional<std::string> depth_bucket(const Measured& m) {
+  if (!m.job_result) return std::nullopt;
+  for (const auto& [k, share] : m.job_result->iodepth_level)
+    if (share >= 80) return k;
+  return std::nullopt;
+}
+
+std::optional<std::string> disks_of(const Measured& m) {
+  if (!m.result || m.result->disks.empty()) return std::nullopt;
+  std::vector<std::string> names;
+  for (const auto& d : m.result->disks) names.push_back(d.name);
+  std::sort(names.begin(), names.end());
+  std::string s;
+  for (const auto& n : names) s.append(s.empty() ? "" : ",").append(n);
+  return s;
+}
+
+// "1 in a.json, b.json; 32 in c.json" for the runs that have a value (`shown` per run).
+std::string values_text(const std::vector<Measured>& runs, const std::vector<std::optional<std::string>>& value,
+                        const std::vector<std::string>& shown) {
+  std::vector<std::string> order;
+  std::map<std::string, std::string> text;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (!value[i]) continue;
+    auto& t = text[*value[i]];
+    if (t.empty()) {
+      order.push_back(*value[i]);
+      t = shown[i] + " in ";
+    } else {
+      t += ", ";
+    }
+    t += runs[i].source;
+  }
+  std::string out;
+  for (const auto& v : order) out.append(out.empty() ? "" : "; ").append(text[v]);
+  return out;
+}
+
 }  // namespace
+
+std::vector<Finding> check_repeats(const std::vector<Measured>& runs, const std::string& scenario,
+                                   const std::vector<std::string>& overrides, int threads) {
+  if (runs.size() < 2) return {};
+  std::vector<std::string> differences, compared;
+  std::map<std::string, std::vector<std::string>> unstated;  // source -> options it does not state
+  std::map<std::string, std::string> common;                 // setup keys the runs agree on
+  for (const auto& m : runs)
+    for (const auto& [k, v] : m.setup) common.emplace(k, v);
+
+  bool bs_everywhere = true, depth_everywhere = true;
+  for (const auto& o : repeat_options()) {
+    std::vector<std::optional<std::string>> value;
+    std::vector<std::string> shown;
+    bool written = false;  // by at least one run, not only fio's default
+    for (const auto& m : runs) {
+      Stated s = stated(m, o);
+      value.push_back(s.value);
+      shown.push_back(s.shown);
+      if (!s.value) unstated[m.source].push_back(o.name);
+      written = written || (s.value && !s.is_default);
+    }
+    const std::string name = o.name;
+    const std::size_t known =
+        static_cast<std::size_t>(std::count_if(value.begin(), value.end(), [](const auto& v) { return v.has_value(); }));
+    if (known < runs.size()) {
+      if (name == "bs") bs_everywhere = false;
+      if (name == "iodepth") depth_everywhere = false;
+    }
+    if (known == 0) continue;
+    if (known >= 2) compared.push_back(name);
+    std::set<std::string> distinct;
+    for (const auto& v : value)
+      if (v) distinct.insert(*v);
+    if (distinct.size() > 1) {
+      differences.push_back(name + " (" + values_text(runs, value, shown) + ")");
+      continue;
+    }
+    // Agreed (or stated by one run only): the simulated setup takes it.
+    if (!written && !o.simulate_default) continue;
+    const std::string v = **std::find_if(value.begin(), value.end(), [](const auto& x) { return x.has_value(); });
+    if (name == "ioengine") {
+      common["fio.ioengine"] = v;
+      static const std::set<std::string> modelled = {"psync", "sync", "pvsync", "libaio", "io_uring", "aio"};
+      if (modelled.count(v)) common["workload.ioengine"] = v;
+    } else {
+      common[o.key] = v;
+    }
+  }
+
+  // What every output shows, whatever it states: compared where a run does not state bs or
+  // iodepth (a terse file states neither), and always for the disks.
+  auto compare_shown = [&](const std::string& what, const std::vector<std::optional<std::string>>& value,
+                           const std::vector<std::string>& shown, bool apart) {
+    std::vector<std::size_t> have;
+    for (std::size_t i = 0; i < value.size(); ++i)
+      if (value[i]) have.push_back(i);
+    if (have.size() < 2) return;
+    compared.push_back(what);
+    if (apart) differences.push_back(what + " (" + values_text(runs, value, shown) + ")");
+  };
+  if (!bs_everywhere) {
+    std::vector<std::optional<std::string>> value;
+    std::vector<std::string> shown;
+    double lo = std::numeric_limits<double>::infinity(), hi = 0;
+    for (const auto& m : runs) {
+      const auto b = bytes_per_io(m);
+      value.push_back(b ? std::optional<std::string>(number_text(std::round(*b))) : std::nullopt);
+      shown.push_back(b ? detail::evidence_num(*b) : "");
+      if (b) lo = std::min(lo, *b), hi = std::max(hi, *b);
+    }
+    // Rounding in a text output and a mixed block size's sampling stay far inside 10%.
+    compare_shown("bytes per I/O", value, shown, hi > 1.1 * lo);
+  }
+  if (!depth_everywhere) {
+    std::vector<std::optional<std::string>> value;
+    std::vector<std::string> shown;
+    for (const auto& m : runs) {
+      const auto b = depth_bucket(m);
+      value.push_back(b);
+      shown.push_back(b ? "depth " + *b : "");
+    }
+    std::set<std::string> distinct;
+    for (const auto& v : value)
+      if (v) distinct.insert(*v);
+    compare_shown("IO depth histogram", value, shown, distinct.size() > 1);
+  }
+  {
+    std::vector<std::optional<std::string>> value;
+    for (const auto& m : runs) value.push_back(disks_of(m));
+    std::set<std::string> distinct;
+    for (const auto& v : value)
+      if (v) distinct.insert(*v);
+    std::vector<std::string> shown;
+    for (const auto& v : value) shown.push_back(v.value_or(""));
+    compare_shown("disks", value, shown, distinct.size() > 1);
+  }
+
+  std::vector<Finding> out;
+  if (!differences.empty()) {
+    std::string ev = std::to_string(runs.size()) + " runs given as repeats of one setup differ in ";
+    for (std::size_t i = 0; i < differences.size(); ++i)
+      ev.append(i == 0 ? "" : i + 1 == differences.size() ? " and " : ", ").append(differences[i]);
+    out.push_back(detail::make(Severity::error, "not-repeats", subject_of(runs), ev,
+                               "--repeats says these are repeated runs of one setup, but they ran different setups, so their "
+                               "spread is not run-to-run noise and was not checked: give runs of one job file (run again the "
+                               "ones that differ), or check them without --repeats"));
+    return out;
+  }
+
+  std::string note = "; setup compared across the runs:";
+  if (compared.empty()) note += " nothing (no option or figure is stated by two runs)";
+  for (std::size_t i = 0; i < compared.size(); ++i) note.append(i == 0 ? " " : ", ").append(compared[i]);
+  bool first_unstated = true;
+  for (const auto& m : runs) {
+    const auto it = unstated.find(m.source);
+    if (it == unstated.end()) continue;
+    note.append(first_unstated ? "; not stated by " : "; by ").append(m.source).append(":");
+    first_unstated = false;
+    for (std::size_t i = 0; i < it->second.size(); ++i) note.append(i == 0 ? " " : ", ").append(it->second[i]);
+    unstated.erase(it);  // a source once
+  }
+  std::vector<Measured> same = runs;
+  for (auto& m : same) m.setup = common;
+  out = check_spread(same, scenario, overrides, threads);
+  for (auto& f : out) f.evidence += note;
+  return out;
+}
 
 std::vector<Finding> check_spread(const std::vector<Measured>& runs, const std::string& scenario,
                                   const std::vector<std::string>& overrides, int threads) {
   std::vector<Finding> out;
   if (runs.size() < 2) return out;
-  if (scenario.empty())
-    throw std::invalid_argument("check_spread needs a scenario path (the CLI passes scenarios/default.toml when --scenario is absent)");
 
   Finding f;
   f.rule = "spread";
   f.subject = subject_of(runs);
+  if (scenario.empty()) {
+    f.severity = Severity::warning;
+    f.evidence = std::to_string(runs.size()) +
+                 " runs of one setup; their spread was not checked: there is no scenario to estimate "
+                 "the queueing noise of runs of this length with";
+    f.cause =
+        "the spread check simulates the runs' setup (DES replications) to know how much such runs vary on their own; give "
+        "--scenario FILE (scenarios/default.toml of vqsim's source tree will do: the runs' setup keys are applied on top of it)";
+    out.push_back(std::move(f));
+    return out;
+  }
 
   // 1. The measured figure.
   const bool all_iops = std::all_of(runs.begin(), runs.end(), [](const Measured& m) { return m.iops && *m.iops > 0; });
