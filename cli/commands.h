@@ -14,6 +14,7 @@ namespace vqsim::cli {
 int run_main(const std::vector<std::string>& args);
 int solve_main(const std::vector<std::string>& args);
 int plan_main(const std::vector<std::string>& args);
+int compare_main(const std::vector<std::string>& args);  // cli/compare.cc
 int import_main(const std::vector<std::string>& args);
 int sweep_main(const std::vector<std::string>& args);
 int keys_main(const std::vector<std::string>& args);

@@ -25,6 +25,7 @@ const Command kCommands[] = {
     {"run", vqsim::cli::run_main, "simulate a scenario: figures with 95% intervals, MVA where exact, Little's law checked"},
     {"solve", vqsim::cli::solve_main, "the same I/O-path scenario by mean-value analysis: means in milliseconds"},
     {"plan", vqsim::cli::plan_main, "goal-seek one knob under constraints (MVA, then DES at the boundary): answer with intervals"},
+    {"compare", vqsim::cli::compare_main, "a what-if as a paired difference (common random numbers, shared draws): interval and verdict"},
     {"graph", vqsim::cli::graph_main, "print the scenario's stage graph (Boost.Graph) as Graphviz DOT, after checking it"},
     {"sweep", vqsim::cli::sweep_main, "run a sweep spec's points in parallel (and under MPI): CSV, JSONL, fio-plot tree; resumable"},
     {"calibrate", vqsim::cli::calibrate_main, "fit stage parameters to measured fio runs; write a calibrated scenario with uncertainty"},
@@ -50,6 +51,7 @@ void print_help(std::ostream& out) {
          "  vqsim run scenarios/default.toml --set host.iothreads=2 --format json\n"
          "  vqsim solve scenarios/seed004-vm.toml --set host.iothreads=4\n"
          "  vqsim plan scenarios/seed004-vm.toml --maximize workload.numjobs --subject-to 'read.lat_mean_us <= 2000'\n"
+         "  vqsim compare scenarios/default.toml --vs host.aio=io_uring --vs host.iothreads=0\n"
          "  vqsim graph scenarios/seed000-virtio-blk.toml | dot -Tsvg > path.svg\n"
          "  vqsim sweep scenarios/sweeps/iothreads-iodepth.toml --out out/iothreads\n"
          "  vqsim import calibration/data/seeds/000-virtio-blk.fio.txt --format fio-json\n"

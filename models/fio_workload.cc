@@ -174,6 +174,10 @@ void FioWorkload::report(sim::Metrics& m, sim::time_ns now) const {
         const auto values = rec->histogram.percentiles_ns(percentiles);
         for (std::size_t i = 0; i < percentiles.size(); ++i)
           m.add(p + ".p" + sim::FioHistogram::percentile_key(percentiles[i]) + "_ns", static_cast<double>(values[i]));
+        // Finer than fio's bins, for paired comparisons (calibration/predict/compare.h).
+        const auto fine = rec->histogram.interpolated_percentiles_ns(percentiles);
+        for (std::size_t i = 0; i < percentiles.size(); ++i)
+          m.add(p + ".p" + sim::FioHistogram::percentile_key(percentiles[i]) + "_interpolated_ns", fine[i]);
       }
     }
   }

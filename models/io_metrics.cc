@@ -114,11 +114,11 @@ bool is_io_metric(const std::string& name) {
   return parse_percentile(name, &dir, &p) && dir != "total";
 }
 
-sim::Interval io_metric(const IoRunReport& r, const std::string& name) {
+sim::Interval io_metric(const IoRunReport& r, const std::string& name, bool interpolated) {
   std::string dir, kind;
   double pct = 0;
   if (parse_percentile(name, &dir, &pct, &kind) && dir != "total") {
-    const std::string key = dir + "." + kind + ".p" + sim::FioHistogram::percentile_key(pct) + "_ns";
+    const std::string key = dir + "." + kind + ".p" + sim::FioHistogram::percentile_key(pct) + (interpolated ? "_interpolated_ns" : "_ns");
     if (!r.has(key))
       throw std::invalid_argument("metric " + name + ": vqsim records fio's default percentiles (1, 5, 10, 20, …, 99.9, 99.95, 99.99); " +
                                   sim::FioHistogram::percentile_key(pct) + " is not one of them");

@@ -28,7 +28,9 @@ std::string io_metric_suggestion(const std::string& name);
 
 // A metric of a simulated result, with its 95% interval. Throws std::invalid_argument on an
 // unknown name (with a suggestion).
-sim::Interval io_metric(const IoRunReport& r, const std::string& name);
+// `interpolated`: a percentile read within fio's bins (FioHistogram::interpolated_percentiles_ns)
+// rather than fio's bin value; other metrics are the same either way.
+sim::Interval io_metric(const IoRunReport& r, const std::string& name, bool interpolated = false);
 
 // The same metric from the MVA answer (means only; percentiles are not available and throw).
 double io_metric_mva(const IoMvaResult& r, const IoScenario& s, const std::string& name);

@@ -36,6 +36,7 @@ IoRunReport simulate_io(const IoScenario& s, int threads) {
   });
   IoRunReport rep;
   rep.summary = sim::summarize(runs);
+  rep.replications = runs;
   for (std::size_t r = 0; r < n; ++r) {
     rep.events_per_replication += static_cast<double>(events[r]) / static_cast<double>(n);
     rep.little_excess = std::max(rep.little_excess, excess_worst[r]);

@@ -25,6 +25,7 @@ struct StageRow {
 
 struct IoRunReport {
   std::vector<sim::MetricSummary> summary;  // every figure, across replications
+  std::vector<sim::Metrics> replications;   // every figure of each replication (for paired comparisons)
   std::vector<StageRow> stages;
   std::vector<std::string> unvisited;  // stages built but never reached by this workload (not in `stages`)
   std::string bottleneck;

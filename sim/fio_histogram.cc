@@ -96,6 +96,32 @@ std::vector<std::uint64_t> FioHistogram::percentiles_ns(std::span<const double> 
   return out;
 }
 
+std::vector<double> FioHistogram::interpolated_percentiles_ns(std::span<const double> percentiles) const {
+  std::vector<double> out(percentiles.size(), 0.0);
+  if (count_ == 0) return out;
+  for (std::size_t j = 0; j < percentiles.size(); ++j) {
+    const double pct = std::isnan(percentiles[j]) ? 0.0 : std::clamp(percentiles[j], 0.0, 100.0);
+    const double target = pct / 100.0 * static_cast<double>(count_);
+    if (target <= 0) continue;
+    std::uint64_t before = 0;
+    for (unsigned i = 0; i < kBins; ++i) {
+      if (bins_[i] == 0) continue;
+      if (static_cast<double>(before + bins_[i]) >= target) {
+        if (i == kBins - 1) {
+          out[j] = static_cast<double>(index_to_value(i));  // the open last bin has no upper edge
+        } else {
+          const double width = static_cast<double>(bin_upper_ns(i) - bin_lower_ns(i) + 1);
+          const double share = (target - static_cast<double>(before)) / static_cast<double>(bins_[i]);
+          out[j] = static_cast<double>(bin_lower_ns(i)) + share * width;
+        }
+        break;
+      }
+      before += bins_[i];
+    }
+  }
+  return out;
+}
+
 std::span<const double> FioHistogram::fio_default_percentiles() noexcept {
   return kFioDefaultPercentiles;
 }

@@ -71,6 +71,14 @@ class FioHistogram {
   // yields 0 (fio itself cannot be asked for 0, which terminates its list); NaN is treated as 0.
   std::vector<std::uint64_t> percentiles_ns(std::span<const double> percentiles) const;
 
+  // The same percentiles read finer than fio prints them: within the bin that holds the
+  // threshold p / 100 * count(), linearly between the bin's lower and upper edge by the share of
+  // its count the threshold needs (the samples taken as spread evenly over the bin). A bin is up
+  // to 1/64 of its value wide; this resolves shifts smaller than a bin, which paired comparisons
+  // of two setups need (a 0.5% shift otherwise reads as 0 or as a whole bin). All zeros when
+  // count() == 0.
+  std::vector<double> interpolated_percentiles_ns(std::span<const double> percentiles) const;
+
   // fio's default percentile_list (options.c): 1,5,10,20,30,40,50,60,70,80,90,95,99,99.5,99.9,
   // 99.95,99.99.
   static std::span<const double> fio_default_percentiles() noexcept;

@@ -126,6 +126,37 @@ check "draws beyond a key's range are clamped, not an error" bash -c "'$vqsim' r
 check "graph --with-results fills stages by utilization" bash -c "'$vqsim' graph '$src/scenarios/seed000-virtio-blk.toml' --with-results --ios 5000 | grep -q fillcolor"
 same_bytes "determinism: graph --with-results, threads 1 vs 2" -- "$vqsim" graph "$src/scenarios/seed000-virtio-blk.toml" --with-results --ios 5000 --threads 1 -- "$vqsim" graph "$src/scenarios/seed000-virtio-blk.toml" --with-results --ios 5000 --threads 2
 
+# vqsim compare: a what-if as a paired difference.
+cmp_small=(--ios 20000 --replications 3)
+check "compare: --help exits 0 and teaches --vs" bash -c "'$vqsim' compare --help | grep -q -- '--vs KEY=VALUE'"
+check "compare is listed in vqsim --help" bash -c "'$vqsim' --help | grep -q '^  compare'"
+check "compare without --vs is bad usage (2)" status_is 2 "$vqsim" compare "$def"
+check "compare with a misspelt --vs key is bad input (2)" status_is 2 "$vqsim" compare "$def" --vs host.iothread=2 "${cmp_small[@]}"
+check "... naming the --vs and a suggestion" grep -q -- "--vs host.iothread=2.*did you mean 'host.iothreads'" "$tmp/err"
+check "compare with '--vs io_uring' (no key) is bad usage (2)" status_is 2 "$vqsim" compare "$def" --vs io_uring
+check "compare --replications 1 is bad usage (2)" status_is 2 "$vqsim" compare "$def" --vs host.iothreads=0 --replications 1
+check "compare --metric read.p99 suggests read.clat_p99_us" bash -c "'$vqsim' compare '$def' --vs host.iothreads=0 --metric read.p99 2>&1 | grep -q \"did you mean 'read.clat_p99_us'\""
+check "compare two alternatives succeeds" status_is 0 "$vqsim" compare "$def" --vs host.aio=io_uring --vs host.iothreads=0 "${cmp_small[@]}"
+check "... a verdict per metric" grep -q "read.iops .*worse" "$tmp/out"
+"$vqsim" compare "$def" --vs host.aio=native --vs host.iothreads=0,workload.iodepth=16 "${cmp_small[@]}" --format json >"$tmp/cmp.json" 2>/dev/null
+check "compare --format json: the contract's fields, and itself is no significant difference with 0 inside" python3 - "$tmp/cmp.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+c = j["comparisons"]
+assert c[0]["vs"] == {"host.aio": "native"}, c[0]["vs"]
+assert c[1]["vs"] == {"host.iothreads": "0", "workload.iodepth": "16"}, c[1]["vs"]
+for m in c[0]["metrics"].values():
+    assert m["verdict"] == "no significant difference" and m["lower_rel"] <= 0 <= m["upper_rel"] and m["delta"] == 0, m
+m = c[1]["metrics"]["read.iops"]
+for k in ("base", "alt", "delta", "delta_rel", "lower_rel", "upper_rel", "verdict"):
+    assert k in m, k
+assert m["verdict"] in ("better", "worse", "no significant difference")
+assert m["lower_rel"] <= m["delta_rel"] <= m["upper_rel"]
+PY
+same_bytes "determinism: compare, threads 1 vs 2" -- "$vqsim" compare "$def" --vs host.iothreads=0 "${cmp_small[@]}" --format json --threads 1 -- "$vqsim" compare "$def" --vs host.iothreads=0 "${cmp_small[@]}" --format json --threads 2
+check "compare on a calibrated scenario shares its parameter draws" status_is 0 "$vqsim" compare "$src/scenarios/calibrated/seed000.toml" --vs host.aio=io_uring "${cmp_small[@]}" --draws 4
+check "... and says so" grep -q "4 parameter draws shared by both sides" "$tmp/out"
+
 # Issue 17, item 9: the small cases that answered without a word.
 check "plan: a latency bound takes a duration ('2ms')" status_is 0 "$vqsim" plan "$def" --maximize workload.iodepth --subject-to 'read.clat_p99_us <= 2ms' --ios 5000
 check "... read as 2000 us" grep -q "2000\|2ms" "$tmp/out"

@@ -294,3 +294,27 @@ TEST_CASE("fio histogram: percentile_key formats like printf(\"%f\") in fio's JS
   CHECK(keys.front() == "1.000000");
   CHECK(keys.back() == "99.990000");
 }
+
+TEST_CASE("FioHistogram: interpolated percentiles resolve within a bin, where fio's value is the bin's middle") {
+  FioHistogram h;
+  // One sample at each ns from 1000 to 1999: bins of 8 and 16 ns there.
+  for (std::uint64_t v = 1000; v < 2000; ++v) h.add(v);
+  const std::vector<double> pct = {10, 50, 99};
+  const auto fine = h.interpolated_percentiles_ns(pct);
+  const auto fio = h.percentiles_ns(pct);
+  for (std::size_t i = 0; i < pct.size(); ++i) {
+    CAPTURE(pct[i]);
+    const double exact = 1000 + pct[i] / 100 * 1000;  // the empirical quantile of an even spread
+    CHECK(std::fabs(fine[i] - exact) <= 1.0);
+    // fio's value is that of the bin holding the threshold: within one bin of the fine one.
+    const unsigned bin = FioHistogram::value_to_index(fio[i]);
+    CHECK(fine[i] >= static_cast<double>(FioHistogram::bin_lower_ns(bin)));
+    CHECK(fine[i] <= static_cast<double>(FioHistogram::bin_upper_ns(bin) + 1));
+  }
+  // A shift of 0.3% (3 ns at 1000 ns, less than one 8 ns bin) is seen by the fine percentile.
+  FioHistogram shifted;
+  for (std::uint64_t v = 1003; v < 2003; ++v) shifted.add(v);
+  const auto fine_shifted = shifted.interpolated_percentiles_ns(pct);
+  CHECK(fine_shifted[0] - fine[0] == doctest::Approx(3.0).epsilon(0.2));
+  CHECK(FioHistogram().interpolated_percentiles_ns(pct) == std::vector<double>(3, 0.0));
+}
