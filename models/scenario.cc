@@ -690,6 +690,26 @@ bool is_numeric_io_key(const std::string& key) {
 
 std::vector<std::string> io_scenario_keys() { return all_keys(); }
 
+std::string io_scenario_value_error(const std::string& key, const std::string& value_toml) {
+  const Param* p = find_param(key);
+  if (!p) return "unknown key" + did_you_mean(key, all_keys());
+  toml::table doc;
+  try {
+    doc = toml::parse("v = " + value_toml);
+  } catch (const toml::parse_error&) {
+    return "not a TOML value: " + value_toml;
+  }
+  // convert() says where (as for --set, without a line); the caller names its own place.
+  const std::string prefix = "(from --set): " + key + ": ";
+  try {
+    (void)convert(*p, Entry{doc.get("v"), "(from --set)", 0});
+  } catch (const ConfigError& e) {
+    const std::string m = e.what();
+    return m.rfind(prefix, 0) == 0 ? m.substr(prefix.size()) : m;
+  }
+  return "";
+}
+
 double clamp_to_key_range(const std::string& key, double value) {
   const Param* p = find_param(key);
   if (!p || !is_number_kind(p->kind)) return value;

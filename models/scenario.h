@@ -177,6 +177,11 @@ double clamp_to_key_range(const std::string& key, double value);
 
 // The scenario keys a TOML `--set` may name (for did-you-mean in other tools).
 std::vector<std::string> io_scenario_keys();
+// What is wrong with a value for `key` (written as TOML: 4, "4k", true), as a scenario file
+// would be told ("unknown key (did you mean ...)", "expected a whole number, got \"deep\"",
+// "value 0 is out of range [1, 65536]"), or "" when it is fine. One key alone: the combinations
+// a whole scenario is checked for are not.
+std::string io_scenario_value_error(const std::string& key, const std::string& value_toml);
 
 // True when the TOML file is an I/O-path scenario (it is not a generic [[station]] network).
 bool is_io_scenario_file(const std::string& path);

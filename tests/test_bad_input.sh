@@ -308,5 +308,59 @@ grep -q '^ERROR not-repeats: ' "$tmp/out" || fail "check --repeats terse QD1 vs 
 run_case "check without --device" 0 '' -- check "$rep/rr-qd8.json"
 grep -q '^INFO physics-not-applied: ' "$tmp/out" && grep -q -- '--device KIND' "$tmp/out" || fail "check without --device: no physics-not-applied note: $(head -c 400 "$tmp/out")"
 
+# ---------------------------------------------------------------- issue 17, items 1 and 2: a manifest run's set and workload
+# Item 1: every key of a run's `set` must be a scenario key and every value one the scenario
+# takes; each bad one is an error line of its own (manifest:line, the run, the key, "did you
+# mean"), from `check` and `calibrate` alike (they printed "0 errors" and fitted). Item 2: a run
+# whose fio output does not state its workload (terse: no rw, bs, iodepth, numjobs, ioengine)
+# is refused by `calibrate` with the keys to add; `check` warns (exit 0). The terse fixture is
+# fio 3.33's (tests/test_calibrate.cc says how it was made).
+# i17_case NAME LINES PATTERN... -- vqsim ARGS: exit 2, exactly LINES stderr lines, each
+# "vqsim: ...", and every PATTERN (grep -E) on a line of its own.
+i17_case() {
+  local name=$1 want_lines=$2
+  shift 2
+  local patterns=()
+  while [ "$1" != "--" ]; do
+    patterns+=("$1")
+    shift
+  done
+  shift
+  checks=$((checks + 1))
+  timeout 20 "$vqsim" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ $rc -ne 2 ]; then
+    fail "$name: exit $rc, expected 2 (vqsim $*); stderr: $(head -c 300 "$tmp/err")"
+    return
+  fi
+  if [ "$(wc -l <"$tmp/err")" -ne "$want_lines" ] || [ "$(grep -c '^vqsim: ' "$tmp/err")" -ne "$want_lines" ]; then
+    fail "$name: expected $want_lines stderr lines 'vqsim: ...', got: $(cat "$tmp/err")"
+  fi
+  local p
+  for p in "${patterns[@]}"; do
+    [ "$(grep -cE -- "$p" "$tmp/err")" -eq 1 ] || fail "$name: not exactly one stderr line matches /$p/: $(cat "$tmp/err")"
+  done
+}
+i17_ok='name = "x"\nmeasured = { "read.iops" = 100000, "read.lat_mean_us" = 300 }\n'
+printf "[[run]]\n${i17_ok}set = { \"host.iothreads\" = 1, \"guest.drvier\" = \"virtio-scsi\" }\n" >i17-typo.toml
+printf "[[run]]\n${i17_ok}set = { \"workload.iodepth\" = 0 }\n" >i17-value.toml
+printf "[[run]]\n${i17_ok}set = { \"host.iothread\" = 1, \"guest.drvier\" = \"virtio-scsi\" }\n[[run]]\nname = \"y\"\nmeasured = { \"read.iops\" = 1000 }\nset = { \"workload.iodepth\" = \"deep\" }\n" >i17-many.toml
+printf '[[run]]\nname = "seq1m"\nfile = "%s"\nset = { "host.iothreads" = 1 }\n' "$src/tests/data/calibrate/seq1m-read.terse3.out" >i17-terse.toml
+for cmd in check calibrate; do
+  args=()
+  [ $cmd = calibrate ] && args=(--scenario "$src/scenarios/default.toml" --out "$tmp/cal-fit.toml" -q --data)
+  run_case "$cmd set typo" 2 "i17-typo\\.toml:4: run 'x': set guest\\.drvier: unknown key \\(did you mean 'guest\\.driver'\\?\\)" -- $cmd "${args[@]}" i17-typo.toml
+  run_case "$cmd set bad value" 2 "i17-value\\.toml:4: run 'x': set workload\\.iodepth: value 0 is out of range \\[1, 65536\\]" -- $cmd "${args[@]}" i17-value.toml
+  i17_case "$cmd set: every bad key" 3 "^vqsim: i17-many\\.toml:4: run 'x': set guest\\.drvier: unknown key \\(did you mean 'guest\\.driver'\\?\\)" \
+    "^vqsim: i17-many\\.toml:4: run 'x': set host\\.iothread: unknown key \\(did you mean 'host\\.iothreads'\\?\\)" \
+    "^vqsim: i17-many\\.toml:8: run 'y': set workload\\.iodepth: expected a whole number, got \"deep\"" -- $cmd "${args[@]}" i17-many.toml
+done
+run_case "calibrate terse without workload" 2 "i17-terse\\.toml:1: run 'seq1m': its fio output is terse, which does not record rw, bs, iodepth, numjobs or ioengine.*: add \"workload\\.rw\", \"workload\\.bs\", \"workload\\.iodepth\", \"workload\\.numjobs\", \"workload\\.ioengine\" to this run's set .*base_workload = true" -- calibrate --scenario "$src/scenarios/default.toml" --data i17-terse.toml --out "$tmp/cal-fit.toml" -q
+run_case "check terse without workload (a warning)" 0 '' -- check i17-terse.toml
+grep -q "^WARNING unstated-workload: i17-terse\\.toml: run 'seq1m'" "$tmp/out" || fail "check terse without workload: no unstated-workload warning: $(head -c 300 "$tmp/out")"
+grep -q 'add "workload\.rw", "workload\.bs", "workload\.iodepth", "workload\.numjobs", "workload\.ioengine" to this run' "$tmp/out" ||
+  fail "check terse without workload: the warning does not name the keys to add"
+[ -e "$tmp/cal-fit.toml" ] && fail "calibrate: a FIT.toml was written from a bad set or an unstated workload"
+
 echo "bad_input_matrix: $checks checks, $failures failures"
 [ $failures -eq 0 ]

@@ -5,8 +5,10 @@
 // stopped before it converged. Every simulation is small (calibration's own 40000 I/Os x 2).
 #include <doctest/doctest.h>
 
+#include <toml++/toml.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +18,7 @@
 #include <system_error>
 #include <vector>
 
+#include "calibration/check/check.h"
 #include "calibration/fit/calibrate.h"
 #include "calibration/fit/dataset.h"
 #include "calibration/fit/fit_output.h"
@@ -465,6 +468,197 @@ TEST_CASE("bad manifests are errors that name the file, the run and the problem"
     const std::string m = write("fine.toml", "[[run]]\nname = \"a\"\n" + ok + "set = {}\n");
     CHECK_THROWS_WITH_AS(fit::load_dataset(m, "/nonexistent/base.toml"), doctest::Contains("/nonexistent/base.toml"), models::ConfigError);
   }
+}
+
+// Issue 17, item 1: a misspelt key in a run's `set` described nothing, silently ("0 errors").
+TEST_CASE(
+    "every unknown key and bad value of a run's set is an error with the line, the run and the key, in calibrate and check "
+    "alike") {
+  const std::string def = kSource + "/scenarios/default.toml";
+  const std::string ok = "measured = { \"read.iops\" = 100000, \"read.lat_mean_us\" = 300 }\n";
+  const std::string m = write(
+      "bad-set.toml", "[[run]]\nname = \"typos\"\n" + ok +
+                          "set = { \"host.iothreads\" = 1, \"guest.drvier\" = \"virtio-scsi\", \"host.iothread\" = 2 }\n"
+                          "[[run]]\nname = \"values\"\n" +
+                          ok + "set = { \"workload.iodepth\" = 0, \"backend.kind\" = \"nvmee\", \"workload.bs\" = \"4q\" }\n");
+  const std::string e = load_error(m);
+  CAPTURE(e);
+  // One line per bad key; main() prefixes the first line with "vqsim: ".
+  const std::vector<std::string> lines = {
+      "bad-set.toml:4: run 'typos': set guest.drvier: unknown key (did you mean 'guest.driver'?)",
+      "bad-set.toml:4: run 'typos': set host.iothread: unknown key (did you mean 'host.iothreads'?)",
+      "bad-set.toml:8: run 'values': set backend.kind: \"nvmee\" is not one of nvme,",
+      "bad-set.toml:8: run 'values': set workload.bs: '4q' is not a size such as \"4k\"",
+      "bad-set.toml:8: run 'values': set workload.iodepth: value 0 is out of range [1, 65536]",
+  };
+  for (const auto& l : lines) CHECK(e.find(l) != std::string::npos);
+  std::size_t breaks = 0;
+  for (std::size_t at = e.find("\nvqsim: "); at != std::string::npos; at = e.find("\nvqsim: ", at + 1)) ++breaks;
+  CHECK(breaks == lines.size() - 1);
+  CHECK(e.find("host.iothreads: ") == std::string::npos);  // the right key is not reported
+
+  // `vqsim check` reads manifests through the same function: the same errors.
+  std::vector<fio::FioResult> keep;
+  CHECK_THROWS_WITH_AS(check::measured_from_manifest(m, keep), e.c_str(), models::ConfigError);
+
+  SUBCASE("the bare dotted form is the same key") {
+    const std::string dotted =
+        write("dotted-set.toml", "[[run]]\nname = \"qd4\"\n" + ok + "set = { workload.iodepth = 4, host.iothreads = 1 }\n");
+    const fit::Dataset d = fit::load_dataset(dotted, def);
+    REQUIRE(d.runs.size() == 1);
+    CHECK(d.runs[0].scenario.workload.iodepth == 4);
+    CHECK(d.runs[0].scenario.host.iothreads == 1);
+    const std::string typo = write("dotted-typo.toml", "[[run]]\nname = \"qd4\"\n" + ok + "set = { workload.iodepht = 4 }\n");
+    CHECK(load_error(typo).find(
+              "dotted-typo.toml:4: run 'qd4': set workload.iodepht: unknown key (did you mean 'workload.iodepth'?)") !=
+          std::string::npos);
+  }
+  SUBCASE("a wrong type, and a key calibration controls itself, are checked too") {
+    const std::string w =
+        write("wrong-type-set.toml",
+              "[[run]]\nname = \"t\"\n" + ok + "set = { \"workload.iodepth\" = \"deep\", \"workload.runtime\" = \"60x\" }\n");
+    const std::string we = load_error(w);
+    CAPTURE(we);
+    CHECK(we.find("wrong-type-set.toml:4: run 't': set workload.iodepth: expected a whole number, got \"deep\"") !=
+          std::string::npos);
+    CHECK(we.find("wrong-type-set.toml:4: run 't': set workload.runtime: ") != std::string::npos);
+  }
+}
+
+// Issue 17, item 2: a terse output states no rw, bs or iodepth; a 1 MiB sequential run was fitted
+// as the base scenario's randread 4k. seq1m-read.terse3.out is fio 3.33's terse v3 of
+//   fio --name=seq1m --filename=fio.dat --size=64M --rw=read --bs=1M --ioengine=psync --direct=1
+//       --runtime=2 --time_based --output-format=terse
+// and defaults.json.out its JSON of a job that names no workload option (fio's defaults:
+// sequential 4 KiB reads, psync, depth 1):
+//   fio --name=defaults --filename=fio.dat --size=64M --direct=1 --runtime=1 --time_based --output-format=json
+TEST_CASE(
+    "a run whose fio output does not state its workload is not fitted as the base scenario's, unless the manifest says so") {
+  const std::string def = kSource + "/scenarios/default.toml";  // randread 4k, libaio
+  const std::string terse = kSource + "/tests/data/calibrate/seq1m-read.terse3.out";
+  auto manifest = [&](const std::string& name, const std::string& run) {
+    return write(name, "[[run]]\nname = \"seq1m\"\nfile = \"" + terse + "\"\n" + run);
+  };
+  auto findings = [](const std::string& m) {
+    std::vector<fio::FioResult> keep;
+    std::vector<std::string> rules;
+    for (const auto& f : check::check_setup(check::measured_from_manifest(m, keep))) rules.push_back(f.rule);
+    return rules;
+  };
+  auto has = [](const std::vector<std::string>& v, const char* x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+
+  SUBCASE("nothing states it: an error that lists the keys to add; check warns") {
+    const std::string m = manifest("terse-bare.toml", "set = { \"host.iothreads\" = 1 }\n");
+    const std::string e = load_error(m);
+    CAPTURE(e);
+    CHECK(e.find("terse-bare.toml:1: run 'seq1m': its fio output is terse, which does not record rw, bs, iodepth, numjobs or "
+                 "ioengine") != std::string::npos);
+    CHECK(e.find("add \"workload.rw\", \"workload.bs\", \"workload.iodepth\", \"workload.numjobs\", \"workload.ioengine\" to "
+                 "this run's set") != std::string::npos);
+    CHECK(e.find("base_workload = true") != std::string::npos);
+    CHECK(has(findings(m), "unstated-workload"));
+  }
+  SUBCASE("a partial set: only the missing keys are named (iodepth not with a synchronous engine)") {
+    const std::string m =
+        manifest("terse-partial.toml",
+                 "set = { \"workload.rw\" = \"read\", \"workload.bs\" = \"1m\", \"workload.ioengine\" = \"psync\" }\n");
+    const std::string e = load_error(m);
+    CAPTURE(e);
+    CHECK(e.find("does not record numjobs, and the run's set does not give it") != std::string::npos);
+    CHECK(e.find("add \"workload.numjobs\" to this run's set (the value fio ran with)") != std::string::npos);
+    const std::string mixed =
+        manifest("terse-mixed.toml",
+                 "set = { \"workload.rw\" = \"randrw\", \"workload.bs\" = \"1m\", \"workload.iodepth\" = 1, "
+                 "\"workload.numjobs\" = 1, \"workload.ioengine\" = \"libaio\" }\n");
+    CHECK(load_error(mixed).find("add \"workload.rwmixread\" to this run's set") != std::string::npos);
+  }
+  SUBCASE("the set states it: fitted as the workload it was") {
+    const std::string m =
+        manifest("terse-set.toml",
+                 "set = { \"workload.rw\" = \"read\", \"workload.bs\" = \"1m\", \"workload.ioengine\" = \"psync\", "
+                 "\"workload.numjobs\" = 1 }\n");
+    const fit::Dataset d = fit::load_dataset(m, def);
+    REQUIRE(d.runs.size() == 1);
+    CHECK(d.runs[0].scenario.workload.rw == "read");
+    CHECK(d.runs[0].scenario.workload.bs_read_bytes == 1048576);
+    CHECK(d.runs[0].scenario.workload.ioengine_name == "psync");
+    CHECK(!has(findings(m), "unstated-workload"));
+  }
+  SUBCASE("base_workload = true: the base scenario's workload, by request") {
+    const std::string m = manifest("terse-base.toml", "base_workload = true\nset = {}\n");
+    const fit::Dataset d = fit::load_dataset(m, def);
+    REQUIRE(d.runs.size() == 1);
+    CHECK(d.runs[0].scenario.workload.rw == "randread");
+    CHECK(d.runs[0].scenario.workload.bs_read_bytes == 4096);
+    CHECK(!has(findings(m), "unstated-workload"));
+    const std::string bad = manifest("terse-base-bad.toml", "base_workload = \"yes\"\nset = {}\n");
+    CHECK(load_error(bad).find("terse-base-bad.toml:4: run 'seq1m': base_workload must be true or false") != std::string::npos);
+  }
+  SUBCASE("a JSON output that names no workload option ran fio's defaults, and is fitted with them") {
+    const std::string m = write("json-defaults.toml", "[[run]]\nname = \"defaults\"\nfile = \"" + kSource +
+                                                          "/tests/data/calibrate/defaults.json.out\"\nset = {}\n");
+    const fit::Dataset d = fit::load_dataset(m, def);
+    REQUIRE(d.runs.size() == 1);
+    const auto& w = d.runs[0].scenario.workload;
+    CHECK(w.rw == "read");
+    CHECK(w.bs_read_bytes == 4096);
+    CHECK(w.iodepth == 1);
+    CHECK(w.numjobs == 1);
+    CHECK(w.ioengine_name == "psync");
+    CHECK(!has(findings(m), "unstated-workload"));
+  }
+}
+
+// Issue 17, item 9: FIT.toml wrote bandwidth as 4.97304e+08, and the summary of a fit with a run
+// held out still counted it as calibrated.
+TEST_CASE("FIT.toml writes plain decimals that read back, and the reports count fitted and held-out runs apart") {
+  fit::Dataset d;
+  d.manifest_path = "lab/manifest.toml";
+  d.base_path = kSource + "/scenarios/default.toml";
+  fit::CalibrationResult r;
+  r.converged = true;
+  auto param = [](const char* key, double start, double estimate, double lower, double upper, double log_sd) {
+    fit::ParamEstimate p;
+    p.key = key;
+    p.start = start;
+    p.estimate = estimate;
+    p.lower = lower;
+    p.upper = upper;
+    p.log_sd = log_sd;
+    return p;
+  };
+  r.params = {param("backend.bandwidth", 3.2e9, 497304123.4, 4.1e8, 6.02e8, 0.0971),
+              param("backend.read_us", 80, 0.000123456789, 0.0001, 0.00015, 1.5e-5),
+              param("guest.cpu_scale", 1, 1.25, 1, 1.5, 0.1)};
+  r.correlation = Eigen::MatrixXd::Identity(3, 3);
+  r.correlation(0, 1) = r.correlation(1, 0) = -0.25;
+  fit::RunFit fitted, held;
+  fitted.name = "a";
+  held.name = "b";
+  held.held_out = true;
+  r.runs = {fitted, held};
+
+  const std::string t = fit::fit_toml(d, r, scratch().string() + "/fit.toml", "vqsim calibrate ...");
+  CAPTURE(t);
+  CHECK(t.find("backend.bandwidth = 497304000  # 95%: 410000000 to 602000000; default 3200000000\n") != std::string::npos);
+  CHECK(t.find("backend.read_us = 0.000123457  # 95%: 0.0001 to 0.00015; default 80\n") != std::string::npos);
+  CHECK(t.find("guest.cpu_scale = 1.25  # 95%: 1 to 1.5; default 1\n") != std::string::npos);
+  CHECK(t.find("log_sd = [0.0971, 0.000015, 0.1]") != std::string::npos);
+  for (const char* exp : {"e+", "e-", "E+", "E-"}) CHECK(t.find(exp) == std::string::npos);
+  // It reads back to the six digits it was written with.
+  const toml::table back = toml::parse(t);
+  CHECK(back["backend"]["bandwidth"].value<double>().value_or(0) == doctest::Approx(497304000).epsilon(1e-12));
+  CHECK(back["backend"]["read_us"].value<double>().value_or(0) == doctest::Approx(0.000123457).epsilon(1e-12));
+  CHECK(t.find("# Fitted on 1 run of manifest.toml, 1 held out (predicted, not fitted); values") != std::string::npos);
+  CHECK(t.find("source = \"manifest.toml, 1 run fitted, 1 held out\"") != std::string::npos);
+
+  const std::string text = fit::report_text(d, r);
+  CAPTURE(text);
+  CHECK(text.rfind("fitted 1 run of lab/manifest.toml on " + d.base_path + ", 1 held out (predicted, not fitted): converged",
+                   0) == 0);
+  r.runs = {fitted, fitted};
+  CHECK(fit::report_text(d, r).rfind("fitted 2 runs of lab/manifest.toml on " + d.base_path + ": converged", 0) == 0);
+  CHECK(fit::fit_toml(d, r, "fit.toml", "cmd").find("source = \"manifest.toml, 2 runs\"") != std::string::npos);
 }
 
 TEST_CASE("calibrate refuses setups it cannot fit") {

@@ -5,7 +5,9 @@
 # not converge exits 1 with the report and without FIT.toml; --cv loo on seed 004 prints
 # the leave-one-out MAPE block and puts "cross_validation" in the JSON; Ctrl-C during a long
 # calibration (seed 001) exits 130 and leaves an existing FIT.toml as it was, with no *.tmp;
-# bad usage exits 2 with a message.
+# bad usage exits 2 with a message; a terse run fitted with the workload its set states, a JSON run
+# with fio's defaults held out: the summary counts fitted and held-out runs apart, and FIT.toml's
+# numbers are plain decimals.
 #
 # usage: test_calibrate.sh VQSIM SOURCE_DIR
 set -uo pipefail
@@ -82,6 +84,43 @@ check "... byte for byte" cmp -s first.toml fit/fit.toml
 # ... whatever the thread count (the header records the command, so compare below it).
 "$vqsim" calibrate "${seed000[@]}" --fit guest.cpu_scale,host.cpu_scale --out fit/t1.toml --threads 1 -q >/dev/null 2>&1
 check "--threads 1: the same values as --threads 2" bash -c "diff <(grep -v '^# Calibrated by' first.toml) <(grep -v '^# Calibrated by' fit/t1.toml) >/dev/null"
+
+check "... FIT.toml numbers are plain decimals (no 1.23e+08)" bash -c "! grep -v '^# Calibrated by' fit/fit.toml | grep -qE '[0-9][eE][+-]?[0-9]'"
+
+# ---------------------------------------------------------------- a terse run, a JSON run of fio's defaults, --holdout
+# Issue 17, items 2 and 9: a terse run is fitted as the workload its set states; a JSON run that
+# names no workload option ran fio's defaults (read 4k psync QD1), not the base's randread QD32;
+# with one run held out the summary counts the fitted and the held-out runs apart; FIT.toml
+# writes bandwidth as a plain decimal.
+mkdir terse
+cat >terse/m.toml <<EOF
+[[run]]
+name = "seq1m"
+file = "$src/tests/data/calibrate/seq1m-read.terse3.out"
+set = { "workload.rw" = "read", "workload.bs" = "1m", "workload.ioengine" = "psync", "workload.numjobs" = 1 }
+
+[[run]]
+name = "defaults"
+file = "$src/tests/data/calibrate/defaults.json.out"
+set = {}
+EOF
+"$vqsim" calibrate --scenario "$src/scenarios/default.toml" --data terse/m.toml --fit backend.read_us,backend.bandwidth --holdout defaults \
+  --out terse/fit.toml --report terse/r.json --threads 2 -q >terse/out.txt 2>terse/err.txt
+status=$?
+check "terse + fio defaults, --holdout: exit 0" test "$status" -eq 0
+[ "$status" -eq 0 ] || cat terse/err.txt >&2
+check "... the summary: 1 run fitted, 1 held out" grep -qE "^fitted 1 run of terse/m\.toml on .*default\.toml, 1 held out \(predicted, not fitted\): converged" terse/out.txt
+check "... FIT.toml: fitted and held-out runs apart" bash -c "grep -q '^# Fitted on 1 run of m.toml, 1 held out' terse/fit.toml && grep -q '^source = \"m.toml, 1 run fitted, 1 held out\"' terse/fit.toml"
+check "... bandwidth as a plain decimal" grep -qE '^backend\.bandwidth = [0-9]+(\.[0-9]+)?  # 95%: [0-9.]+ to [0-9.]+' terse/fit.toml
+check "... no exponent anywhere in FIT.toml" bash -c "! grep -v '^# Calibrated by' terse/fit.toml | grep -qE '[0-9][eE][+-]?[0-9]'"
+check "... the 1 MiB run fitted as 1 MiB reads (its IOPS within 10%), the defaults run predicted" python3 -c "
+import json; j = json.load(open('terse/r.json'))
+runs = {r['name']: r for r in j['runs']}
+assert runs['seq1m']['role'] == 'fitted' and runs['defaults']['role'].startswith('held out'), runs
+iops = [t for t in runs['seq1m']['targets'] if t['metric'] == 'read.iops'][0]
+assert abs(iops['error_rel']) < 0.10, iops"
+timeout 120 "$vqsim" run terse/fit.toml --ios 5000 --replications 2 >/dev/null 2>terse/run.err
+check "... vqsim run reads that FIT.toml back" test $? -eq 0
 
 # ---------------------------------------------------------------- a fit that does not converge
 # Seed 000 with the default parameters does not converge today: exit 1, the report written,

@@ -41,10 +41,13 @@ struct Measured {
   // backend.kind, guest.driver, ...
   std::map<std::string, std::string> setup;
   // For manifests: the run's name, its `set` exactly as written (setup = fio's options + set),
-  // whether it had a `set` table at all, its weight (default 1) and the manifest line of [[run]].
+  // whether it had a `set` table at all, its weight (default 1) and the manifest line of [[run]];
+  // base_workload: the run says the base scenario's workload is the one it ran (for a fio
+  // output that does not state it, such as terse).
   std::string run_name;
   std::map<std::string, std::string> manifest_set;
   bool has_set = false;
+  bool base_workload = false;
   double weight = 1;
   int manifest_line = 0;
 };

@@ -12,8 +12,10 @@
 #include <toml++/toml.h>
 
 #include "calibration/check/check.h"
+#include "calibration/check/measured_access.h"
 #include "calibration/fio/parse.h"
 #include "models/config.h"
+#include "models/scenario.h"
 
 namespace vqsim::check {
 namespace {
@@ -200,6 +202,47 @@ Measured from_direction(const fio::FioResult& r, const fio::JobResult& j, const 
   throw models::ConfigError(msg);
 }
 
+// The value as TOML writes it (a string quoted), for the scenario's own value checks.
+std::string toml_text(const toml::node& n) {
+  if (auto s = n.value_exact<std::string>()) {
+    std::string q = "\"";
+    for (char c : *s) {
+      if (c == '"' || c == '\\') q += '\\';
+      if (static_cast<unsigned char>(c) < 0x20) continue;  // a control character cannot be a key's value anyway
+      q += c;
+    }
+    return q + "\"";
+  }
+  if (auto i = n.value_exact<std::int64_t>()) return std::to_string(*i);
+  if (auto d = n.value_exact<double>()) {
+    if (std::isnan(*d)) return "nan";
+    if (std::isinf(*d)) return *d > 0 ? "inf" : "-inf";
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", *d);
+    std::string t = buf;
+    if (t.find_first_of(".e") == std::string::npos) t += ".0";  // stays a float
+    return t;
+  }
+  if (auto b = n.value_exact<bool>()) return *b ? "true" : "false";
+  return "";
+}
+
+// A run's `set` as dotted keys: TOML reads a bare dotted key (set = { workload.iodepth = 4 }) as
+// nested tables, the quoted form ("workload.iodepth" = 4) as one key; both mean the same.
+void flatten_set(const toml::table& t, const std::string& prefix, std::vector<std::pair<std::string, const toml::node*>>& out) {
+  for (const auto& [k, v] : t) {
+    const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    if (const auto* sub = v.as_table())
+      flatten_set(*sub, key, out);
+    else
+      out.emplace_back(key, &v);
+  }
+}
+
+std::string at_line(const std::string& path, const toml::node& node) {
+  return node.source().begin.line > 0 ? path + ":" + std::to_string(node.source().begin.line) : path;
+}
+
 std::string toml_value_text(const toml::node& n) {
   if (auto s = n.value<std::string>(); s && n.is_string()) return *s;
   if (n.is_integer()) return std::to_string(*n.value<std::int64_t>());
@@ -240,7 +283,7 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
   const toml::array* runs = root["run"].as_array();
   if (!runs || runs->empty()) fail(path, nullptr, "no [[run]] table; a manifest lists its runs as [[run]] with `file` or `measured`");
 
-  static const std::vector<std::string> kRunFields = {"name", "file", "measured", "set", "weight"};
+  static const std::vector<std::string> kRunFields = {"name", "file", "measured", "set", "weight", "base_workload"};
   static const std::vector<std::string> kMetrics = {"iops", "bw_kib", "lat_mean_us", "clat_mean_us", "clat_p50_us", "clat_p99_us", "clat_p99.9_us"};
   const std::filesystem::path base = std::filesystem::path(path).parent_path();
   const std::string file_name = std::filesystem::path(path).filename().string();
@@ -252,11 +295,13 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
     std::string file;
     std::map<std::string, std::map<std::string, double>> inline_numbers;  // dir -> metric -> value
     bool has_set = false;
+    bool base_workload = false;
     double weight = 1;
     int line = 0;
   };
   std::vector<Pending> pending;
   std::vector<fio::FioResult> parsed;
+  std::vector<std::string> set_errors;  // of every run, reported together
   int index = 0;
   for (const auto& node : *runs) {
     ++index;
@@ -266,8 +311,9 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
     for (const auto& [k, v] : *run) {
       const std::string key(k.str());
       if (std::find(kRunFields.begin(), kRunFields.end(), key) == kRunFields.end())
-        fail(path, &v, "run " + std::to_string(index) + ": unknown key '" + key + "'" + models::did_you_mean(key, kRunFields) +
-                           "; a run has name, file, measured, set and weight");
+        fail(path, &v,
+             "run " + std::to_string(index) + ": unknown key '" + key + "'" + models::did_you_mean(key, kRunFields) +
+                 "; a run has name, file, measured, set, weight and base_workload");
     }
     if (const auto* n = run->get("name")) {
       if (!n->is_string()) fail(path, n, "run " + std::to_string(index) + ": name must be a string");
@@ -282,17 +328,42 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
       if (!w->is_number() || !x || !std::isfinite(*x) || *x <= 0) fail(path, w, where + ": weight must be a number > 0 (default 1)");
       p.weight = *x;
     }
+    if (const auto* b = run->get("base_workload")) {
+      if (!b->is_boolean())
+        fail(path, b,
+             where + ": base_workload must be true or false (true: the base scenario's workload is the one this run ran)");
+      p.base_workload = *b->value<bool>();
+    }
     if (const auto* s = run->get("set")) {
       p.has_set = true;
       const toml::table* t = s->as_table();
       if (!t) fail(path, s, where + ": set must be a table of scenario keys, e.g. set = { \"workload.iodepth\" = 32 }");
-      for (const auto& [k, v] : *t) {
-        const std::string key(k.str());
-        std::string value = toml_value_text(v);
-        if (value.empty() && !v.is_string()) fail(path, &v, where + ": set." + key + " must be a number, string or boolean");
-        if (key == "workload.bs" && v.is_string()) {
-          if (auto b = fio_size(value)) value = number_text(*b);
-          else fail(path, &v, where + ": set.workload.bs: '" + value + "' is not a size such as \"4k\"");
+      // Every key and value is checked as a scenario would check it, and every bad one is
+      // reported (one line each): a misspelt key would otherwise describe nothing, silently.
+      std::vector<std::pair<std::string, const toml::node*>> flat;
+      flatten_set(*t, "", flat);
+      for (const auto& [key, v] : flat) {
+        const std::string at = at_line(path, *v) + ": " + where + ": set " + key + ": ";
+        std::string value = toml_value_text(*v);
+        if (value.empty() && !v->is_string()) {
+          set_errors.push_back(at + "must be a number, string or boolean, e.g. \"" + key + "\" = 4");
+          continue;
+        }
+        std::string checked = toml_text(*v);
+        if (key == "workload.bs" && v->is_string()) {
+          // fio's size syntax, as in a job file ("4k", "1m", "4KiB").
+          if (auto bytes = fio_size(value))
+            value = checked = number_text(*bytes);
+          else {
+            set_errors.push_back(at + "'" + value + "' is not a size such as \"4k\"");
+            continue;
+          }
+        }
+        const std::string bad = models::io_scenario_value_error(key, checked);
+        if (!bad.empty()) {
+          const bool unknown = bad.rfind("unknown key", 0) == 0;
+          set_errors.push_back(at + bad + (unknown ? "; a set names scenario keys (`vqsim keys` lists them)" : ""));
+          continue;
         }
         p.set[key] = value;
       }
@@ -331,6 +402,7 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
     }
     pending.push_back(std::move(p));
   }
+  if (!set_errors.empty()) throw models::ConfigError(detail::error_lines(set_errors));
 
   // Move the parsed files into `keep` first, so that the pointers taken below stay valid.
   const std::size_t first = keep.size();
@@ -346,6 +418,7 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
         m.run_name = p.name;
         m.manifest_set = p.set;
         m.has_set = p.has_set;
+        m.base_workload = p.base_workload;
         m.weight = p.weight;
         m.manifest_line = p.line;
         out.push_back(std::move(m));
@@ -359,6 +432,7 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
       m.run_name = p.name;
       m.manifest_set = p.set;
       m.has_set = p.has_set;
+      m.base_workload = p.base_workload;
       m.weight = p.weight;
       m.manifest_line = p.line;
       auto get = [&numbers = numbers](const char* k) -> std::optional<double> {  // (clang 14: no capture of a binding)

@@ -111,6 +111,134 @@ const std::set<std::string>& scenario_keys() {
   return keys;
 }
 
+std::string error_lines(const std::vector<std::string>& errors) {
+  std::string all;
+  for (const auto& e : errors) all.append(all.empty() ? "" : "\nvqsim: ").append(e);
+  return all;
+}
+
+namespace {
+
+// The five keys that say which workload a run measured, and the fio options that state each
+// (an option present but not usable, such as bssplit for bs, still means fio did not run the
+// default).
+struct WorkloadKey {
+  const char* key;
+  const char* fio_default;
+  std::vector<const char*> options;
+};
+const std::vector<WorkloadKey>& workload_keys() {
+  static const std::vector<WorkloadKey> k = {
+      {"workload.rw", "read", {"rw", "readwrite"}},
+      {"workload.bs", "4096", {"bs", "blocksize", "bsrange", "blocksize_range", "bssplit"}},
+      {"workload.iodepth", "1", {"iodepth"}},
+      {"workload.numjobs", "1", {"numjobs"}},
+      {"workload.ioengine", "psync", {"ioengine"}},
+  };
+  return k;
+}
+
+const std::string* fio_option(const Measured& m, const char* name) {
+  if (!m.job_result) return nullptr;
+  if (auto it = m.job_result->options.find(name); it != m.job_result->options.end()) return &it->second;
+  if (m.result)
+    if (auto it = m.result->global_options.find(name); it != m.result->global_options.end()) return &it->second;
+  return nullptr;
+}
+
+// A pattern of reads and writes: its mix (rwmixread) is part of the workload.
+bool mixed_rw(const std::map<std::string, std::string>& s) {
+  const auto rw = s.find("workload.rw");
+  return rw != s.end() && (rw->second == "rw" || rw->second == "readwrite" || rw->second == "randrw");
+}
+
+}  // namespace
+
+std::map<std::string, std::string> stated_workload(const Measured& m) {
+  std::map<std::string, std::string> s;
+  for (const auto& w : workload_keys())
+    if (auto v = key(m, w.key)) s[w.key] = *v;
+  // A normal-text header's "(groupid=0, jobs=4)" counts the jobs fio ran (clones of one job
+  // without group_reporting are separate entries of jobs=1).
+  if (!s.count("workload.numjobs") && m.result && m.result->format == fio::Format::normal && m.job_result && m.job_result->jobs &&
+      *m.job_result->jobs > 0)
+    s["workload.numjobs"] = std::to_string(*m.job_result->jobs);
+  if (defaults_apply(m)) {
+    for (const auto& w : workload_keys()) {
+      bool named = false;
+      for (const char* o : w.options) named = named || fio_option(m, o);
+      if (!named) s.emplace(w.key, w.fio_default);
+    }
+    if (mixed_rw(s) && !fio_option(m, "rwmixread") && !fio_option(m, "rwmixwrite")) s.emplace("workload.rwmixread", "50");
+  }
+  if (auto v = key(m, "workload.rwmixread")) s["workload.rwmixread"] = *v;
+  return s;
+}
+
+std::vector<std::string> unstated_workload(const Measured& m) {
+  std::vector<std::string> out;
+  if (!m.result || !m.job_result || m.base_workload) return out;
+  const auto s = stated_workload(m);
+  const auto eng = s.find("workload.ioengine");
+  const bool sync = eng != s.end() && is_sync_engine(eng->second);
+  for (const auto& w : workload_keys()) {
+    if (s.count(w.key)) continue;
+    if (sync && std::string(w.key) == "workload.iodepth") continue;  // a synchronous engine runs at depth 1
+    out.push_back(w.key);
+  }
+  if (mixed_rw(s) && !s.count("workload.rwmixread")) out.push_back("workload.rwmixread");
+  return out;
+}
+
+std::string unstated_workload_fix(const std::vector<std::string>& keys) {
+  std::string list;
+  for (std::size_t i = 0; i < keys.size(); ++i) list.append(i ? ", " : "").append("\"" + keys[i] + "\"");
+  return "add " + list + " to this run's set (the value" + std::string(keys.size() == 1 ? "" : "s") +
+         " fio ran with), or write base_workload = true in the run if the base scenario's workload is the one it ran";
+}
+
+std::string unstated_workload_why(const Measured& m, const std::vector<std::string>& keys) {
+  std::string names;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    names += i == 0 ? "" : i + 1 == keys.size() ? " or " : ", ";
+    names += keys[i].substr(keys[i].find('.') + 1);
+  }
+  std::string why;
+  if (m.result && m.result->format == fio::Format::terse)
+    why = "its fio output is terse, which does not record " + names;
+  else
+    why = "its fio output (" + std::string(m.result ? fio::format_name(m.result->format) : "?") + ") does not state " + names;
+  for (const auto& k : keys) {
+    if (k == "workload.bs") {
+      for (const char* o : {"bssplit", "bsrange", "blocksize_range", "bs", "blocksize"})
+        if (const std::string* v = fio_option(m, o)) {
+          why += std::string(" (it ran ") + o + "=" + *v + ", not one block size)";
+          break;
+        }
+    }
+    if (k == "workload.ioengine")
+      if (const std::string* v = fio_option(m, "ioengine"))
+        why += " (it ran ioengine=" + *v + ", which vqsim does not model: give the closest one)";
+  }
+  return why + ", and the run's set does not give " + (keys.size() == 1 ? "it" : "them");
+}
+
+std::vector<Finding> unstated_workload_findings(const std::vector<Measured>& ms) {
+  std::vector<Finding> out;
+  std::set<std::string> done;  // once per run, not per direction
+  for (const Measured& m : ms) {
+    if (m.run_name.empty() || !done.insert(m.source).second) continue;
+    const auto missing = unstated_workload(m);
+    if (missing.empty()) continue;
+    out.push_back(
+        make(Severity::warning, "unstated-workload", m.source, unstated_workload_why(m, missing),
+             "the rules cannot judge a workload they do not know, and `vqsim calibrate` refuses the run rather than take the "
+             "base scenario's: " +
+                 unstated_workload_fix(missing)));
+  }
+  return out;
+}
+
 std::string evidence_num(double v) {
   char buf[64];
   if (!std::isfinite(v)) return "inf";

@@ -3,9 +3,11 @@
 // per-direction statistics, and a Finding built in one call. Internal to calibration/check.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "calibration/check/check.h"
 
@@ -31,6 +33,31 @@ bool plain_number(const std::string& v);
 std::string override_of(const std::string& key, const std::string& raw);
 // Every I/O-path scenario key (what a Measured's setup may pass to the model).
 const std::set<std::string>& scenario_keys();
+// Several errors as one ConfigError message: one "vqsim: " line each (the first line's prefix
+// is the caller's).
+std::string error_lines(const std::vector<std::string>& errors);
+
+// The workload a manifest run with a fio output states, as scenario keys (workload.rw, bs,
+// iodepth, numjobs, ioengine): from its `set`, then fio's printed options (numjobs also from
+// a text header's "jobs=N"), then, for a JSON output (which lists only the options that were
+// set), fio's defaults (rw=read, bs=4k, iodepth=1, numjobs=1, ioengine=psync; rwmixread=50
+// for a mixed rw).
+std::map<std::string, std::string> stated_workload(const Measured& m);
+// Those of the five keys the run leaves to the base scenario (terse output states none), and
+// workload.rwmixread for a mixed rw whose mix nothing states:
+// empty for inline numbers, for base_workload = true, and when all are stated (iodepth is
+// not needed with a synchronous engine, which runs at depth 1).
+std::vector<std::string> unstated_workload(const Measured& m);
+// What a run with unstated_workload(m) should write, quoted keys: "add \"workload.rw\", ... to
+// this run's set (or ...)".
+std::string unstated_workload_fix(const std::vector<std::string>& keys);
+// "seq.terse is fio's terse output, which does not state rw, bs, ...".
+std::string unstated_workload_why(const Measured& m, const std::vector<std::string>& keys);
+
+// The rule "unstated-workload" (a warning per manifest run with unstated_workload): `check`
+// cannot judge the workload of such a run, and `calibrate` refuses it. Part of check_setup.
+std::vector<Finding> unstated_workload_findings(const std::vector<Measured>& ms);
+
 // A figure for the model rules' evidence: whole above 1000, one decimal above 100, else 3 digits.
 std::string evidence_num(double v);
 

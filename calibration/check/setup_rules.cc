@@ -150,6 +150,7 @@ std::vector<Finding> check_setup(const std::vector<Measured>& ms) {
                        "the run is too short for the percentiles it reports: p" + num(worst) +
                            " and above are just the largest samples, not a tail estimate; run longer (runtime=, time_based)"));
   }
+  for (auto& f : unstated_workload_findings(ms)) out.push_back(std::move(f));
   return out;
 }
 

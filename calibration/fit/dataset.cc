@@ -79,6 +79,7 @@ Dataset load_dataset(const std::string& manifest_path, const std::string& base_p
   const std::vector<std::string> keys = models::io_scenario_keys();
   const std::set<std::string> known(keys.begin(), keys.end());
 
+  std::vector<std::string> unstated;         // runs whose workload nothing states, one error each
   std::map<std::string, std::size_t> index;  // run name -> d.runs
   std::set<std::string> seen;
   for (const auto& n : names)
@@ -107,10 +108,21 @@ Dataset load_dataset(const std::string& manifest_path, const std::string& base_p
           }
         }
       }
+      // (The set's keys and values were checked when the manifest was read; fio's own options
+      // that are not scenario keys, such as fio.ioengine, stay out.)
       for (const auto& [k, v] : m.setup) {
         if (controlled(k) || !known.count(k)) continue;
         r.overrides.push_back(check::detail::override_of(k, v));
       }
+      // The workload must be the one the run measured, never the base scenario's by accident:
+      // what fio's output implies (its defaults in JSON, a text header's jobs=N) is applied,
+      // and a run whose output does not say (terse) must say it in its set.
+      for (const auto& [k, v] : check::detail::stated_workload(m))
+        if (!m.setup.count(k)) r.overrides.push_back(check::detail::override_of(k, v));
+      if (const auto missing = check::detail::unstated_workload(m); !missing.empty())
+        unstated.push_back(where + ": " + check::detail::unstated_workload_why(m, missing) +
+                           "; calibration does not take the workload from the base scenario unless told: " +
+                           check::detail::unstated_workload_fix(missing));
       index[m.run_name] = d.runs.size();
       d.runs.push_back(std::move(r));
       it = index.find(m.run_name);
@@ -129,6 +141,7 @@ Dataset load_dataset(const std::string& manifest_path, const std::string& base_p
           throw models::ConfigError(where + ": " + r.targets[i].metric + " is measured twice (a fio output with several jobs? "
                                                                           "use group_reporting or one run per job)");
   }
+  if (!unstated.empty()) throw models::ConfigError(check::detail::error_lines(unstated));
   for (const auto& n : names)
     if (!index.count(n)) throw models::ConfigError(manifest_path + ": run '" + n + "': its fio output has no I/O to fit (a failed or empty run?)");
 

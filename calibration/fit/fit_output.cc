@@ -1,7 +1,9 @@
 #include "calibration/fit/fit_output.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 namespace vqsim::fit {
@@ -16,6 +18,40 @@ std::string num(double v) {
 
 // Finite numbers only: a NaN or infinity never reaches a file (it would be a bug upstream).
 double finite(double v) { return std::isfinite(v) ? v : 0.0; }
+
+// A number for FIT.toml, which people read and `vqsim run` reads back: six significant digits
+// (the fit is not finer than that) written as a plain decimal, 497304000 rather than
+// 4.97304e+08, without trailing zeros; the exponent form only beyond 1e15 and below 1e-9.
+std::string toml_num(double v) {
+  v = finite(v);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  const double r = std::strtod(buf, nullptr);  // rounded to six digits
+  if (r == 0) return "0";
+  const int exp10 = static_cast<int>(std::floor(std::log10(std::fabs(r))));
+  if (exp10 >= 15 || exp10 < -9) return buf;
+  std::snprintf(buf, sizeof buf, "%.*f", std::max(0, 5 - exp10), r);
+  std::string t = buf;
+  if (t.find('.') != std::string::npos) {
+    while (t.back() == '0') t.pop_back();
+    if (t.back() == '.') t.pop_back();
+  }
+  return t;
+}
+
+std::size_t held_out_count(const CalibrationResult& r) {
+  std::size_t n = 0;
+  for (const auto& run : r.runs) n += run.held_out ? 1 : 0;
+  return n;
+}
+
+std::string runs_count(std::size_t n) { return std::to_string(n) + (n == 1 ? " run" : " runs"); }
+std::size_t fitted_count(const CalibrationResult& r) { return r.runs.size() - held_out_count(r); }
+// ", 1 held out (predicted, not fitted)" or "".
+std::string held_out_text(const CalibrationResult& r) {
+  const std::size_t held = held_out_count(r);
+  return held == 0 ? "" : ", " + std::to_string(held) + " held out (predicted, not fitted)";
+}
 
 std::string pct(double v) {
   char buf[32];
@@ -57,28 +93,33 @@ std::string fit_toml(const Dataset& d, const CalibrationResult& r, const std::st
   const std::string base = fs::relative(fs::absolute(d.base_path), dir).generic_string();
   std::string t;
   t += "# Calibrated by vqsim: " + command_line + "\n";
-  t += "# Fitted on " + std::to_string(r.runs.size()) + " runs of " + fs::path(d.manifest_path).filename().string() + "; values with 95% intervals.\n";
+  t += "# Fitted on " + runs_count(fitted_count(r)) + " of " + fs::path(d.manifest_path).filename().string() + held_out_text(r) +
+       "; values with 95% intervals.\n";
   t += "# `vqsim run` on this file predicts with intervals that include this uncertainty ([calibration]).\n";
   t += "base = " + quoted(base) + "\n\n";
   for (const auto& p : r.params)
-    t += p.key + " = " + num(p.estimate) + "  # 95%: " + num(p.lower) + " to " + num(p.upper) + (p.identified ? "" : " (not identified by the data)") +
-         "; default " + num(p.start) + "\n";
+    t += p.key + " = " + toml_num(p.estimate) + "  # 95%: " + toml_num(p.lower) + " to " + toml_num(p.upper) +
+         (p.identified ? "" : " (not identified by the data)") + "; default " + toml_num(p.start) + "\n";
   t += "\n[calibration]\n";
   t += "params = [";
   for (std::size_t i = 0; i < r.params.size(); ++i) t += (i ? ", " : "") + quoted(r.params[i].key);
   t += "]\nlog_sd = [";
-  for (std::size_t i = 0; i < r.params.size(); ++i) t += (i ? ", " : "") + num(finite(r.params[i].log_sd));
+  for (std::size_t i = 0; i < r.params.size(); ++i) t += (i ? ", " : "") + toml_num(finite(r.params[i].log_sd));
   t += "]\nlog_corr = [";
   for (long i = 0; i < r.correlation.rows(); ++i) {
     t += i ? ", [" : "[";
     for (long j = 0; j < r.correlation.cols(); ++j) {
       const double c = i == j ? 1.0 : std::round(finite(r.correlation(i, j)) * 1e6) / 1e6;
-      t += (j ? ", " : "") + num(c);
+      t += (j ? ", " : "") + toml_num(c);
     }
     t += "]";
   }
   t += "]\ndraws = 24\n";
-  t += "source = " + quoted(fs::path(d.manifest_path).filename().string() + ", " + std::to_string(r.runs.size()) + " runs") + "\n";
+  const std::size_t held = held_out_count(r);
+  t += "source = " +
+       quoted(fs::path(d.manifest_path).filename().string() + ", " + runs_count(fitted_count(r)) +
+              (held == 0 ? "" : " fitted, " + std::to_string(held) + " held out")) +
+       "\n";
   return t;
 }
 
@@ -152,9 +193,10 @@ nlohmann::ordered_json report_json(const Dataset& d, const CalibrationResult& r)
 std::string report_text(const Dataset& d, const CalibrationResult& r) {
   std::string t;
   char buf[512];
-  std::snprintf(buf, sizeof buf, "calibrated %zu runs of %s on %s: %s (%d rounds, %ld MVA solutions, %ld simulations, %.1f s)\n\n",
-                r.runs.size(), d.manifest_path.c_str(), d.base_path.c_str(), r.converged ? "converged" : ("NOT CONVERGED: " + r.stop_reason).c_str(),
-                r.rounds, r.mva_evaluations, r.des_runs, r.seconds);
+  std::snprintf(buf, sizeof buf, "fitted %s of %s on %s%s: %s (%d rounds, %ld MVA solutions, %ld simulations, %.1f s)\n\n",
+                runs_count(fitted_count(r)).c_str(), d.manifest_path.c_str(), d.base_path.c_str(), held_out_text(r).c_str(),
+                r.converged ? "converged" : ("NOT CONVERGED: " + r.stop_reason).c_str(), r.rounds, r.mva_evaluations, r.des_runs,
+                r.seconds);
   t += buf;
   t += "parameters (95% intervals):\n";
   for (const auto& p : r.params) {
