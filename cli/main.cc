@@ -100,7 +100,8 @@ int main(int argc, char** argv) {
     std::cerr << "vqsim: " << e.what() << "\n";
     return 2;
   } catch (const vqsim::models::ConfigError& e) {
-    std::cerr << "vqsim: " << e.what() << "\n";
+    // One line per error: a file with several mistakes names each.
+    for (const auto& line : e.messages()) std::cerr << "vqsim: " << line << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "vqsim: error: " << e.what() << "\n";

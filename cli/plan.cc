@@ -261,6 +261,7 @@ int plan_main(const std::vector<std::string>& args) {
   std::vector<std::string> at_overrides = overrides;
   at_overrides.push_back(r.request.knob + "=" + std::to_string(r.answer));
   const models::IoScenario at = models::load_io_scenario(path, at_overrides);
+  for (const auto& w : at.warnings) std::cerr << "vqsim: warning: " << w << "\n";
   if (format == "json") print_json(r, at);
   else print_text(r, at);
   return r.feasible ? 0 : 1;

@@ -75,6 +75,7 @@ int run_io(const IoRunOptions& o) {
   } else if (o.format == "json") {
     nlohmann::ordered_json j = io_report_json(s, report, mva ? &*mva : nullptr, &prediction);
     j["warnings"] = nlohmann::ordered_json::array();
+    for (const auto& w : s.warnings) j["warnings"].push_back(w);
     if (!overload.empty()) j["warnings"].push_back(overload);
     if (!idle_threads.empty()) j["warnings"].push_back(idle_threads);
     std::cout << j.dump(2) << '\n';
@@ -82,6 +83,7 @@ int run_io(const IoRunOptions& o) {
     std::cout << io_report_text(s, report, mva ? &*mva : nullptr, &prediction);
   }
   std::cout << std::flush;
+  for (const auto& w : s.warnings) std::cerr << "vqsim: warning: " << w << "\n";
   std::cerr << draws_line;
   if (!overload.empty()) std::cerr << "vqsim: warning: " << overload << "\n";
   if (!idle_threads.empty()) std::cerr << "vqsim: warning: " << idle_threads << "\n";

@@ -22,7 +22,9 @@ models::IoScenario load_for(const std::string& path, const std::vector<std::stri
   if (path.empty()) throw UsageError(std::string("vqsim ") + command + " needs a scenario file, e.g. vqsim " + command + " scenarios/default.toml");
   if (!models::is_io_scenario_file(path))
     throw UsageError(path + " is a generic [[station]] network; vqsim " + command + " takes I/O-path scenarios (vqsim run solves networks by MVA)");
-  return models::load_io_scenario(path, overrides);
+  models::IoScenario s = models::load_io_scenario(path, overrides);
+  for (const auto& w : s.warnings) std::cerr << "vqsim: warning: " << w << "\n";
+  return s;
 }
 }  // namespace
 
@@ -70,6 +72,7 @@ int solve_main(const std::vector<std::string>& args) {
     j["open_loop"] = r.open_loop;
     j["saturated"] = r.saturated || !overload.empty();
     j["warnings"] = nlohmann::ordered_json::array();
+    for (const auto& w : s.warnings) j["warnings"].push_back(w);
     if (!overload.empty()) j["warnings"].push_back(overload);
     if (!idle_threads.empty()) j["warnings"].push_back(idle_threads);
     for (const auto& st : r.stages)

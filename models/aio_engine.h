@@ -8,7 +8,7 @@
 //             QEMU rejects it (block/file-posix.c).
 //   io_uring  SQEs in batches; 128 ring entries (block/io_uring.c MAX_ENTRIES), the excess
 //             waits inside QEMU.
-// Cache modes (QEMU -drive cache=, domain.md §7): none/directsync use O_DIRECT; writeback,
+// Cache modes (QEMU -drive cache=, docs/sources.md §6): none/directsync use O_DIRECT; writeback,
 // writethrough and unsafe go through the host page cache, where reads may hit
 // (host.pagecache_hit_ratio) and writeback/unsafe writes complete once copied (the background
 // write-back to the device is not modelled); writethrough and directsync follow every write by

@@ -13,7 +13,7 @@ sim::time_ns to_ns(double x) { return static_cast<sim::time_ns>(x + 0.5); }
 }  // namespace
 
 // Defaults per kind. [I]: typical datasheet figures, to be replaced by calibration. NVMe: a
-// data-centre TLC drive, ~80 us 4 KiB random read at QD1 (domain.md §8 gives 10 us for Optane to
+// data-centre TLC drive, ~80 us 4 KiB random read at QD1 (docs/sources.md §7: 10 us for Optane to
 // ~17 us consumer writes into SLC cache), ~3.2 GB/s, enough channels for ~400k read IOPS.
 // SATA SSD: ~100 us reads, 530 MB/s, NCQ 32. HDD: 7200 rpm, 8.5 ms seek, 180 MB/s, flush
 // of the volatile write cache ~12 ms.

@@ -101,6 +101,14 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 }
 }  // namespace
 
+namespace {
+// "a.b.c" -> "c".
+std::string last_part(const std::string& key) {
+  const auto dot = key.rfind('.');
+  return dot == std::string::npos ? key : key.substr(dot + 1);
+}
+}  // namespace
+
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
   std::string best;
   std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
@@ -111,7 +119,41 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
       best = c;
     }
   }
-  return best.empty() ? "" : " (did you mean '" + best + "'?)";
+  if (!best.empty()) return " (did you mean '" + best + "'?)";
+  // A key written without its section ("iothreads" for "host.iothreads"), or with the wrong
+  // one ("guest.iothreads"): match the last parts, and name every key that shares the best one.
+  const std::string tail = last_part(word);
+  std::vector<std::string> near;
+  const std::size_t limit = std::max<std::size_t>(2, tail.size() / 3) + 1;
+  best_distance = limit;
+  for (const auto& c : candidates) {
+    if (c.find('.') == std::string::npos) continue;
+    const std::size_t d = edit_distance(tail, last_part(c));
+    if (d < best_distance) {
+      best_distance = d;
+      near.clear();
+    }
+    if (d == best_distance && d < limit && std::find(near.begin(), near.end(), c) == near.end()) near.push_back(c);
+  }
+  if (near.empty()) return "";
+  std::string list;
+  for (std::size_t i = 0; i < near.size(); ++i) list += (i == 0 ? "'" : i + 1 == near.size() ? " or '" : ", '") + near[i] + "'";
+  return " (did you mean " + list + "?)";
+}
+
+ConfigError::ConfigError(const std::vector<std::string>& messages)
+    : std::runtime_error([&] {
+        std::string text;
+        for (const auto& m : messages) text += (text.empty() ? "" : "\n") + m;
+        return text;
+      }()) {}
+
+std::vector<std::string> ConfigError::messages() const {
+  std::vector<std::string> out;
+  std::istringstream in(what());
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  if (out.empty()) out.emplace_back(what());
+  return out;
 }
 
 void ConfigReader::fail(const toml::node* node, const std::string& key, const std::string& message) const {

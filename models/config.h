@@ -17,8 +17,13 @@
 namespace vqsim::models {
 
 // A bad scenario: the message already says where ("file:line: key: what was expected").
+// A loader that finds several errors in one file reports them together: what() holds one per
+// line, in file order, and the command line prints each line as its own "vqsim: ..." line.
 struct ConfigError : std::runtime_error {
   using std::runtime_error::runtime_error;
+  explicit ConfigError(const std::vector<std::string>& messages);
+  // The errors, one per line of what().
+  std::vector<std::string> messages() const;
 };
 
 // Unit parsers; they throw std::invalid_argument with the accepted forms in the message.
@@ -32,6 +37,8 @@ std::uint64_t parse_size_bytes(std::string_view text);
 double parse_frequency_hz(std::string_view text);
 
 // " (did you mean 'x'?)" for the closest candidate within a small edit distance, else "".
+// Dotted candidates also match on their last part, so "iothreads" finds "host.iothreads"
+// (" (did you mean 'guest.cpu_cv' or 'host.cpu_cv'?)" when several sections have it).
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
 // Reads values out of one TOML document and reports errors with file, line and dotted key.

@@ -3,7 +3,7 @@
 // worker that replaces it. Every request passes it twice: on submit (pop the descriptor chain,
 // parse, run the block layer, hand to the AIO engine) and on completion (push the used element,
 // signal the irqfd). The per-request work is serialized on this one thread, which is why it is a
-// single-server queue and usually the throughput ceiling (domain.md §0, §10).
+// single-server queue and usually the throughput ceiling (docs/sources.md §4).
 //
 // An IOThread polls for up to poll-max-ns after it runs out of work (QEMU adaptive polling,
 // IOTHREAD_POLL_MAX_NS_DEFAULT 32768 ns): a request that arrives within that window neither

@@ -3,10 +3,10 @@
 namespace vqsim::models {
 
 namespace {
-// Defaults, per request, in ns. Sources: domain.md §3 (virtio-scsi ~ virtio-blk plus a fixed SCSI
+// Defaults, per request, in ns. Sources: docs/sources.md §2 (virtio-scsi ~ virtio-blk plus a fixed SCSI
 // cost on both sides, "fit its size from your data"); seed 000 (a single fio job at 94% guest
 // CPU for virtio-scsi vs 83% for virtio-blk at 63k vs 74k IOPS: ~15 vs ~11 us of guest CPU per
-// I/O in total, of which fio and the block layer take the same share in both); domain.md §9-10
+// I/O in total, of which fio and the block layer take the same share in both); docs/sources.md §4
 // (a 2022 IOThread saturates near 300k IOPS: ~3.3 us per request, submit plus completion).
 // The LSI HBA figures are an inference: every command is several trapped register accesses.
 struct Defaults {

@@ -1,5 +1,5 @@
 // Named figures of an I/O-path result, in the units people quote: the metric names of
-// PRODUCT.md's measurement manifest (`read.iops`, `read.bw_kib`, `read.lat_mean_us`,
+// the measurement manifest, docs/calibration.md (`read.iops`, `read.bw_kib`, `read.lat_mean_us`,
 // `read.clat_mean_us`, `read.clat_p50_us`, `read.clat_p99_us`, `read.clat_p99.9_us`, and the
 // same for write), plus `<dir>.slat_mean_us`, any fio percentile of clat or of the total latency
 // (`<dir>.clat_p<P>_us`, `<dir>.lat_p<P>_us`), and

@@ -3,7 +3,8 @@
 // messages and docs/scenario.md. Values become ns, bytes and plain counts here, at load; the
 // stage models only ever see the typed IoScenario.
 //
-// Dotted keys are the contract of PRODUCT.md (workload.rw, guest.driver, host.iothreads, …).
+// The dotted keys (workload.rw, guest.driver, host.iothreads, …) are stable: manifests, sweeps
+// and calibrated scenarios name them. Where each default comes from: docs/sources.md.
 // A scenario may name `base = "other.toml"` (loaded first, then overlaid) and
 // `workload.fio_job = "x.fio"` (a fio job file whose options fill the workload keys that the
 // scenario does not set itself).
@@ -40,12 +41,13 @@ struct WorkloadParams {
   double read_fraction = 1.0;       // from rw and rwmixread
   std::string rw = "randread";      // as fio spells it
   std::uint64_t bs_read_bytes = 4096, bs_write_bytes = 4096;
-  int iodepth = 1;                  // requested; psync/sync run at depth 1 whatever it says
+  int iodepth = 1;                  // requested; psync/sync run at depth 1 whatever it says (as fio does)
   int numjobs = 1;
   int rwmixread = 50;
   FioEngine ioengine = FioEngine::libaio;
   std::string ioengine_name = "libaio";
-  int iodepth_batch_submit = 1;
+  int iodepth_batch_submit = 1;     // at most the depth in flight, as fio caps it
+  bool direct = true;               // O_DIRECT in the guest; the model simulates direct I/O only
   double thinktime_ns = 0;
   double rate_iops = 0;             // per job; 0 = closed loop
   sim::time_ns runtime_ns = 0;      // measured time; 0 = use ios
@@ -103,7 +105,7 @@ struct HostParams {
   double cpu_cv = 0.5;
   double cpu_scale = 1;             // multiplies every host CPU cost of QEMU, vhost and librbd
   VirtioBlkBatching virtio_blk_batching = VirtioBlkBatching::none;
-  std::string qemu_version;
+  std::string qemu_version;         // as stated; it drives the version-dependent defaults (docs/scenario.md)
 };
 
 struct BackendParams {
@@ -160,13 +162,18 @@ struct IoScenario {
   HostParams host;
   BackendParams backend;
   std::vector<std::string> notes;   // e.g. fio job options that are not modelled
+  // Setups the loader accepts the way fio or QEMU would, but that probably say something other
+  // than what was meant (psync at iodepth 32, rwmixread on a pure direction): the commands print
+  // each as "vqsim: warning: ..." and list them in JSON "warnings".
+  std::vector<std::string> warnings;
   CalibrationUncertainty calibration;
   bool bare_metal() const { return guest.driver == GuestDriver::none; }
   int queues() const { return guest.num_queues > 0 ? guest.num_queues : guest.vcpus; }
 };
 
 // Reads a scenario file (with its `base` chain and `workload.fio_job`), applies `--set` style
-// overrides ("key=value"), validates. Throws ConfigError ("file:line: key: message").
+// overrides ("key=value"), validates. Throws ConfigError ("file:line: key: message"), with every
+// error the file has (unknown keys, wrong types, bad values, contradictions), one per line.
 IoScenario load_io_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
 
 // Whether `key` is a scenario key that takes a plain number (what calibration can fit).

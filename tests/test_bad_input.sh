@@ -35,12 +35,18 @@ fail() {
   failures=$((failures + 1))
 }
 
-# run_case NAME EXPECTED_RC MUST_MATCH(grep -E on stderr) -- vqsim ARGS...
-# Checks: exit status, no timeout, exactly one stderr line starting "vqsim: " (when the
-# expected status is 2), no crash markers, the message matches, no nan/inf word on stdout.
+# run_case NAME EXPECTED_RC MUST_MATCH(grep -E on stderr) [LINES] -- vqsim ARGS...
+# Checks: exit status, no timeout, one stderr line per error, each starting "vqsim: " (when the
+# expected status is 2: LINES lines, 1 unless the case says more), no crash markers, the
+# message matches, no nan/inf word on stdout.
 run_case() {
-  local name=$1 want=$2 pattern=$3
-  shift 4
+  local name=$1 want=$2 pattern=$3 want_lines=1
+  shift 3
+  if [ "$1" != "--" ]; then
+    want_lines=$1
+    shift
+  fi
+  shift
   checks=$((checks + 1))
   timeout 20 "$vqsim" "$@" >"$tmp/out" 2>"$tmp/err"
   local rc=$?
@@ -56,10 +62,11 @@ run_case() {
     fail "$name: crash marker on stderr: $(head -c 300 "$tmp/err")"
   fi
   if [ "$want" -eq 2 ]; then
-    local lines
+    local lines prefixed
     lines=$(wc -l <"$tmp/err")
-    if [ "$lines" -ne 1 ] || ! grep -q '^vqsim: ' "$tmp/err"; then
-      fail "$name: expected exactly one stderr line 'vqsim: ...', got $lines: $(head -c 300 "$tmp/err")"
+    prefixed=$(grep -c '^vqsim: ' "$tmp/err")
+    if [ "$lines" -ne "$want_lines" ] || [ "$prefixed" -ne "$lines" ]; then
+      fail "$name: expected $want_lines stderr line(s) 'vqsim: ...' (one per error), got $lines: $(head -c 300 "$tmp/err")"
     fi
     if grep -q '^vqsim: error: ' "$tmp/err"; then fail "$name: an internal error, not an input message: $(cat "$tmp/err")"; fi
   fi
@@ -361,6 +368,44 @@ grep -q "^WARNING unstated-workload: i17-terse\\.toml: run 'seq1m'" "$tmp/out" |
 grep -q 'add "workload\.rw", "workload\.bs", "workload\.iodepth", "workload\.numjobs", "workload\.ioengine" to this run' "$tmp/out" ||
   fail "check terse without workload: the warning does not name the keys to add"
 [ -e "$tmp/cal-fit.toml" ] && fail "calibrate: a FIT.toml was written from a bad set or an unstated workload"
+
+# ---------------------------------------------------------------- issue 17, item 4: contradictions, every error of a file
+# A file with three errors (an unknown key, a bad value, a contradiction) gets three lines, in
+# line order, from every command that loads a scenario.
+printf '[workload]\niodeth = 4\nbs = 1000\n[backend]\nkind = "hdd"\nchannels = 32\n' >three.toml
+for cmd in run solve graph plan; do
+  extra=()
+  [ $cmd = plan ] && extra=("${plan_args[@]}")
+  run_case "$cmd three errors" 2 'three\.toml:2: workload\.iodeth: unknown key' 3 -- $(scenario_cmd $cmd three.toml) "${extra[@]}"
+  [ "$(sed -n 2p "$tmp/err")" = "vqsim: three.toml:3: workload.bs: 1000 bytes is not a multiple of 512 (the sector size; fio rejects it for direct I/O)" ] ||
+    fail "$cmd three errors: line 2 is not the bs error: $(sed -n 2p "$tmp/err")"
+  sed -n 3p "$tmp/err" | grep -q '^vqsim: three\.toml:6: backend\.channels: 32 with backend\.kind = "hdd": a hard disk has one actuator' ||
+    fail "$cmd three errors: line 3 is not the channels error: $(sed -n 3p "$tmp/err")"
+done
+# The same through --set: the file's error, then each --set one.
+run_case "run two --set errors after the file's" 2 '\(from --set\): host\.aio: "nativ" is not one of' 3 -- run unknown.toml --set host.aio=nativ --set workload.iodepth=0
+printf '[backend]\nkind = "hdd"\nchannels = 32\n' >hdd32.toml
+run_case "run hdd with 32 channels" 2 'hdd32\.toml:3: backend\.channels: 32 with backend\.kind = "hdd": a hard disk has one actuator .*remove backend\.channels' -- run hdd32.toml
+run_case "solve md-raid1 of hdds with 4 channels" 2 'backend\.channels: 4 with backend\.kind = "md-raid1" and leg = "hdd"' -- solve "$def" --set backend.kind=md-raid1 --set backend.leg=hdd --set backend.channels=4
+# psync at iodepth 32 runs at depth 1, as fio does, with a warning (stderr and JSON).
+printf '[workload]\nioengine = "psync"\niodepth = 32\nios = 5000\n' >psync32.toml
+run_case "run psync iodepth 32" 0 '^vqsim: warning: psync32\.toml:3: workload\.iodepth: iodepth = 32 with ioengine = "psync": .*queue depth will be capped at 1' -- run psync32.toml --replications 2
+run_case "solve psync iodepth 32" 0 'vqsim: warning: .*capped at 1' -- solve psync32.toml
+checks=$((checks + 1))
+"$vqsim" run psync32.toml --replications 2 --format json 2>/dev/null | python3 -c "import json,sys; w=json.load(sys.stdin)['warnings']; assert len(w)==1 and 'capped at 1' in w[0], w" ||
+  fail "run psync iodepth 32 --format json: no warning in JSON"
+# rwmixread with a pure direction: fio ignores it; vqsim says so.
+printf '[workload]\nrw = "randwrite"\nrwmixread = 70\nios = 5000\n' >mixwrite.toml
+run_case "solve rwmixread with randwrite" 0 '^vqsim: warning: mixwrite\.toml:3: workload\.rwmixread: 70 has no effect with rw = "randwrite" .*write rw = "randrw"' -- solve mixwrite.toml
+
+# ---------------------------------------------------------------- issue 17, item 11: the QEMU version drives defaults
+printf '[host]\nqemu_version = "two point oh"\n' >badversion.toml
+run_case "run malformed qemu_version" 2 'badversion\.toml:2: host\.qemu_version: "two point oh" is not a QEMU version; write it as .*"2\.4\.0"' -- run badversion.toml
+run_case "solve io_uring on QEMU 2.4" 2 '\(from --set\): host\.aio: aio=io_uring needs QEMU 5\.0 or later' -- solve "$def" --set host.qemu_version=2.4.0 --set host.aio=io_uring
+run_case "solve 2 IOThreads for one device on QEMU 8.2" 0 '^vqsim: warning: \(from --set\): host\.iothreads: 2 IOThreads for one device needs QEMU 9\.0 or later' -- solve "$def" --set host.qemu_version=8.2.0 --set host.iothreads=2
+
+# ---------------------------------------------------------------- issue 17, item 9: a key without its section
+run_case "run --set iothreads=2 (no section)" 2 "\(from --set\): iothreads: unknown key \(did you mean 'host\.iothreads'\?\)" -- run "$def" --set iothreads=2
 
 echo "bad_input_matrix: $checks checks, $failures failures"
 [ $failures -eq 0 ]

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "models/config.h"
 #include "models/network.h"
@@ -65,6 +66,24 @@ TEST_CASE("units: durations become integer ns, sizes bytes, frequencies Hz") {
 TEST_CASE("did you mean: the nearest known word within a small edit distance") {
   CHECK(did_you_mean("sevrers", {"servers", "service", "name"}) == " (did you mean 'servers'?)");
   CHECK(did_you_mean("zzzzzz", {"servers", "service"}).empty());
+}
+
+TEST_CASE("did you mean: a dotted key written without its section matches on the last part (issue 17, item 9)") {
+  const std::vector<std::string> keys = {"workload.iodepth", "host.iothreads", "host.aio", "guest.cpu_cv", "host.cpu_cv"};
+  CHECK(did_you_mean("iothreads", keys) == " (did you mean 'host.iothreads'?)");
+  CHECK(did_you_mean("iothread", keys) == " (did you mean 'host.iothreads'?)");
+  CHECK(did_you_mean("guest.iothreads", keys) == " (did you mean 'host.iothreads'?)");
+  CHECK(did_you_mean("cpu_cv", keys) == " (did you mean 'guest.cpu_cv' or 'host.cpu_cv'?)");
+  CHECK(did_you_mean("zzzzzzzz", keys).empty());
+}
+
+TEST_CASE("a ConfigError can carry several errors, one per line") {
+  const ConfigError one("a.toml:2: x: bad");
+  CHECK(one.messages() == std::vector<std::string>{"a.toml:2: x: bad"});
+  const ConfigError three(std::vector<std::string>{"a.toml:2: x: bad", "a.toml:5: y: bad", "(from --set): z: bad"});
+  CHECK(std::string(three.what()) == "a.toml:2: x: bad\na.toml:5: y: bad\n(from --set): z: bad");
+  CHECK(three.messages().size() == 3);
+  CHECK(three.messages()[2] == "(from --set): z: bad");
 }
 
 TEST_CASE("network scenario: a valid file loads with its units converted") {

@@ -316,3 +316,198 @@ TEST_CASE("units at the edge: durations as numbers in the key's unit or as strin
   CHECK(a.workload.ramp_time_ns == 500'000'000);
   CHECK(b.workload.ramp_time_ns == 500'000'000);
 }
+
+namespace {
+// A scenario file in a scratch directory (removed with the directory by the caller).
+struct ScratchDir {
+  std::filesystem::path dir;
+  explicit ScratchDir(const std::string& name) : dir(std::filesystem::temp_directory_path() / name) {
+    std::filesystem::create_directories(dir);
+  }
+  ~ScratchDir() { std::filesystem::remove_all(dir); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  }
+};
+
+// The load's errors, one per line, or {} when it loads.
+std::vector<std::string> load_errors(const std::string& path, const std::vector<std::string>& overrides = {}) {
+  try {
+    models::load_io_scenario(path, overrides);
+  } catch (const models::ConfigError& e) {
+    return e.messages();
+  }
+  return {};
+}
+
+bool has_warning(const models::IoScenario& s, const std::string& text) {
+  for (const auto& w : s.warnings)
+    if (w.find(text) != std::string::npos) return true;
+  return false;
+}
+}  // namespace
+
+TEST_CASE("a scenario with several errors reports each, one per line, in file order (issue 17, item 4)") {
+  const ScratchDir d("vqsim-test-multi-error");
+  const std::string three = d.write("three.toml",
+                                    "[workload]\niodeth = 4\nbs = 1000\n[host]\niothreads = \"two\"\n[backend]\nkind = \"hdd\"\nchannels = 32\n");
+  const auto errors = load_errors(three);
+  REQUIRE(errors.size() == 4);
+  CHECK(errors[0].find("three.toml:2: workload.iodeth: unknown key (did you mean 'workload.iodepth'?)") != std::string::npos);
+  CHECK(errors[1].find("three.toml:3: workload.bs: 1000 bytes is not a multiple of 512") != std::string::npos);
+  CHECK(errors[2].find("three.toml:5: host.iothreads: expected a whole number") != std::string::npos);
+  CHECK(errors[3].find("three.toml:8: backend.channels: 32 with backend.kind = \"hdd\": a hard disk has one actuator") != std::string::npos);
+  // The file's errors first, then --set's; a refused value is not reported again by the checks
+  // that read it (aio=native with a misspelt cache mode is one error, not two).
+  const auto more = load_errors(three, {"host.cache=writebak", "host.aio=native"});
+  REQUIRE(more.size() == 5);
+  CHECK(more[4].find("(from --set): host.cache: \"writebak\" is not one of") == 0);
+  // One error stays one line.
+  CHECK(load_errors(d.write("one.toml", "[workload]\niodepth = 0\n")).size() == 1);
+}
+
+TEST_CASE("contradictions: a hard disk has one actuator; QEMU versions reject what they cannot run (issue 17, items 4 and 11)") {
+  const std::string def = kScenarios + "default.toml";
+  auto first_error = [&](const std::vector<std::string>& overrides) {
+    const auto e = load_errors(def, overrides);
+    return e.empty() ? std::string("no error") : e.front();
+  };
+  CHECK(first_error({"backend.kind=hdd", "backend.channels=32"}).find("backend.channels: 32 with backend.kind = \"hdd\"") != std::string::npos);
+  CHECK(first_error({"backend.kind=md-raid1", "backend.leg=hdd", "backend.channels=4"}).find("and leg = \"hdd\"") != std::string::npos);
+  CHECK(load_errors(def, {"backend.kind=hdd", "backend.channels=1"}).empty());
+  CHECK(load_errors(def, {"backend.kind=sata-ssd", "backend.channels=32"}).empty());
+  CHECK(first_error({"host.qemu_version=4.2.1", "host.aio=io_uring"}).find("aio=io_uring needs QEMU 5.0 or later") != std::string::npos);
+  CHECK(load_errors(def, {"host.qemu_version=5.0.0", "host.aio=io_uring"}).empty());
+  // Several IOThreads for one device before 9.0: a what-if that runs (plan and sweeps ask it of
+  // the seeds), with a warning that the figures are those of 9.0's iothread-vq-mapping.
+  const auto vq_map = models::load_io_scenario(def, {"host.qemu_version=8.2.0", "host.iothreads=2"});
+  CHECK(has_warning(vq_map, "host.iothreads: 2 IOThreads for one device needs QEMU 9.0 or later (iothread-vq-mapping"));
+  CHECK(models::load_io_scenario(def, {"host.qemu_version=9.0.0", "host.iothreads=2"}).warnings.empty());
+  CHECK(models::load_io_scenario(def, {"host.iothreads=2"}).warnings.empty());  // no version stated: nothing to contradict
+  CHECK(first_error({"host.qemu_version=2.3.0", "guest.driver=virtio-scsi", "host.iothreads=1"})
+            .find("virtio-scsi takes an IOThread since QEMU 2.4") != std::string::npos);
+  CHECK(load_errors(def, {"host.qemu_version=2.4.0", "guest.driver=virtio-scsi", "host.iothreads=1"}).empty());
+}
+
+TEST_CASE("host.qemu_version drives the version-dependent defaults; an explicit key wins (issue 17, item 11)") {
+  const std::string def = kScenarios + "default.toml";
+  using models::VirtioBlkBatching;
+  const auto none = models::load_io_scenario(def);
+  CHECK(none.host.virtio_blk_batching == VirtioBlkBatching::none);  // no version: the table's defaults
+  CHECK(none.guest.queue_size == 256);
+  CHECK(none.host.poll_max_ns == doctest::Approx(32768));
+  const auto v20 = models::load_io_scenario(def, {"host.qemu_version=2.0.0"});
+  CHECK(v20.host.virtio_blk_batching == VirtioBlkBatching::writes);  // multiwrite: writes only
+  CHECK(v20.host.poll_max_ns == 0);                                  // no IOThread polling before 2.9
+  CHECK(v20.guest.queue_size == 128);
+  CHECK(v20.guest.num_queues == 1);
+  const auto v24 = models::load_io_scenario(def, {"host.qemu_version=2.4"});
+  CHECK(v24.host.virtio_blk_batching == VirtioBlkBatching::all);  // multireq since 2.3
+  CHECK(v24.queues() == 1);
+  const auto v72 = models::load_io_scenario(def, {"host.qemu_version=7.2.22 (Debian 1:7.2+dfsg-7+deb12u18+b3)"});
+  CHECK(v72.host.virtio_blk_batching == VirtioBlkBatching::all);
+  CHECK(v72.guest.queue_size == 256);
+  CHECK(v72.host.poll_max_ns == doctest::Approx(32768));
+  CHECK(v72.queues() == v72.guest.vcpus);  // num-queues = vCPUs since 5.2
+  // --set text is taken as written: 2.10 is not the number 2.1.
+  CHECK(models::load_io_scenario(def, {"host.qemu_version=2.10"}).host.poll_max_ns == doctest::Approx(32768));
+  // An explicit key wins, given by --set or in the file that states the version.
+  CHECK(models::load_io_scenario(def, {"host.qemu_version=2.0.0", "host.virtio_blk_batching=none"}).host.virtio_blk_batching ==
+        VirtioBlkBatching::none);
+  const ScratchDir d("vqsim-test-qemu-version");
+  const std::string old_qemu = d.write("old.toml", "[host]\nqemu_version = \"2.0.0\"\nvirtio_blk_batching = \"all\"\npoll_max_us = 10\n");
+  const auto own = models::load_io_scenario(old_qemu);
+  CHECK(own.host.virtio_blk_batching == VirtioBlkBatching::all);
+  CHECK(own.host.poll_max_ns == doctest::Approx(10000));
+  CHECK(own.guest.queue_size == 128);  // not stated: the version's
+  // A file based on it that states a newer version gets that version's defaults for the keys it
+  // inherits; --set of a version does the same to the file's keys.
+  const std::string newer = d.write("newer.toml", "base = \"old.toml\"\n[host]\nqemu_version = \"2.9.0\"\n");
+  CHECK(models::load_io_scenario(newer).host.poll_max_ns == doctest::Approx(32768));
+  CHECK(models::load_io_scenario(old_qemu, {"host.qemu_version=2.2.1"}).host.virtio_blk_batching == VirtioBlkBatching::writes);
+  // A malformed version is an error that says how to write it.
+  for (const std::string bad : {"two", "2", "2.x", "v2.4.0", ""}) {
+    CAPTURE(bad);
+    const auto e = load_errors(d.write("bad.toml", "[host]\nqemu_version = \"" + bad + "\"\n"));
+    REQUIRE(e.size() == 1);
+    CHECK(e[0].find("bad.toml:2: host.qemu_version: \"" + bad + "\" is not a QEMU version; write it as") != std::string::npos);
+  }
+}
+
+TEST_CASE("seed scenarios and manifests that set the version-dependent keys behave as before (issue 17, item 11)") {
+  using models::VirtioBlkBatching;
+  // Each seed states its QEMU's batching (and its queue count) itself; the version agrees.
+  CHECK(models::load_io_scenario(kScenarios + "seed000-virtio-scsi.toml").host.virtio_blk_batching == VirtioBlkBatching::writes);
+  CHECK(models::load_io_scenario(kScenarios + "seed002-qemu2.2-writethrough.toml").host.virtio_blk_batching == VirtioBlkBatching::writes);
+  CHECK(models::load_io_scenario(kScenarios + "seed002-qemu2.4-writeback-iothread.toml").host.virtio_blk_batching == VirtioBlkBatching::all);
+  CHECK(models::load_io_scenario(kScenarios + "seed004-vm.toml").host.virtio_blk_batching == VirtioBlkBatching::all);
+  // Seed 000's manifest run on virtio-blk, with the keys it sets (calibration/data/seeds/
+  // 000-virtio-scsi-vs-blk.toml), simulates exactly as before; and the same run stating only the
+  // version (the case of the issue) now gets QEMU 2.0's batching too.
+  const std::vector<std::string> run{"guest.driver=virtio-blk", "workload.rw=randrw", "workload.rwmixread=50", "workload.iodepth=32",
+                                     "host.aio=threads", "host.cache=none", "host.iothreads=0", "backend.kind=md-raid1",
+                                     "workload.ios=20000"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto v = run;
+    v.insert(v.end(), extra.begin(), extra.end());
+    return v;
+  };
+  const Figures stated = simulate("seed000-virtio-scsi.toml", with({"host.qemu_version=2.0.0", "host.virtio_blk_batching=writes"}));
+  const Figures before = simulate("seed000-virtio-scsi.toml", with({}));  // the file's own keys: writes, one queue
+  const Figures version_only = simulate("seed000-virtio-scsi.toml", with({"host.qemu_version=2.0.0"}));
+  CHECK(stated.iops == doctest::Approx(before.iops).epsilon(1e-12));
+  CHECK(stated.lat_ns == doctest::Approx(before.lat_ns).epsilon(1e-12));
+  CHECK(version_only.iops == doctest::Approx(before.iops).epsilon(1e-12));
+  const auto v = models::load_io_scenario(kScenarios + "seed000-virtio-scsi.toml",
+                                          {"host.qemu_version=2.0.0", "host.virtio_blk_batching=none", "guest.driver=virtio-blk"});
+  CHECK(v.host.virtio_blk_batching == VirtioBlkBatching::none);
+}
+
+TEST_CASE("warnings: setups fio runs differently from what they say, and keys another setting voids (issue 17, item 4)") {
+  const std::string def = kScenarios + "default.toml";
+  CHECK(models::load_io_scenario(def).warnings.empty());
+  // A synchronous engine runs at depth 1, as fio does, with fio's own words.
+  const auto psync = models::load_io_scenario(def, {"workload.ioengine=psync", "workload.iodepth=32"});
+  CHECK(psync.workload.effective_depth() == 1);
+  CHECK(has_warning(psync, "(from --set): workload.iodepth: iodepth = 32 with ioengine = \"psync\": a synchronous engine"));
+  CHECK(has_warning(psync, "queue depth will be capped at 1"));
+  CHECK(models::load_io_scenario(def, {"workload.ioengine=psync", "workload.iodepth=1"}).warnings.empty());
+  // fio caps iodepth_batch_submit at iodepth.
+  const auto batch = models::load_io_scenario(def, {"workload.iodepth=4", "workload.iodepth_batch_submit=16"});
+  CHECK(batch.workload.iodepth_batch_submit == 4);
+  CHECK(has_warning(batch, "workload.iodepth_batch_submit: 16 is more than the 4 I/Os in flight"));
+  // rwmixread with a pure direction: fio ignores it.
+  const auto mix = models::load_io_scenario(def, {"workload.rw=randwrite", "workload.rwmixread=70"});
+  CHECK(mix.workload.read_fraction == 0);
+  CHECK(has_warning(mix, "workload.rwmixread: 70 has no effect with rw = \"randwrite\""));
+  CHECK(has_warning(mix, "write rw = \"randrw\" for a 70/30 mix"));
+  CHECK(models::load_io_scenario(def, {"workload.rw=randrw", "workload.rwmixread=70"}).warnings.empty());
+  // ... but not for a key inherited from a base whose rw the file changes.
+  const ScratchDir d("vqsim-test-warnings");
+  d.write("mixed.toml", "[workload]\nrw = \"randrw\"\nrwmixread = 70\n");
+  const std::string writes = d.write("writes.toml", "base = \"mixed.toml\"\n[workload]\nrw = \"randwrite\"\n");
+  CHECK(models::load_io_scenario(writes).warnings.empty());
+  const std::string same = d.write("same.toml", "[workload]\nrw = \"randwrite\"\nrwmixread = 70\n");
+  CHECK(has_warning(models::load_io_scenario(same), "same.toml:3: workload.rwmixread: 70 has no effect"));
+  // Keys of another kind of device, page-cache hits under O_DIRECT, buffered guest I/O.
+  CHECK(has_warning(models::load_io_scenario(def, {"backend.rpm=15000"}), "backend.rpm: has no effect with backend.kind = \"nvme\""));
+  CHECK(models::load_io_scenario(def, {"backend.kind=hdd", "backend.rpm=15000"}).warnings.empty());
+  CHECK(has_warning(models::load_io_scenario(def, {"backend.rtt_us=100"}), "a Ceph key"));
+  CHECK(has_warning(models::load_io_scenario(def, {"host.pagecache_hit_ratio=0.5"}), "O_DIRECT bypasses the host page cache"));
+  CHECK(models::load_io_scenario(def, {"host.pagecache_hit_ratio=0.5", "host.cache=writeback", "host.aio=threads"}).warnings.empty());
+  CHECK(has_warning(models::load_io_scenario(def, {"workload.direct=false"}), "workload.direct: false: the simulation models direct I/O only"));
+  // Every scenario of the repository loads without a warning.
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(kScenarios)) {
+    if (entry.path().extension() != ".toml" || !models::is_io_scenario_file(entry.path().string())) continue;
+    if (entry.path().parent_path().filename() == "sweeps") continue;
+    CAPTURE(entry.path().string());
+    CHECK(models::load_io_scenario(entry.path().string()).warnings.empty());
+  }
+}
+
+TEST_CASE("--set of a key without its section suggests the full key (issue 17, item 9)") {
+  const auto e = load_errors(kScenarios + "default.toml", {"iothreads=2"});
+  REQUIRE(e.size() == 1);
+  CHECK(e[0] == "(from --set): iothreads: unknown key (did you mean 'host.iothreads'?)");
+}
