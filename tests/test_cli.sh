@@ -154,8 +154,10 @@ assert m["verdict"] in ("better", "worse", "no significant difference")
 assert m["lower_rel"] <= m["delta_rel"] <= m["upper_rel"]
 PY
 same_bytes "determinism: compare, threads 1 vs 2" -- "$vqsim" compare "$def" --vs host.iothreads=0 "${cmp_small[@]}" --format json --threads 1 -- "$vqsim" compare "$def" --vs host.iothreads=0 "${cmp_small[@]}" --format json --threads 2
-check "compare on a calibrated scenario shares its parameter draws" status_is 0 "$vqsim" compare "$src/scenarios/calibrated/seed000.toml" --vs host.aio=io_uring "${cmp_small[@]}" --draws 4
+check "compare on a calibrated scenario shares its parameter draws" status_is 0 "$vqsim" compare "$src/scenarios/calibrated/seed000.toml" --vs host.aio=native "${cmp_small[@]}" --draws 4
 check "... and says so" grep -q "4 parameter draws shared by both sides" "$tmp/out"
+check "compare: an alternative the stated QEMU version cannot run is bad input (2)" status_is 2 "$vqsim" compare "$src/scenarios/calibrated/seed000.toml" --vs host.aio=io_uring "${cmp_small[@]}"
+check "... naming the --vs and the version" grep -q -- "--vs host.aio=io_uring: .*QEMU 5.0" "$tmp/err"
 
 # Issue 17, item 9: the small cases that answered without a word.
 check "plan: a latency bound takes a duration ('2ms')" status_is 0 "$vqsim" plan "$def" --maximize workload.iodepth --subject-to 'read.clat_p99_us <= 2ms' --ios 5000

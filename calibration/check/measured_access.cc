@@ -113,7 +113,7 @@ const std::set<std::string>& scenario_keys() {
 
 std::string error_lines(const std::vector<std::string>& errors) {
   std::string all;
-  for (const auto& e : errors) all.append(all.empty() ? "" : "\nvqsim: ").append(e);
+  for (const auto& e : errors) all.append(all.empty() ? "" : "\n").append(e);
   return all;
 }
 

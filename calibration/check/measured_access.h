@@ -33,8 +33,8 @@ bool plain_number(const std::string& v);
 std::string override_of(const std::string& key, const std::string& raw);
 // Every I/O-path scenario key (what a Measured's setup may pass to the model).
 const std::set<std::string>& scenario_keys();
-// Several errors as one ConfigError message: one "vqsim: " line each (the first line's prefix
-// is the caller's).
+// Several errors as one ConfigError message, one per line (main prints "vqsim: " before each;
+// ConfigError::messages() splits them).
 std::string error_lines(const std::vector<std::string>& errors);
 
 // The workload a manifest run with a fio output states, as scenario keys (workload.rw, bs,
