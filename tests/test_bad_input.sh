@@ -333,16 +333,7 @@ i17_case() {
     shift
   done
   shift
-  checks=$((checks + 1))
-  timeout 20 "$vqsim" "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  if [ $rc -ne 2 ]; then
-    fail "$name: exit $rc, expected 2 (vqsim $*); stderr: $(head -c 300 "$tmp/err")"
-    return
-  fi
-  if [ "$(wc -l <"$tmp/err")" -ne "$want_lines" ] || [ "$(grep -c '^vqsim: ' "$tmp/err")" -ne "$want_lines" ]; then
-    fail "$name: expected $want_lines stderr lines 'vqsim: ...', got: $(cat "$tmp/err")"
-  fi
+  run_case "$name" 2 '' "$want_lines" -- "$@"
   local p
   for p in "${patterns[@]}"; do
     [ "$(grep -cE -- "$p" "$tmp/err")" -eq 1 ] || fail "$name: not exactly one stderr line matches /$p/: $(cat "$tmp/err")"
