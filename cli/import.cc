@@ -29,7 +29,8 @@ int import_main(const std::vector<std::string>& args) {
       "  vqsim import calibration/data/seeds/000-virtio-blk.fio.txt\n"
       "  vqsim import run.json --format text\n"
       "  vqsim import old-fio2.txt --format fio-json > converted.json\n\n"
-      "Several files: one result each, as a JSON array (json, fio-json) or one after the other (text).\n"
+      "Several files, or several runs in one file (two fio outputs pasted one after the other into\n"
+      "an e-mail): one result each, as a JSON array (json, fio-json) or one after the other (text).\n"
       "Exit status 2 on unreadable or malformed input, with the file, line and reason.\n\n"
       "Options");
   opts.add_options()("help,h", "show this help")("file", po::value(&files), "fio output file(s)")(
@@ -52,12 +53,13 @@ int import_main(const std::vector<std::string>& args) {
     }
     std::cerr << "vqsim import: " << f << ": " << parsed.back().detected << "\n";
   }
+  // Each run's final document (a file may hold several runs), or every document.
   auto documents = [&](const fio::ParsedFile& p) {
     std::vector<const fio::FioResult*> out;
     if (all_documents)
       for (const auto& d : p.documents) out.push_back(&d);
     else
-      out.push_back(&p.final_result());
+      out = p.final_results();
     return out;
   };
   if (format == "text") {
@@ -66,14 +68,18 @@ int import_main(const std::vector<std::string>& args) {
     return 0;
   }
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  const fio::FioResult* only = nullptr;  // the one fio-json document, printed fio's way
   for (const auto& p : parsed) {
     if (format == "json") {
-      all.push_back(fio::to_normalized_json(p));
+      for (std::size_t run = 0; run < p.run_count(); ++run) all.push_back(fio::to_normalized_json(p, run));
     } else {
-      for (const auto* d : documents(p)) all.push_back(fio::to_fio_json(*d));
+      for (const auto* d : documents(p)) {
+        all.push_back(fio::to_fio_json(*d));
+        only = d;
+      }
     }
   }
-  if (all.size() == 1 && format == "fio-json") std::cout << fio::to_fio_json_text(all_documents ? *documents(parsed[0])[0] : parsed[0].final_result());
+  if (all.size() == 1 && format == "fio-json") std::cout << fio::to_fio_json_text(*only);
   else if (all.size() == 1) std::cout << all[0].dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   else std::cout << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // invalid UTF-8 in fio names: U+FFFD
   return 0;

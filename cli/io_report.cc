@@ -391,12 +391,28 @@ fio::FioResult to_fio_result(const models::IoScenario& s, const IoRunReport& r) 
   job.groupid = 0;
   job.jobs = s.workload.numjobs;
   job.error = 0;
-  job.options = {{"rw", s.workload.rw},
-                 {"bs", std::to_string(s.workload.bs_read_bytes)},
-                 {"ioengine", s.workload.ioengine_name},
-                 {"iodepth", std::to_string(s.workload.iodepth)},
-                 {"numjobs", std::to_string(s.workload.numjobs)},
-                 {"rwmixread", std::to_string(s.workload.rwmixread)}};
+  // The fio job the scenario models, as fio's "job options" would list it. The model is of
+  // O_DIRECT I/O (no guest page cache), so direct=1; bs per direction ("r,w") when they differ;
+  // an open loop or a think time as fio's rate_iops (per direction) and thinktime (us), so that
+  // `vqsim check` of this output judges the same job.
+  const auto& w = s.workload;
+  job.options = {{"rw", w.rw},
+                 {"bs", w.bs_read_bytes == w.bs_write_bytes ? std::to_string(w.bs_read_bytes)
+                                                             : std::to_string(w.bs_read_bytes) + "," + std::to_string(w.bs_write_bytes)},
+                 {"direct", "1"},
+                 {"ioengine", w.ioengine_name},
+                 {"iodepth", std::to_string(w.iodepth)},
+                 {"numjobs", std::to_string(w.numjobs)},
+                 {"rwmixread", std::to_string(w.rwmixread)}};
+  if (w.iodepth_batch_submit != 1) job.options["iodepth_batch_submit"] = std::to_string(w.iodepth_batch_submit);
+  if (w.rate_iops > 0) {
+    const auto per = [&](double share) { return std::to_string(static_cast<std::uint64_t>(std::llround(w.rate_iops * share))); };
+    job.options["rate_iops"] = w.read_fraction >= 1 ? per(1) : w.read_fraction <= 0 ? "," + per(1)
+                                                              : per(w.read_fraction) + "," + per(1 - w.read_fraction);
+    job.options["rate_process"] = "poisson";
+  }
+  if (w.thinktime_ns > 0)
+    job.options["thinktime"] = std::to_string(std::max<long long>(1, std::llround(w.thinktime_ns / 1e3)));
   const double runtime_ms = r.get("run.simulated_ns").mean / 1e6;
   job.job_runtime_ms = runtime_ms;
   for (const char* d : kDirs) {

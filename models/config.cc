@@ -1,6 +1,7 @@
 #include "models/config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -56,26 +57,86 @@ sim::time_ns parse_duration_ns(std::string_view text) {
   return static_cast<sim::time_ns>(std::llround(ns));
 }
 
+namespace {
+
+// The number as written ("4", "1.5"), for messages.
+std::string number_text(double v) {
+  std::ostringstream o;
+  o.precision(15);
+  o << v;
+  return o.str();
+}
+
+// A unit vqsim does not take but fio's size syntax does ("KB", "kb", "kib", "Ki"): how fio,
+// with its default kb_base=1024, reads `value` with it, against what the standards make of it,
+// and what to write instead. Empty when `unit` is not a fio size unit either. fio (parse.c,
+// __get_mult_bytes) multiplies by kb_base^n for k/m/g/t(/p) with or without a "b" or "i", and by
+// the other base (1000^n) for the three-letter "kib"/"mib"/... forms, in any case.
+std::string fio_unit_advice(std::string_view text, double value, const std::string& unit) {
+  std::string lower;
+  for (char c : unit) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  static constexpr std::string_view kPrefixes = "kmgt";
+  const std::size_t power = lower.empty() ? std::string_view::npos : kPrefixes.find(lower[0]);
+  if (power == std::string_view::npos) return "";
+  const std::string rest = lower.substr(1);
+  if (!(rest.empty() || rest == "b" || rest == "i" || rest == "ib")) return "";
+  const double iec = value * std::pow(1024.0, static_cast<double>(power + 1));
+  const double si = value * std::pow(1000.0, static_cast<double>(power + 1));
+  const double fio = rest == "ib" ? si : iec;
+  static constexpr const char* kIec[] = {"KiB", "MiB", "GiB", "TiB"};
+  static constexpr const char* kSi[] = {"kB", "MB", "GB", "TB"};
+  const std::string n = number_text(value);
+  std::string out = "\"";
+  out.append(text);
+  out.append("\" ");
+  // A spelling whose readings agree ("4Ki") is merely not a standard symbol.
+  out.append(rest == "i" ? "is not a unit vqsim takes; " : "is ambiguous: ");
+  out.append("fio, with its default kb_base=1024, reads it as ").append(number_text(fio)).append(" bytes");
+  if (rest != "i") out.append(fio == iec ? ", SI as " + number_text(si) : ", IEC as " + number_text(iec));
+  out.append("; in a scenario write \"").append(n).append(kIec[power]).append("\" (or ").append(number_text(iec));
+  out.append(") for ").append(number_text(iec)).append(" bytes, \"").append(n).append(kSi[power]).append("\" (or ");
+  out.append(number_text(si)).append(") for ").append(number_text(si));
+  return out;
+}
+
+}  // namespace
+
+// Scenario sizes are IEC (KiB = 1024 bytes) with fio's one-letter shorthands (k = 1024, as fio
+// reads it by default) and the SI symbols kB/MB/GB/TB (powers of 1000: bandwidths are stated
+// that way, by disk vendors and in fio's own output). Spellings whose meaning depends on who
+// reads them are refused with both readings: fio reads "4KB" as 4096 bytes and "4KiB" as 4000.
 std::uint64_t parse_size_bytes(std::string_view text) {
-  const double bytes = scaled(text, "a size such as \"512\", \"4k\", \"4KiB\", \"1MiB\" or \"1MB\"",
-                              {{"B", 1},
-                               {"k", 1024.0},
-                               {"K", 1024.0},
-                               {"KiB", 1024.0},
-                               {"m", 1048576.0},
-                               {"M", 1048576.0},
-                               {"MiB", 1048576.0},
-                               {"g", 1073741824.0},
-                               {"G", 1073741824.0},
-                               {"GiB", 1073741824.0},
-                               {"t", 1099511627776.0},
-                               {"T", 1099511627776.0},
-                               {"TiB", 1099511627776.0},
-                               {"KB", 1e3},
-                               {"MB", 1e6},
-                               {"GB", 1e9},
-                               {"TB", 1e12}},
-                              false);
+  static constexpr const char* kWhat = "a size such as \"512\", \"4k\", \"4KiB\", \"1MiB\" or \"1MB\"";
+  static constexpr Unit kUnits[] = {{"B", 1},
+                                    {"k", 1024.0},
+                                    {"K", 1024.0},
+                                    {"KiB", 1024.0},
+                                    {"m", 1048576.0},
+                                    {"M", 1048576.0},
+                                    {"MiB", 1048576.0},
+                                    {"g", 1073741824.0},
+                                    {"G", 1073741824.0},
+                                    {"GiB", 1073741824.0},
+                                    {"t", 1099511627776.0},
+                                    {"T", 1099511627776.0},
+                                    {"TiB", 1099511627776.0},
+                                    {"kB", 1e3},
+                                    {"MB", 1e6},
+                                    {"GB", 1e9},
+                                    {"TB", 1e12}};
+  const auto [value, unit] = split_number(text, kWhat);
+  double bytes = value;
+  if (!unit.empty()) {
+    const Unit* found = nullptr;
+    for (const Unit& u : kUnits)
+      if (unit == u.suffix) found = &u;
+    if (!found) {
+      const std::string advice = fio_unit_advice(text, value, unit);
+      if (!advice.empty()) throw std::invalid_argument(advice);
+      throw std::invalid_argument(std::string("expected ") + kWhat + ", got \"" + std::string(text) + "\"");
+    }
+    bytes = value * found->factor;
+  }
   if (bytes != std::floor(bytes) || bytes > 1.8e19) throw std::invalid_argument("size \"" + std::string(text) + "\" is not a whole number of bytes");
   return static_cast<std::uint64_t>(bytes);
 }

@@ -30,8 +30,10 @@ struct ConfigError : std::runtime_error {
 // Durations: ns, us (or µs), ms, s, min, h; a number without a unit is rejected.
 sim::time_ns parse_duration_ns(std::string_view text);
 double parse_duration_ns_real(std::string_view text);  // the same, unrounded
-// Sizes: B, KiB/MiB/GiB/TiB (powers of 1024), KB/MB/GB/TB (powers of 1000), and fio's
-// shorthands k/m/g/t, which fio reads as powers of 1024 by default (kb_base=1024).
+// Sizes: B, KiB/MiB/GiB/TiB (powers of 1024), kB/MB/GB/TB (powers of 1000, SI), and fio's
+// shorthands k/m/g/t, which fio reads as powers of 1024 by default (kb_base=1024). Spellings
+// fio reads otherwise than a standard does ("4KB": fio 4096, SI 4000; "4kib": fio 4000, IEC
+// 4096) are refused with both readings and what to write instead.
 std::uint64_t parse_size_bytes(std::string_view text);
 // Frequencies: Hz, kHz, MHz, GHz.
 double parse_frequency_hz(std::string_view text);

@@ -488,7 +488,7 @@ TEST_CASE(
       "bad-set.toml:4: run 'typos': set guest.drvier: unknown key (did you mean 'guest.driver'?)",
       "bad-set.toml:4: run 'typos': set host.iothread: unknown key (did you mean 'host.iothreads'?)",
       "bad-set.toml:8: run 'values': set backend.kind: \"nvmee\" is not one of nvme,",
-      "bad-set.toml:8: run 'values': set workload.bs: '4q' is not a size such as \"4k\"",
+      "bad-set.toml:8: run 'values': set workload.bs: expected a size such as \"512\", \"4k\"",
       "bad-set.toml:8: run 'values': set workload.iodepth: value 0 is out of range [1, 65536]",
   };
   for (const auto& l : lines) CHECK(e.find(l) != std::string::npos);

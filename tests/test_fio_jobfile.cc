@@ -119,6 +119,47 @@ TEST_CASE("sizes follow fio 3.33: k/m/g with kb_base, and only the 'ib' forms fl
   CHECK_THROWS_WITH_AS(parse_fio_size_bytes("(2*4k)"), doctest::Contains("arithmetic"), std::invalid_argument);
 }
 
+TEST_CASE("issue 17, item 6: bs=4KiB is 4000 bytes as fio reads it, and the job file's reader says so") {
+  // fio 3.33, null engine (tests/data/fio/kb_base.fio): "bs=4KiB" printed "bs=(R) 4000B-4000B".
+  const JobFile kib = parse("[j]\nbs=4KiB\n");
+  REQUIRE(kib.jobs.size() == 1);
+  CHECK(kib.jobs[0].bs_bytes == vqsim::fio::PerDirection<std::uint64_t>{4000, 4000, 4000});
+  REQUIRE(kib.warnings.size() == 1);  // buffered (direct=0): 4000-byte I/O runs, so only the unit note
+  CHECK(contains(kib.warnings[0], "t.fio:2: bs=4KiB is 4000 bytes: with kb_base=1024, its default, fio reads the units KiB"));
+  CHECK(contains(kib.warnings[0], "write 4k for 4096 bytes, or set kb_base=1000"));
+  // "4KB" and "4k" are 4096 under the default, and not worth a note.
+  CHECK(one_job("[j]\nbs=4KB\n").bs_bytes[0] == 4096);
+  CHECK(parse("[j]\nbs=4KB\n").warnings.empty());
+  // kb_base=1000 turns both around (fio printed "(R) 4096B-4096B, (W) 4000B-4000B").
+  const JobFile si = parse("[j]\nkb_base=1000\nbs=4KiB,4k\n");
+  CHECK(si.jobs[0].bs_bytes == vqsim::fio::PerDirection<std::uint64_t>{4096, 4000, 4000});
+  CHECK(si.warnings.empty());
+  // Other sizes get the same note, with the shorthand fio reads as meant.
+  CHECK(any_contains(parse("[j]\nsize=1GiB\n").warnings, "size=1GiB is 1000000000 bytes"));
+  CHECK(any_contains(parse("[j]\nsize=1GiB\n").warnings, "write 1g for 1073741824 bytes"));
+  CHECK(any_contains(parse("[j]\nbssplit=4KiB/50:64k/50\n").warnings, "(4KiB is 4000 bytes)"));
+  // The value parser the readers of fio outputs share.
+  CHECK(vqsim::fio::parse_fio_block_sizes("4KiB,4k") == vqsim::fio::PerDirection<std::uint64_t>{4000, 4096, 4096});
+  CHECK(vqsim::fio::parse_fio_block_sizes(",8k") == vqsim::fio::PerDirection<std::uint64_t>{4096, 8192, 8192});
+  CHECK(vqsim::fio::parse_fio_block_sizes("4KiB", 1000) == vqsim::fio::PerDirection<std::uint64_t>{4096, 4096, 4096});
+  CHECK_THROWS_AS(vqsim::fio::parse_fio_block_sizes("4k-8k"), std::invalid_argument);
+}
+
+TEST_CASE("issue 17, item 6: with direct=1 a block size that is not whole sectors is flagged, as fio would fail") {
+  // fio 3.33, psync, direct=1, bs=4KiB: "fio: io_u error on file …: Invalid argument: read
+  // offset=0, buflen=4000".
+  const JobFile f = parse("[j]\nioengine=libaio\ndirect=1\niodepth=8\nbs=4KiB\n");
+  CHECK(any_contains(f.warnings, "t.fio:5: job 'j': a block size of 4000 bytes for reads is not a multiple of 512 (the sector "
+                                 "size): with direct=1 the kernel refuses such I/O and fio stops with \"io_u error ...: "
+                                 "Invalid argument\" (bs=4KiB: fio reads KiB as 1000 bytes under kb_base=1024; 4k is 4096)"));
+  // Only the directions the job uses count.
+  CHECK(any_contains(parse("[j]\nrw=randwrite\ndirect=1\nbs=4k,4000\n").warnings, "4000 bytes for writes is not a multiple of 512"));
+  CHECK_FALSE(any_contains(parse("[j]\nrw=randread\ndirect=1\nbs=4k,4000\n").warnings, "multiple of 512"));
+  CHECK(any_contains(parse("[j]\ndirect=1\nbssplit=4k/50:1000/50\n").warnings, "a block size of 1000 bytes for reads"));
+  // Buffered I/O of 4000 bytes is legal.
+  CHECK_FALSE(any_contains(parse("[j]\nbs=4000\n").warnings, "multiple of 512"));
+}
+
 TEST_CASE("times: plain numbers in the option's unit, us/ms/s/m/h/d suffixes in any case") {
   CHECK(parse_fio_time_ns("10", kS) == 10 * kS);      // runtime=10: seconds
   CHECK(parse_fio_time_ns("100", kUs) == 100 * kUs);  // thinktime=100: microseconds
@@ -147,7 +188,11 @@ TEST_CASE("several [global] sections, includes, comments and empty jobs") {
   const JobFile f = parse_job_file(path);
   REQUIRE(f.jobs.size() == 4);
   CHECK(f.unsupported.empty());
-  CHECK(f.warnings.empty());
+  // third's bs=4k under kb_base=1000 is 4000 bytes, with the first [global]'s direct=1 and
+  // libaio: fio parses it, and the kernel then refuses every read (EINVAL).
+  REQUIRE(f.warnings.size() == 1);
+  CHECK(contains(f.warnings[0], "several_globals.fio:25: job 'third': a block size of 4000 bytes for reads is not a multiple of 512"));
+  CHECK(contains(f.warnings[0], "with direct=1 the kernel refuses such I/O"));
   const JobSpec& first = f.jobs[0];
   const JobSpec& second = f.jobs[1];
   const JobSpec& third = f.jobs[2];

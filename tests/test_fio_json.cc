@@ -1,6 +1,7 @@
 // fio JSON / json+ reading (fio 2.x and 3.x), format detection, and vqsim's fio JSON / text
 // writers. Expected values are read by eye from the real fio 3.33 outputs in tests/data/fio and
-// from the hand-written fio 2.x and client/server fixtures there.
+// from the hand-written fio 2.x and client/server fixtures there (kb_base.fio with its JSON and
+// normal outputs: fio's size units, run by fio 3.33 with the null engine).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "calibration/fio/jobfile.h"
 #include "calibration/fio/parse.h"
 #include "calibration/fio/writer.h"
 
@@ -606,7 +608,10 @@ TEST_CASE("to_fio_text reproduces fio 3.33's normal text for the same run") {
     ++matched;
   }
   CHECK(matched >= 20);
-  CHECK(text.find("aio: (groupid=0, jobs=1): err= 0: pid=1: ") != std::string::npos);
+  // fio's JSON has no pid and no clone count: the header leaves them out instead of inventing.
+  CHECK(text.find("aio: (groupid=0): err= 0: ") != std::string::npos);
+  CHECK(text.find(": pid=") == std::string::npos);
+  CHECK(text.find("jobs=") == std::string::npos);
   CHECK(text.starts_with("aio: (g=0): rw=randread, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, "
                          "ioengine=libaio, iodepth=4\nfio-3.33\n"));
 }
@@ -636,6 +641,67 @@ TEST_CASE("to_fio_text is read back by the normal-text parser") {
       }
     }
   }
+}
+
+TEST_CASE("issue 17, item 6: fio JSON's bs=4KiB is 4000 bytes, as fio ran it (kb_base honoured)") {
+  // kb_base.fio run twice by fio 3.33 (null engine): its normal text states the bytes fio used,
+  // "kib: (g=0): rw=randrw, bs=(R) 4000B-4000B, …" and "kb1000: …, bs=(R) 4096B-4096B, (W) 4000B-4000B";
+  // its JSON only echoes the options as written ("bs" : "4KiB"; kb_base=1000 with "4KiB,4k").
+  const ParsedFile f = parse_fio_file(data_path("kb_base.json.out"));
+  const FioResult& r = f.final_result();
+  REQUIRE(r.jobs.size() == 2);
+  CHECK(r.jobs[0].options.at("bs") == "4KiB");
+  const nlohmann::ordered_json n = to_normalized_json(f);
+  CHECK(n["jobs"][0]["bs_bytes"] == nlohmann::ordered_json({{"read", 4000}, {"write", 4000}, {"trim", 4000}}));
+  CHECK(n["jobs"][1]["bs_bytes"] == nlohmann::ordered_json({{"read", 4096}, {"write", 4000}, {"trim", 4000}}));
+  // The text form's start-up lines are fio's own, byte for byte.
+  const std::string fio_text = slurp("kb_base.normal.out");
+  std::istringstream fio_lines(fio_text);
+  std::string kib_line, kb1000_line;
+  std::getline(fio_lines, kib_line);
+  std::getline(fio_lines, kb1000_line);
+  REQUIRE(kib_line.starts_with("kib: (g=0): rw=randrw, bs=(R) 4000B-4000B"));
+  const std::string text = to_fio_text(r);
+  CHECK(text.starts_with(kib_line + "\n" + kb1000_line + "\nfio-3.33\n"));
+  // And the job file fio ran reads the same.
+  const auto jf = parse_job_file(data_path("kb_base.fio"));
+  REQUIRE(jf.jobs.size() == 2);
+  CHECK(jf.jobs[0].bs_bytes == PerDirection<std::uint64_t>{4000, 4000, 4000});
+  CHECK(jf.jobs[1].bs_bytes == PerDirection<std::uint64_t>{4096, 4000, 4000});
+}
+
+TEST_CASE("issue 17, item 9: the text form of a terse import states only what the terse line did") {
+  // Terse has no pid, no clone count, no date, no issued counts and no options (so no iodepth):
+  // the text form used to print "pid=1", "jobs=1", "Thu Jan  1 00:00:00 1970",
+  // "issued rwts: total=0,0,0,0 …" and "latency … depth=1".
+  const ParsedFile f = parse_fio_file(data_path("mixed.terse3.out"));
+  const std::string text = to_fio_text(f.final_result());
+  CAPTURE(text);
+  CHECK(text.find("randrw: (groupid=0): err= 0\n") != std::string::npos);
+  for (const char* invented : {": pid=", "jobs=", "1970", "issued", "latency   :", "depth=", "zone resets", "(g=0)"}) {
+    CAPTURE(invented);
+    CHECK(text.find(invented) == std::string::npos);
+  }
+  // What the terse line states is all there, and reads back.
+  CHECK(text.find("  read: IOPS=2729k") != std::string::npos);
+  CHECK(text.find("  cpu          : usr=98.70%") != std::string::npos);
+  CHECK(text.find("  IO depths    : 1=100.0%") != std::string::npos);
+  const ParsedFile back = parse_fio_output(text, "text");
+  REQUIRE(back.final_result().jobs.size() == f.final_result().jobs.size());
+  CHECK_FALSE(back.final_result().jobs[0].jobs.has_value());
+  CHECK(*back.final_result().jobs[0].read.iops == doctest::Approx(*f.final_result().jobs[0].read.iops).epsilon(0.002));
+
+  // A source that states them keeps them: fio 3.33's "issued rwts" (with the sync count from
+  // the JSON's "sync") and the latency line, as fio printed them for the same run.
+  const std::string original = slurp("libaio.normal-json.out");
+  const std::string from_json = to_fio_text(parse_fio_output(original, "libaio").final_result());
+  CHECK(from_json.find("     issued rwts: total=44877,0,0,0 short=0,0,0,0 dropped=0,0,0,0\n") != std::string::npos);
+  CHECK(original.find("     issued rwts: total=44877,0,0,0 short=0,0,0,0 dropped=0,0,0,0\n") != std::string::npos);
+  CHECK(from_json.find("     latency   : target=0, window=0, percentile=100.00%, depth=4\n") != std::string::npos);
+  // fio 2.x text has total= and short= only: the text form says no more ("issued rwt", 3 columns).
+  const std::string from_2x = to_fio_text(parse_fio_file(data_path("seed000-email.txt")).final_result());
+  CHECK(from_2x.find("     issued rwt: total=1310044,1309348,0 short=0,0,0\n") != std::string::npos);
+  CHECK(from_2x.find("depth=32") != std::string::npos);  // its header said iodepth=32
 }
 
 TEST_CASE("ParseError message and fio_major_version") {

@@ -6,7 +6,9 @@ several output formats at once (`--output-format=json+,normal,terse`, terse vers
 numjobs=2 with and without group_reporting, and --status-interval; splits each output into its
 JSON, normal-text and terse parts; imports every part with `vqsim import --format json`; and
 checks that all formats of one run give the same numbers within the rounding each format
-applies. Also: the fio JSON round trip, and malformed inputs exit 2 with a message, quickly.
+applies. Also: the fio JSON round trip, and malformed inputs exit 2 with a message, quickly; and
+issue 17's checks: vqsim's own prediction through `vqsim check`, fio's size units (bs=4KiB is
+4000 bytes to fio), and a mail post holding two fio outputs.
 
 usage: test_fio_real.py VQSIM_BINARY
 """
@@ -19,6 +21,7 @@ import tempfile
 import time
 
 VQSIM = sys.argv[1]
+SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 failures = 0
 checks = 0
 
@@ -137,6 +140,60 @@ def formats_agree(workdir, name, args, terse_version):
     return j
 
 
+def issue17_checks(work):
+    """Issue 17, items 3, 6 and 8: vqsim's prediction checked by vqsim check, fio's size units
+    in real fio output, and a mail post holding two fio outputs."""
+    # Item 3: `vqsim run --format fio-json` states direct=1 (the model is of O_DIRECT I/O), so
+    # `vqsim check` of vqsim's own prediction no longer warns "libaio-buffered ... direct=0".
+    for scenario in ("default.toml", "seed000-virtio-blk.toml"):
+        p = subprocess.run([VQSIM, "run", os.path.join(SOURCE, "scenarios", scenario), "--format", "fio-json", "--ios", "20000",
+                            "--replications", "2"], capture_output=True, text=True, timeout=120)
+        check(p.returncode == 0, f"run {scenario} --format fio-json exits 0 ({p.stderr.strip()[:200]})")
+        if p.returncode != 0:
+            continue
+        path = os.path.join(work, "predicted-" + scenario.replace(".toml", ".json"))
+        with open(path, "w") as f:
+            f.write(p.stdout)
+        options = json.loads(p.stdout)["jobs"][0]["job options"]
+        check(options.get("direct") == "1", f"{scenario}: the prediction's job options state direct=1 ({options})")
+        c = subprocess.run([VQSIM, "check", path], capture_output=True, text=True, timeout=120)
+        check(c.returncode == 0, f"check of the {scenario} prediction exits 0 ({c.returncode})")
+        check("libaio-buffered" not in c.stdout and "direct=0" not in c.stdout,
+              f"check of the {scenario} prediction: no buffered-I/O warning ({c.stdout.strip()[:300]})")
+
+    # Item 6: fio (kb_base=1024, its default) runs bs=4KiB as 4000-byte I/O and bs=4KB as 4096;
+    # kb_base=1000 turns both around. Its JSON echoes the options as written: import follows fio.
+    cases = {"kib": (["--bs=4KiB"], 4000), "kb": (["--bs=4KB"], 4096), "kb1000": (["--kb_base=1000", "--bs=4KiB"], 4096),
+             "k1000": (["--kb_base=1000", "--bs=4k"], 4000)}
+    for name, (args, want) in cases.items():
+        text = run_fio(work, "units-" + name, ["--name=" + name, "--ioengine=null", "--size=1m", "--output-format=json,normal"] + args)
+        js, normal, _ = split_formats(text)
+        header = normal.splitlines()[0] if normal else ""
+        check(f"bs=(R) {want}B-{want}B" in header, f"fio itself ran {args} as {want} bytes ({header})")
+        j = imported(work, f"units-{name}.json", js)
+        if j is not None:
+            got = j["jobs"][0].get("bs_bytes", {}).get("read")
+            check(got == want, f"import of fio JSON with {args}: bs_bytes {got}, fio ran {want}")
+        p = vqsim_import(os.path.join(work, f"units-{name}.json"), "text")
+        check(p.returncode == 0 and p.stdout.splitlines()[0] == header,
+              f"import --format text of {args}: start-up line as fio printed it ({p.stdout.splitlines()[:1]} vs {header})")
+
+    # Item 8: seed 000's post, both outputs quoted in the reply: two runs, both returned.
+    post = os.path.join(SOURCE, "tests", "data", "fio", "seed000-post.txt")
+    p = vqsim_import(post)
+    check(p.returncode == 0, f"import of the seed 000 post exits 0 ({p.stderr.strip()[:200]})")
+    if p.returncode == 0:
+        runs = json.loads(p.stdout)
+        check(isinstance(runs, list) and len(runs) == 2, f"the seed 000 post: two results ({type(runs).__name__})")
+        if isinstance(runs, list) and len(runs) == 2:
+            check([r["jobs"][0]["read"]["iops"] for r in runs] == [31457, 37051], "the seed 000 post: virtio-scsi, then virtio-blk")
+            check([r["run"] for r in runs] == [1, 2] and runs[0]["runs"] == 2, "the seed 000 post: runs numbered")
+    p = vqsim_import(post, "fio-json")
+    check(p.returncode == 0 and len(json.loads(p.stdout)) == 2, "import --format fio-json of the post: two fio documents")
+    p = vqsim_import(post, "text")
+    check(p.returncode == 0 and p.stdout.count("readtest: (groupid=0, jobs=1): err= 0") == 2, "import --format text of the post: both jobs")
+
+
 def main():
     if shutil.which("fio") is None:
         print("FAIL: fio is not installed (scripts/install-deps installs it)", file=sys.stderr)
@@ -187,6 +244,8 @@ def main():
                         for lat in ("slat", "clat", "lat"):
                             check(close(x[d][lat]["mean_ns"], y[d][lat]["mean_ns"], 1e-9), f"round trip {d}.{lat}.mean")
                         check(x[d]["clat"].get("percentiles_ns") == y[d]["clat"].get("percentiles_ns"), f"round trip {d} percentiles")
+
+        issue17_checks(work)
 
         # Malformed inputs: exit 2, a message naming the file, never a crash or a hang.
         with open(os.path.join(work, "null-group.json")) as f:

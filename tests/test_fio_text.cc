@@ -9,6 +9,8 @@
 //   seed000-email.txt    fio 2.1.11 in a Qemu-devel mail (virtio-scsi vs virtio-blk), quoted with
 //                        ">> " and wrapped by the mail client
 //   seed002-email.txt    fio 2.1.11 in a ceph-users mail (two Proxmox runs), with U+00A0 spaces
+//   seed000-post.txt     the two seed 000 outputs of calibration/data/seeds/ as sent in one post
+//                        and quoted in the reply ("> ", not wrapped), with the prose between
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -20,6 +22,7 @@
 
 #include "calibration/fio/parse.h"
 #include "calibration/fio/result.h"
+#include "calibration/fio/writer.h"
 
 using namespace vqsim::fio;
 
@@ -538,6 +541,58 @@ TEST_CASE("seed 000: fio 2.1.11 in a quoted, wrapped e-mail (virtio-scsi vs virt
     CHECK(*d.in_queue_ms == 701380);
     CHECK(*d.util_percent == doctest::Approx(99.51));
   }
+}
+
+TEST_CASE("issue 17, item 8: a mail post with two fio outputs, both quoted, holds two runs") {
+  // seed000-post.txt: the two seed 000 outputs (calibration/data/seeds/000-virtio-scsi.fio.txt,
+  // then 000-virtio-blk.fio.txt) quoted with "> " in a reply, with the post's prose around and
+  // between them. `vqsim import` returned only the second job: the reports were taken for
+  // --status-interval reports of one run, of which the last is final.
+  const ParsedFile f = parse_fio_output(fixture("seed000-post.txt"), "seed000-post.txt");
+  REQUIRE(f.documents.size() == 2);
+  CHECK(f.run_count() == 2);
+  CHECK(f.documents[0].run == 0);
+  CHECK(f.documents[1].run == 1);
+  CHECK(f.detected == "fio-2.1.11 normal text (fio 2.x layout), 2 documents (2 runs, one after the other), quoted e-mail");
+  const std::vector<const FioResult*> runs = f.final_results();
+  REQUIRE(runs.size() == 2);
+  REQUIRE(runs[0]->jobs.size() == 1);
+  REQUIRE(runs[1]->jobs.size() == 1);
+  //    read : io=5117.4MB, bw=125830KB/s, iops=31457, runt= 41645msec   (virtio-scsi, pid=707, sda)
+  //    read : io=5117.4MB, bw=148208KB/s, iops=37051, runt= 35357msec   (virtio-blk, pid=810, vdb)
+  CHECK(*runs[0]->jobs[0].read.iops == 31457);
+  CHECK(*runs[0]->jobs[0].write.iops == 31440);
+  CHECK(*runs[1]->jobs[0].read.iops == 37051);
+  CHECK(*runs[1]->jobs[0].write.iops == 37032);
+  REQUIRE(runs[0]->disks.size() == 1);
+  REQUIRE(runs[1]->disks.size() == 1);
+  CHECK(runs[0]->disks[0].name == "sda");
+  CHECK(runs[1]->disks[0].name == "vdb");
+  CHECK(runs[1]->jobs[0].options.at("iodepth") == "32");
+  // vqsim's normalized JSON: one object per run.
+  CHECK(to_normalized_json(f, 0)["jobs"][0]["read"]["iops"] == 31457.0);
+  CHECK(to_normalized_json(f, 0)["run"] == 1);
+  CHECK(to_normalized_json(f, 1)["jobs"][0]["read"]["iops"] == 37051.0);
+  CHECK(to_normalized_json(f, 1)["runs"] == 2);
+  CHECK(to_normalized_json(f, 1)["documents"] == 1);
+
+  // The older fixture (the reply as the archive shows it, wrapped lines) gives the same two runs.
+  const ParsedFile wrapped = parse_fio_output(fixture("seed000-email.txt"), "seed000-email.txt");
+  CHECK(wrapped.run_count() == 2);
+
+  // Without fio's start-up lines, a report whose pids are all new is another run; a
+  // --status-interval file repeats its pids and stays one run of several reports.
+  const std::string text = fixture("seed000-post.txt");
+  std::string bare;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("(g=0)") == std::string::npos && line.find("fio-2.1.11") == std::string::npos) bare += line + "\n";
+  CHECK(parse_fio_output(bare, "bare").run_count() == 2);
+  const ParsedFile status = parse_fio_output(fixture("status.normal.out"), "status.normal.out");
+  CHECK(status.documents.size() == 4);
+  CHECK(status.run_count() == 1);
+  CHECK(status.final_results().size() == 1);
+  CHECK(status.detected.find("(status-interval)") != std::string::npos);
 }
 
 TEST_CASE("seed 002: fio 2.1.11 with group_reporting, msec units and non-breaking spaces") {

@@ -13,6 +13,7 @@
 
 #include "calibration/check/check.h"
 #include "calibration/check/measured_access.h"
+#include "calibration/fio/jobfile.h"
 #include "calibration/fio/parse.h"
 #include "models/config.h"
 #include "models/scenario.h"
@@ -43,31 +44,20 @@ std::optional<std::pair<double, std::string>> number_and_unit(const std::string&
   }
 }
 
-// fio's size syntax ("4k", "4K", "1m", "4096", "4KiB"): bytes, or nullopt.
-std::optional<double> fio_size(const std::string& text) {
+// fio's size syntax ("4k", "4K", "1m", "4096", "4KiB") read as fio reads it, with the job's
+// kb_base (fio's default 1024 makes "4KiB" 4000 bytes and "4KB" 4096): bytes, or nullopt.
+std::optional<double> fio_size(const std::string& text, unsigned kb_base = 1024) {
   if (text.empty()) return std::nullopt;
   try {
-    return static_cast<double>(models::parse_size_bytes(text));
+    return static_cast<double>(fio::parse_fio_size_bytes(text, kb_base));
   } catch (const std::exception&) {
+    return std::nullopt;
   }
-  // fio also accepts a lower-case "kb"/"mb" and "ki"/"mi" (kb_base=1024 by default).
-  const auto parsed = number_and_unit(text);
-  if (!parsed) return std::nullopt;
-  const double v = parsed->first;
-  std::string unit = parsed->second;
-  for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (unit.empty() || unit == "b") return v;
-  const char p = unit[0];
-  double f = p == 'k' ? 1024.0 : p == 'm' ? 1048576.0 : p == 'g' ? 1073741824.0 : p == 't' ? 1099511627776.0 : 0.0;
-  if (f == 0.0) return std::nullopt;
-  const std::string rest = unit.substr(1);
-  if (!rest.empty() && rest != "b" && rest != "i" && rest != "ib") return std::nullopt;
-  return v * f;
 }
 
 // A block size for one direction: "4k", "4k,8k" (read,write,trim), "4K-4K/4K-4K/4K-4K" (fio's
 // header: ranges per direction). Only a fixed size counts.
-std::optional<double> block_size(const std::string& bs, int dir_index) {
+std::optional<double> block_size(const std::string& bs, int dir_index, unsigned kb_base) {
   std::vector<std::string> parts;
   std::string cur;
   for (char c : bs) {
@@ -83,12 +73,12 @@ std::optional<double> block_size(const std::string& bs, int dir_index) {
   if (part.empty()) part = parts[0];
   const auto dash = part.find('-');
   if (dash != std::string::npos) {
-    const auto lo = fio_size(part.substr(0, dash));
-    const auto hi = fio_size(part.substr(dash + 1));
+    const auto lo = fio_size(part.substr(0, dash), kb_base);
+    const auto hi = fio_size(part.substr(dash + 1), kb_base);
     if (!lo || !hi || *lo != *hi) return std::nullopt;
     return lo;
   }
-  return fio_size(part);
+  return fio_size(part, kb_base);
 }
 
 // fio's time syntax for runtime/ramp_time: seconds by default, or with a unit suffix.
@@ -124,10 +114,12 @@ std::map<std::string, std::string> setup_from_options(const std::map<std::string
   };
   if (const auto* v = get("rw")) s["workload.rw"] = v->substr(0, v->find(':'));
   else if (const auto* v2 = get("readwrite")) s["workload.rw"] = v2->substr(0, v2->find(':'));
+  const auto* kb = get("kb_base");
+  const unsigned kb_base = kb && *kb == "1000" ? 1000 : 1024;
   if (const auto* v = get("bs")) {
-    if (auto b = block_size(*v, dir_index)) s["workload.bs"] = number_text(*b);
+    if (auto b = block_size(*v, dir_index, kb_base)) s["workload.bs"] = number_text(*b);
   } else if (const auto* v2 = get("blocksize")) {
-    if (auto b = block_size(*v2, dir_index)) s["workload.bs"] = number_text(*b);
+    if (auto b = block_size(*v2, dir_index, kb_base)) s["workload.bs"] = number_text(*b);
   }
   if (get("bsrange") || get("bssplit")) s.erase("workload.bs");
   if (const auto* v = get("iodepth")) s["workload.iodepth"] = *v;
@@ -351,11 +343,12 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
         }
         std::string checked = toml_text(*v);
         if (key == "workload.bs" && v->is_string()) {
-          // fio's size syntax, as in a job file ("4k", "1m", "4KiB").
-          if (auto bytes = fio_size(value))
-            value = checked = number_text(*bytes);
-          else {
-            set_errors.push_back(at + "'" + value + "' is not a size such as \"4k\"");
+          // A set holds scenario keys, so the scenario's units (docs/scenario.md, "Sizes"), not
+          // fio's job-file reading of "4KiB".
+          try {
+            value = checked = number_text(static_cast<double>(models::parse_size_bytes(value)));
+          } catch (const std::invalid_argument& e) {
+            set_errors.push_back(at + e.what());
             continue;
           }
         }

@@ -264,6 +264,31 @@ std::uint64_t parse_fio_size_bytes(std::string_view text, unsigned kb_base) {
   return checked_multiply(value, multiplier, text);
 }
 
+namespace {
+
+// True when a size is written with one of the three-letter IEC units ("4KiB", "1mib"), which
+// fio's default kb_base=1024 reads as powers of 1000: the spelling that surprises.
+bool flipped_iec_unit(std::string_view text) {
+  const std::string t = lower(trim(text));
+  if (t.size() < 4 || !t.ends_with("ib")) return false;
+  const char prefix = t[t.size() - 3];
+  return std::string_view("kmgtp").find(prefix) != std::string_view::npos &&
+         std::isdigit(static_cast<unsigned char>(t[t.size() - 4]));
+}
+
+// The same for any size in a bssplit list ("4KiB/50:64k/50,8k").
+bool flipped_iec_unit_in_list(std::string_view text) {
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = text.find_first_of("/:,", start);
+    if (flipped_iec_unit(text.substr(start, end == std::string_view::npos ? end : end - start))) return true;
+    if (end == std::string_view::npos) return false;
+    start = end + 1;
+  }
+}
+
+}  // namespace
+
 // Times, as fio 3.33's parse.c (get_mult_time) reads them: us/usec, ms/msec, s, m (minutes),
 // h, d, in any case; a plain number is in the option's default unit (seconds for runtime and
 // ramp_time, microseconds for thinktime). fio works in microseconds, so nothing finer exists.
@@ -1200,6 +1225,31 @@ void Builder::apply(JobSpec& job, const Option& o) {
   job.origin[name] = o.where;
   const std::string& v = o.value;
   const unsigned kb = job.kb_base;
+  // fio reads "4KiB" as 4000 bytes under its default kb_base=1024: right, but rarely meant.
+  const auto note_iec_units = [&](std::string_view text, std::uint64_t bytes) {
+    if (kb != 1024 || !flipped_iec_unit(text)) return;
+    const std::string written(trim(text));
+    std::string w = o.key;
+    w.append("=");
+    w.append(written);
+    w.append(" is ");
+    w.append(std::to_string(bytes));
+    w.append(
+        " bytes: with kb_base=1024, its default, fio reads the units KiB, MiB, GiB as powers of 1000 and k, m, g (also "
+        "KB, MB, GB) as powers of 1024 (HOWTO, \"Parameter types\"; parse.c, get_mult_bytes)");
+    // "4KiB" -> "4k": the same number with fio's one-letter unit, if fio reads that.
+    const std::string shorthand = lower(written.substr(0, written.size() - 2));
+    try {
+      const std::uint64_t binary = parse_fio_size_bytes(shorthand, 1024);
+      w.append("; write ");
+      w.append(shorthand);
+      w.append(" for ");
+      w.append(std::to_string(binary));
+      w.append(" bytes, or set kb_base=1000 (then KiB, MiB, GiB are powers of 1024)");
+    } catch (const std::invalid_argument&) {
+    }
+    warn(o.where, w);
+  };
   const auto boolean = [&]() -> bool {
     // fio's bool options take 1 or 0, or stand bare ("time_based"). fio 3.33 refuses "true"
     // and "false" ("failed parsing direct=true"); their meaning is plain, so vqsim takes them
@@ -1271,6 +1321,12 @@ void Builder::apply(JobSpec& job, const Option& o) {
         }
         job.bs_bytes[d] = bytes;
       }
+      // Once per option, for the first size that reads the surprising way.
+      for (std::size_t d = 0; d < 3; ++d)
+        if (values[d] && flipped_iec_unit(*values[d])) {
+          note_iec_units(*values[d], job.bs_bytes[d]);
+          break;
+        }
     } else if (name == "bssplit") {
       const auto values = per_direction(v);
       for (std::size_t d = 0; d < 3; ++d) {
@@ -1278,6 +1334,16 @@ void Builder::apply(JobSpec& job, const Option& o) {
         std::vector<std::string> notes;
         job.bssplit[d] = parse_bssplit(*values[d], kb, notes);
         for (const std::string& n : notes) warn(o.where, n);
+      }
+      if (kb == 1024 && flipped_iec_unit_in_list(v)) {
+        std::string w = o.key;
+        w.append("=");
+        w.append(v);
+        w.append(
+            ": with kb_base=1024, its default, fio reads the units KiB, MiB, GiB as powers of 1000 (4KiB is 4000 bytes) and "
+            "k, m, g as powers of 1024 (HOWTO, \"Parameter types\"); write 4k for 4096 bytes, or set kb_base=1000 (then "
+            "KiB, MiB, GiB are powers of 1024)");
+        warn(o.where, w);
       }
     } else if (name == "iodepth") {
       job.iodepth = integer_in(v, 1, kMaxUnsigned, kb);
@@ -1316,6 +1382,7 @@ void Builder::apply(JobSpec& job, const Option& o) {
         job.size_bytes.reset();
       } else {
         const std::uint64_t bytes = parse_fio_size_bytes(v, kb);
+        note_iec_units(v, bytes);
         job.size_percent.reset();
         if (bytes == 0)
           job.size_bytes.reset();  // fio's default 0: the whole file or device
@@ -1434,6 +1501,45 @@ void Builder::finish_job(JobSpec& job) {
     w.append(" is not reached");
     warn(job.section, w);
   }
+  // O_DIRECT needs I/O sizes in whole sectors (512 bytes at least): the kernel fails others
+  // with EINVAL, fio's "io_u error ...: Invalid argument". "4KiB" under kb_base=1024 is such a
+  // size (4000 bytes).
+  if (job.direct) {
+    static constexpr const char* kDirs[] = {"reads", "writes"};
+    const bool used[] = {job.read_fraction > 0, job.read_fraction < 1};
+    std::optional<std::pair<std::size_t, std::uint64_t>> odd;  // direction, bytes
+    for (std::size_t d = 0; d < 2 && !odd; ++d) {
+      if (!used[d]) continue;
+      if (job.bssplit[d].empty() && job.bs_bytes[d] % 512 != 0) odd = std::make_pair(d, job.bs_bytes[d]);
+      for (const BlockSplit& b : job.bssplit[d])
+        if (!odd && b.bytes % 512 != 0) odd = std::make_pair(d, b.bytes);
+    }
+    if (odd) {
+      const std::size_t d = odd->first;
+      std::string w = "job '";
+      w.append(job.name);
+      w.append("': a block size of ");
+      w.append(std::to_string(odd->second));
+      w.append(" bytes for ");
+      w.append(kDirs[d]);
+      w.append(
+          " is not a multiple of 512 (the sector size): with direct=1 the kernel refuses such I/O and fio stops with "
+          "\"io_u error ...: Invalid argument\"");
+      const char* option = job.bssplit[d].empty() ? "bs" : "bssplit";
+      for (const char* written : {option, job.bssplit[d].empty() ? "blocksize" : "bssplit"}) {
+        const auto raw = job.raw.find(written);
+        if (raw == job.raw.end() || job.kb_base != 1024 || !flipped_iec_unit_in_list(raw->second)) continue;
+        w.append(" (");
+        w.append(written);
+        w.append("=");
+        w.append(raw->second);
+        w.append(": fio reads KiB as 1000 bytes under kb_base=1024; 4k is 4096)");
+        break;
+      }
+      const auto at = job.origin.find(option);
+      warn(at != job.origin.end() ? at->second : job.section, w);
+    }
+  }
   if (job.time_based && !job.runtime_ns) {
     std::string w = "job '";
     w.append(job.name);
@@ -1452,6 +1558,17 @@ void Builder::finish_job(JobSpec& job) {
 
 // ---------------------------------------------------------------------------------------------
 // Entry points.
+
+PerDirection<std::uint64_t> parse_fio_block_sizes(std::string_view text, unsigned kb_base) {
+  const auto values = per_direction(std::string(text));
+  PerDirection<std::uint64_t> out{4096, 4096, 4096};
+  for (std::size_t d = 0; d < 3; ++d) {
+    if (!values[d]) continue;
+    if (values[d]->find_first_of("-:") != std::string::npos) bad_value("a range is bsrange, not bs");
+    out[d] = parse_fio_size_bytes(*values[d], kb_base);
+  }
+  return out;
+}
 
 JobFile parse_job_file(const std::string& path, const std::map<std::string, std::string>& env) {
   Builder builder(env);

@@ -153,6 +153,9 @@ JobFile parse_job_command_line(const std::vector<std::string>& args, const std::
 // Throw std::invalid_argument with a reason ("expected ...").
 // Sizes: plain bytes, 0x hex, or a number with k/m/g/t/p (+ optional b, i) -- see jobfile.cc.
 std::uint64_t parse_fio_size_bytes(std::string_view text, unsigned kb_base = 1024);
+// A bs value ("4k", "4KiB,64k", ",8k") as fio reads it: bytes for reads, writes and trims,
+// fio's default 4096 where an element is left empty. Ranges ("4k-8k") are refused.
+PerDirection<std::uint64_t> parse_fio_block_sizes(std::string_view text, unsigned kb_base = 1024);
 // Times: us/usec, ms/msec, s, m, h, d (any case); a plain number is in `plain_unit_ns`.
 sim::time_ns parse_fio_time_ns(std::string_view text, sim::time_ns plain_unit_ns);
 

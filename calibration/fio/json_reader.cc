@@ -595,6 +595,7 @@ class DocumentReader {
     job.ctx = count(j, "ctx");
     job.majf = count(j, "majf");
     job.minf = count(j, "minf");
+    if (const json* s = object(j, "sync")) job.sync_total_ios = count(*s, "total_ios");
     if (const json* m = object(j, "iodepth_level")) job.iodepth_level = percent_map(*m, "iodepth_level", std::nullopt);
     if (const json* m = object(j, "iodepth_submit")) job.iodepth_submit = percent_map(*m, "iodepth_submit", std::nullopt);
     if (const json* m = object(j, "iodepth_complete")) job.iodepth_complete = percent_map(*m, "iodepth_complete", std::nullopt);

@@ -242,9 +242,16 @@ std::string describe(const std::vector<FioResult>& docs, const Detection& d) {
       s.append(" (fio 3.x layout)");
   }
   s.append(", ").append(std::to_string(docs.size())).append(docs.size() == 1 ? " document" : " documents");
-  // fio's JSON and terse status reports follow each other directly; normal-text reports may as
-  // well be separate runs pasted into one e-mail.
-  if (docs.size() > 1) s.append(format == Format::normal ? " (status-interval or several runs)" : " (status-interval)");
+  // Reports of one run are --status-interval reports; a second run is a second fio output in
+  // the same file (the normal-text reader tells them apart, see FioResult::run).
+  const int runs = last.run + 1;
+  if (runs > 1) {
+    s.append(" (").append(std::to_string(runs)).append(" runs, one after the other");
+    if (static_cast<std::size_t>(runs) < docs.size()) s.append(", with status-interval reports");
+    s.append(")");
+  } else if (docs.size() > 1) {
+    s.append(" (status-interval)");
+  }
   if (d.quoted) s.append(", quoted e-mail");
   return s;
 }
@@ -256,6 +263,20 @@ ParseError::ParseError(std::string source, int line, const std::string& reason)
       source_(std::move(source)),
       line_(line),
       reason_(reason) {}
+
+std::vector<const FioResult*> ParsedFile::final_results() const {
+  std::vector<const FioResult*> out;
+  for (std::size_t i = 0; i < documents.size(); ++i)
+    if (i + 1 == documents.size() || documents[i + 1].run != documents[i].run) out.push_back(&documents[i]);
+  return out;
+}
+
+std::vector<const FioResult*> ParsedFile::run_documents(std::size_t run) const {
+  std::vector<const FioResult*> out;
+  for (const FioResult& d : documents)
+    if (static_cast<std::size_t>(d.run) == run) out.push_back(&d);
+  return out;
+}
 
 ParsedFile parse_fio_output(std::string_view text, const std::string& source) {
   text = strip_bom(text);

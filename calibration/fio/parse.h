@@ -33,7 +33,14 @@ struct ParsedFile {
   Format format = Format::json;
   std::string detected;            // e.g. "fio-3.33 JSON, 3 documents (status-interval)"
   std::vector<FioResult> documents;
+  // The last document of the last run. A file may hold several runs (FioResult::run): use
+  // final_results() for each run's final document.
   const FioResult& final_result() const { return documents.back(); }
+  std::size_t run_count() const { return static_cast<std::size_t>(documents.back().run) + 1; }
+  // The final document of each run, in order (one pointer for a file of one run).
+  std::vector<const FioResult*> final_results() const;
+  // Every document of one run, in order.
+  std::vector<const FioResult*> run_documents(std::size_t run) const;
 };
 
 // Detects the format (JSON / json+ / normal text 2.x or 3.x / terse v2-v5, possibly inside an

@@ -75,6 +75,9 @@ struct JobResult {
   std::optional<DirectionStats> mixed;  // unified_rw_reporting
   std::optional<double> usr_cpu_percent, sys_cpu_percent;
   std::optional<std::uint64_t> ctx, majf, minf;
+  // fsync/fdatasync/sync_file_range calls (fio >= 3.3: JSON "sync" "total_ios", the fourth
+  // count of the text's "issued rwts: total=…").
+  std::optional<std::uint64_t> sync_total_ios;
   PercentMap iodepth_level, iodepth_submit, iodepth_complete;
   PercentMap latency_buckets_ns;
   std::optional<double> job_runtime_ms;
@@ -89,6 +92,10 @@ struct FioResult {
   Format format = Format::json;
   std::string fio_version;          // "fio-3.33", "fio-2.1.11"; empty when the source lacks it
   int terse_version = 0;            // 2..5 for terse input
+  // Which fio run of the file this document reports, from 0. The documents of one run are its
+  // --status-interval reports, each superseding the one before; a second run is a second fio
+  // output in the same file (two outputs pasted one after the other into an e-mail).
+  int run = 0;
   std::optional<std::int64_t> timestamp;
   std::map<std::string, std::string> global_options;
   std::vector<JobResult> jobs;

@@ -4,7 +4,7 @@
 // also when it was pasted into an e-mail ("> " quoting, lines wrapped by the mail client,
 // non-breaking spaces) with prose around it. Format strings are those of fio's stat.c
 // (show_thread_status_normal, show_ddir_status, display_lat, show_clat_percentiles, show_lat,
-// print_disk_util); see docs in shared/research/fio-formats.md section 3.
+// print_disk_util; fio's HOWTO, "Interpreting the output", explains the fields).
 //
 // The text is rounded (IOPS and bandwidth to 4 significant figures, latencies to 2 decimals), so
 // values here are exactly what fio printed, converted to result.h's units, never "improved".
@@ -352,10 +352,12 @@ class NormalTextParser {
 
     if (t.size() > 4 && starts_with(t, "fio-") && is_digit(t[4]) && t.find(' ') == std::string_view::npos) {
       version_ = std::string(t);
+      if (!docs_.empty()) run_start_seen_ = true;
       return;
     }
     if (std::size_t g = t.find(": (g="); g != std::string_view::npos) {
       parse_preamble(t, g);
+      if (!docs_.empty()) run_start_seen_ = true;
       return;
     }
     if (std::size_t g = t.find(": (groupid="); g != std::string_view::npos) {
@@ -456,26 +458,33 @@ class NormalTextParser {
     auto jobs = int_after("jobs=");
     auto err = int_after("err=");
     auto pid = int_after(": pid=");  // not the "pid=" inside "groupid="
-    if (!groupid || !jobs) fail(line, "job header without a readable groupid/jobs: \"" + std::string(t) + "\"");
+    // fio always prints jobs=; vqsim's own text leaves it out when its source did not say (terse).
+    if (!groupid) fail(line, "job header without a readable groupid: \"" + std::string(t) + "\"");
 
-    // A repeated pid, or a job after the group summary, starts the next report of a
-    // --status-interval file (or the next run pasted into the same e-mail).
+    // A repeated pid, or a job after the group summary, starts the next document. It is the next
+    // report of the same run (--status-interval: the same pids again, no new start-up lines) or
+    // the next run, pasted after the first into one e-mail: fio printed its version or a job's
+    // "(g=0): rw=…" line again before it, or none of its pids is the previous report's.
     if (docs_.empty() || closed_ || (pid && pids_.count(*pid))) {
+      const bool new_run = !docs_.empty() && (run_start_seen_ || (pid && !pids_.empty() && !pids_.count(*pid)));
+      const int run = docs_.empty() ? 0 : docs_.back().run + (new_run ? 1 : 0);
       docs_.emplace_back();
       docs_.back().format = Format::normal;
+      docs_.back().run = run;
       layouts_.push_back(0);
       pids_.clear();
       closed_ = false;
     }
+    run_start_seen_ = false;
     docs_.back().fio_version = version_;
     if (pid) pids_.insert(*pid);
 
     JobResult j;
     j.name = std::string(trim(t.substr(0, g)));
     j.groupid = static_cast<int>(*groupid);
-    j.jobs = static_cast<int>(*jobs);
+    if (jobs) j.jobs = static_cast<int>(*jobs);
     if (err) j.error = static_cast<int>(*err);
-    j.is_aggregate = *jobs > 1;
+    j.is_aggregate = jobs && *jobs > 1;
     if (auto it = preamble_.find(j.name); it != preamble_.end()) j.options = it->second;
     docs_.back().jobs.push_back(std::move(j));
     section_ = Section::job;
@@ -816,13 +825,15 @@ class NormalTextParser {
       while (!value.empty() && (value.back() == ',' || value.back() == ' ')) value.remove_suffix(1);
       std::size_t index = 0;
       std::size_t from = 0;
-      while (from <= value.size() && index < 3) {
+      // fio >= 3.3 prints a fourth count, syncs, in total= (its short= and dropped= print 0).
+      while (from <= value.size() && index < (k == 0 ? 4u : 3u)) {
         std::size_t sep = value.find_first_of(",/", from);
         std::string_view item = trim(value.substr(from, sep == std::string_view::npos ? sep : sep - from));
         if (std::size_t eq = item.find('='); eq != std::string_view::npos) item = item.substr(eq + 1);  // "r="
         auto n = to_uint(item);
         if (!n) fail(line, "unreadable issued count \"" + std::string(item) + "\"");
-        if (k == 0) dirs[index]->total_ios = *n;
+        if (k == 0 && index == 3) j.sync_total_ios = *n;
+        else if (k == 0) dirs[index]->total_ios = *n;
         else if (k == 1) dirs[index]->short_ios = *n;
         else dirs[index]->drop_ios = *n;
         ++index;
@@ -866,7 +877,8 @@ class NormalTextParser {
   std::vector<FioResult> docs_;
   std::vector<int> layouts_;  // per document: bit 0 = 2.x layout seen, bit 1 = 3.x layout seen
   bool closed_ = false;       // the current document's group summary or disk stats were seen
-  std::set<long long> pids_;
+  std::set<long long> pids_;  // the current document's
+  bool run_start_seen_ = false;  // a version or "(g=N):" line after the last job header: a new run
   std::string version_;
   std::map<std::string, std::map<std::string, std::string>> preamble_;
   Section section_ = Section::none;

@@ -10,11 +10,14 @@
 #include <ctime>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "calibration/fio/jobfile.h"
 #include "sim/fio_histogram.h"
 
 namespace vqsim::fio {
@@ -78,14 +81,24 @@ const std::string* find_option(const JobResult& job, const FioResult& r, const s
   return nullptr;
 }
 
-unsigned iodepth_of(const JobResult& job, const FioResult& r) {
+// The job's iodepth as its options state it; nullopt when they do not (terse output carries no
+// options) or the value is not a plain number.
+std::optional<unsigned> stated_iodepth(const JobResult& job, const FioResult& r) {
   const std::string* v = find_option(job, r, "iodepth");
-  unsigned depth = 1;
-  if (v) {
-    const auto res = std::from_chars(v->data(), v->data() + v->size(), depth);
-    if (res.ec != std::errc() || depth == 0) depth = 1;
-  }
+  if (!v) return std::nullopt;
+  unsigned depth = 0;
+  const auto res = std::from_chars(v->data(), v->data() + v->size(), depth);
+  if (res.ec != std::errc() || res.ptr != v->data() + v->size() || depth == 0) return std::nullopt;
   return depth;
+}
+
+// fio's JSON always has a latency_depth; fio's default iodepth is 1.
+unsigned iodepth_of(const JobResult& job, const FioResult& r) { return stated_iodepth(job, r).value_or(1); }
+
+// kb_base of a job (job options over global ones): how fio read the sizes it echoes.
+unsigned kb_base_of(const JobResult& job, const FioResult& r) {
+  const std::string* v = find_option(job, r, "kb_base");
+  return v && *v == "1000" ? 1000 : 1024;
 }
 
 std::optional<double> percent_of(const PercentMap& map, std::string_view key) {
@@ -112,6 +125,20 @@ constexpr std::array<Bucket, 12> kLatencyMs{{{"2", "2000000"}, {"4", "4000000"},
                                              {">=2000", ">=2000000000"}}};
 constexpr std::array<const char*, 7> kDepthLevels{"1", "2", "4", "8", "16", "32", ">=64"};
 constexpr std::array<const char*, 7> kDepthSubmit{"0", "4", "8", "16", "32", "64", ">=64"};
+
+// The block sizes a job's bs option (or blocksize) means, as fio read it with the job's
+// kb_base (fio's default 1024 makes "4KiB" 4000 bytes); nullopt when no option states them in
+// fio's option syntax (terse output, the text header's "4K-4K/4K-4K/4K-4K" ranges).
+std::optional<PerDirection<std::uint64_t>> block_sizes(const JobResult& job, const FioResult& r) {
+  const std::string* bs = find_option(job, r, "bs");
+  if (!bs) bs = find_option(job, r, "blocksize");
+  if (!bs) return std::nullopt;
+  try {
+    return parse_fio_block_sizes(*bs, kb_base_of(job, r));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
 
 // ---- fio JSON ----------------------------------------------------------------------------------
 
@@ -200,8 +227,8 @@ ojson job_json(const JobResult& job, const FioResult& r) {
     o["trim"] = direction_json(job.trim);
   }
   if (job.mixed) o["mixed"] = direction_json(*job.mixed);
-  // fsync statistics are not part of the normalized result; fio prints them idle like this.
-  o["sync"] = {{"total_ios", 0}, {"lat_ns", latency_json(LatencyStats{})}};
+  // fsync latencies are not part of the normalized result; fio prints them idle like this.
+  o["sync"] = {{"total_ios", whole(job.sync_total_ios)}, {"lat_ns", latency_json(LatencyStats{})}};
   o["job_runtime"] = whole(job.job_runtime_ms);
   o["usr_cpu"] = real(job.usr_cpu_percent);
   o["sys_cpu"] = real(job.sys_cpu_percent);
@@ -403,10 +430,12 @@ void percentile_block(std::string& out, const char* name, const LatencyStats& l)
 void direction_block(std::string& out, int dir, const DirectionStats& s) {
   const std::uint64_t bw = whole(s.bw_bytes_per_s);
   const std::uint64_t io = whole(s.io_bytes);
-  appendf(out, "  %s: IOPS=%s, BW=%s (%s)(%s/%llumsec)%s\n", kDirNames[dir],
+  // fio 3.x ends a write line with "; N zone resets"; no source format vqsim reads carries the
+  // count, so it is left out rather than written as 0.
+  appendf(out, "  %s: IOPS=%s, BW=%s (%s)(%s/%llumsec)\n", kDirNames[dir],
           num2str(whole(s.iops), 4, false, Unit::none).c_str(), num2str(bw, 4, true, Unit::byte_per_s).c_str(),
           num2str(bw, 4, false, Unit::byte_per_s).c_str(), num2str(io, 4, true, Unit::byte).c_str(),
-          static_cast<unsigned long long>(whole(s.runtime_ms)), dir == 1 ? "; 0 zone resets" : "");
+          static_cast<unsigned long long>(whole(s.runtime_ms)));
   latency_line(out, "slat", s.slat);
   latency_line(out, "clat", s.clat);
   latency_line(out, " lat", s.lat);
@@ -473,11 +502,17 @@ void depth_line(std::string& out, const char* label, const PercentMap& map, cons
   out.append("\n");
 }
 
-// `number` stands in for fio's pid: distinct per job, since readers take a repeated pid for the
-// next report of a --status-interval file.
-void job_block(std::string& out, const JobResult& job, std::size_t number, const FioResult& r) {
-  appendf(out, "%s: (groupid=%d, jobs=%d): err=%2d: pid=%zu: %s\n", job.name.c_str(), job.groupid.value_or(0),
-          job.jobs.value_or(1), job.error.value_or(0), number, ctime_string(r.timestamp.value_or(0)).c_str());
+// fio's job header "name: (groupid=0, jobs=1): err= 0: pid=707: Wed Apr  8 07:35:01 2015" with
+// only what the result states: no result carries fio's pid, and jobs=, err= and the date are
+// left out when the source did not give them (terse output has no clone count and no date), so
+// nothing printed here is invented.
+void job_block(std::string& out, const JobResult& job, const FioResult& r) {
+  appendf(out, "%s: (groupid=%d", job.name.c_str(), job.groupid.value_or(0));
+  if (job.jobs) appendf(out, ", jobs=%d", *job.jobs);
+  out.append(")");
+  if (job.error) appendf(out, ": err=%2d", *job.error);
+  if (r.timestamp) appendf(out, ": %s", ctime_string(*r.timestamp).c_str());
+  out.append("\n");
   if (job.hostname.size()) appendf(out, "  hostname=%s\n", job.hostname.c_str());
   const DirectionStats* dirs[] = {&job.read, &job.write, &job.trim};
   for (int d = 0; d < 3; ++d)
@@ -494,12 +529,37 @@ void job_block(std::string& out, const JobResult& job, std::size_t number, const
   if (!job.iodepth_level.empty()) depth_line(out, "  IO depths    : ", job.iodepth_level, kDepthLevels);
   if (!job.iodepth_submit.empty()) depth_line(out, "     submit    : ", job.iodepth_submit, kDepthSubmit);
   if (!job.iodepth_complete.empty()) depth_line(out, "     complete  : ", job.iodepth_complete, kDepthSubmit);
-  auto n = [](std::optional<std::uint64_t> v) { return static_cast<unsigned long long>(v.value_or(0)); };
-  appendf(out, "     issued rwts: total=%llu,%llu,%llu,0 short=%llu,%llu,%llu,0 dropped=%llu,%llu,%llu,0\n",
-          n(job.read.total_ios), n(job.write.total_ios), n(job.trim.total_ios), n(job.read.short_ios),
-          n(job.write.short_ios), n(job.trim.short_ios), n(job.read.drop_ios), n(job.write.drop_ios),
-          n(job.trim.drop_ios));
-  appendf(out, "     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n", iodepth_of(job, r));
+  // fio 3.33's "issued rwts" (read, write, trim and sync counts; short= and dropped= print 0
+  // for syncs) when the source stated the syncs, else fio 3.0's "issued rwt" with three. Each of
+  // total/short/dropped only when the source stated all three directions' counts (terse output
+  // states none; fio 2.x text has no dropped counts). Under unified_rw_reporting=mixed fio
+  // counts every I/O in the first column.
+  const bool only_mixed = job.mixed && !job.read.active() && !job.write.active() && !job.trim.active();
+  const DirectionStats& first = only_mixed ? *job.mixed : job.read;
+  using Count = std::optional<std::uint64_t> DirectionStats::*;
+  std::string issued;
+  for (const auto& [label, field] : {std::pair<const char*, Count>{"total", &DirectionStats::total_ios},
+                                     {"short", &DirectionStats::short_ios},
+                                     {"dropped", &DirectionStats::drop_ios}}) {
+    const auto& a = first.*field;
+    const auto& b = job.write.*field;
+    const auto& c = job.trim.*field;
+    if (!a || !b || !c) continue;
+    appendf(issued, " %s=%llu,%llu,%llu", label, static_cast<unsigned long long>(*a), static_cast<unsigned long long>(*b),
+            static_cast<unsigned long long>(*c));
+    if (job.sync_total_ios)
+      appendf(issued, ",%llu", field == &DirectionStats::total_ios ? static_cast<unsigned long long>(*job.sync_total_ios) : 0ULL);
+  }
+  if (!issued.empty()) appendf(out, "     issued %s:%s\n", job.sync_total_ios ? "rwts" : "rwt", issued.c_str());
+  // fio prints target=0, window=0, percentile=100% and depth=iodepth unless a latency_target
+  // run moved them: printed only when the depth is known and no latency_* option is set. fio's
+  // JSON lists only the options a job changed, so there an absent iodepth is fio's default 1.
+  const bool json_options = (r.format == Format::json || r.format == Format::json_plus) &&
+                            (!job.options.empty() || !r.global_options.empty());
+  const auto depth = json_options ? std::optional<unsigned>(iodepth_of(job, r)) : stated_iodepth(job, r);
+  const bool latency_options = find_option(job, r, "latency_target") || find_option(job, r, "latency_window") ||
+                               find_option(job, r, "latency_percentile");
+  if (depth && !latency_options) appendf(out, "     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n", *depth);
 }
 
 // "Run status group G (all jobs):" and one line per direction: aggregate bandwidth (all bytes
@@ -552,28 +612,27 @@ void option_preamble(std::string& out, const FioResult& r) {
     const std::string* bs = find_option(job, r, "bs");
     const std::string* engine = find_option(job, r, "ioengine");
     if (!rw && !bs && !engine) continue;
-    std::string bs_text = "4096B";  // fio's default
-    if (bs && bs->find_first_of("(-/,") != std::string::npos) {
+    PerDirection<std::string> bs_text{"4096B", "4096B", "4096B"};  // fio's default
+    if (bs && bs->find_first_of("(-/") != std::string::npos) {
       // fio's own spelling of ranges ("(R) 4096B-4096B, …", 2.x "4K-4K/4K-4K/4K-4K"): as it was.
       appendf(out, "%s: (g=%d): rw=%s, bs=%s, ioengine=%s, iodepth=%u\n", job.name.c_str(), job.groupid.value_or(0),
               rw ? rw->c_str() : "read", bs->c_str(), engine ? engine->c_str() : "psync", iodepth_of(job, r));
       continue;
     }
     if (bs) {
-      // "4k" -> 4096B (kb_base=1024); anything unusual is shown as written.
-      std::uint64_t v = 0;
-      const char* end = bs->data() + bs->size();
-      const auto res = std::from_chars(bs->data(), end, v);
-      std::string_view suffix(res.ptr, static_cast<std::size_t>(end - res.ptr));
-      std::uint64_t mult = 0;
-      if (suffix.empty() || suffix == "b" || suffix == "B") mult = 1;
-      else if (suffix == "k" || suffix == "K" || suffix == "KiB" || suffix == "kib") mult = 1024;
-      else if (suffix == "m" || suffix == "M" || suffix == "MiB" || suffix == "mib") mult = 1024 * 1024;
-      bs_text = res.ec == std::errc() && mult ? std::to_string(v * mult) + "B" : *bs;
+      // In bytes as fio read it, with the job's kb_base: "4k" is 4096B, and "4KiB" 4000B under
+      // fio's default kb_base=1024 (the "ib" forms take the other base; parse.c get_mult_bytes).
+      // Anything fio's size syntax does not cover is shown as written.
+      try {
+        const PerDirection<std::uint64_t> bytes = parse_fio_block_sizes(*bs, kb_base_of(job, r));
+        for (std::size_t d = 0; d < 3; ++d) bs_text[d] = std::to_string(bytes[d]) + "B";
+      } catch (const std::exception&) {
+        bs_text = {*bs, *bs, *bs};
+      }
     }
     appendf(out, "%s: (g=%d): rw=%s, bs=(R) %s-%s, (W) %s-%s, (T) %s-%s, ioengine=%s, iodepth=%u\n",
-            job.name.c_str(), job.groupid.value_or(0), rw ? rw->c_str() : "read", bs_text.c_str(), bs_text.c_str(),
-            bs_text.c_str(), bs_text.c_str(), bs_text.c_str(), bs_text.c_str(), engine ? engine->c_str() : "psync",
+            job.name.c_str(), job.groupid.value_or(0), rw ? rw->c_str() : "read", bs_text[0].c_str(), bs_text[0].c_str(),
+            bs_text[1].c_str(), bs_text[1].c_str(), bs_text[2].c_str(), bs_text[2].c_str(), engine ? engine->c_str() : "psync",
             iodepth_of(job, r));
   }
 }
@@ -653,7 +712,7 @@ ojson percent_map_json(const PercentMap& map) {
   return o;
 }
 
-ojson job_normalized(const JobResult& job) {
+ojson job_normalized(const JobResult& job, const FioResult& r) {
   ojson o = ojson::object();
   o["name"] = job.name;
   put(o, "groupid", job.groupid);
@@ -663,6 +722,7 @@ ojson job_normalized(const JobResult& job) {
   o["is_aggregate"] = job.is_aggregate;
   put(o, "job_runtime_ms", job.job_runtime_ms);
   if (!job.options.empty()) o["options"] = job.options;
+  if (auto bs = block_sizes(job, r)) o["bs_bytes"] = {{"read", (*bs)[0]}, {"write", (*bs)[1]}, {"trim", (*bs)[2]}};
   const std::pair<const char*, const DirectionStats*> dirs[] = {{"read", &job.read}, {"write", &job.write}, {"trim", &job.trim}};
   for (const auto& [name, s] : dirs)
     if (s->active()) o[name] = direction_normalized(*s);
@@ -734,29 +794,38 @@ std::string to_fio_json_text(const FioResult& result) {
 }
 
 ojson to_normalized_json(const ParsedFile& file) {
+  return to_normalized_json(file, file.documents.empty() ? 0 : file.run_count() - 1);
+}
+
+ojson to_normalized_json(const ParsedFile& file, std::size_t run) {
   ojson o = ojson::object();
   o["source"] = file.source;
   o["format"] = format_name(file.format);
   o["detected"] = file.detected;
-  o["documents"] = file.documents.size();
-  if (file.documents.empty()) return o;
-  const FioResult& r = file.final_result();
+  const std::vector<const FioResult*> docs = file.run_documents(run);
+  if (!file.documents.empty() && file.run_count() > 1) {
+    o["run"] = run + 1;
+    o["runs"] = file.run_count();
+  }
+  o["documents"] = docs.size();
+  if (docs.empty()) return o;
+  const FioResult& r = *docs.back();
   if (!r.fio_version.empty()) o["fio_version"] = r.fio_version;
   if (r.terse_version) o["terse_version"] = r.terse_version;
   put(o, "timestamp", r.timestamp);
   if (!r.global_options.empty()) o["global_options"] = r.global_options;
   ojson jobs = ojson::array();
-  for (const JobResult& job : r.jobs) jobs.push_back(job_normalized(job));
+  for (const JobResult& job : r.jobs) jobs.push_back(job_normalized(job, r));
   o["jobs"] = std::move(jobs);
   if (!r.disks.empty()) {
     ojson disks = ojson::array();
     for (const DiskStats& d : r.disks) disks.push_back(disk_normalized(d));
     o["disks"] = std::move(disks);
   }
-  // Notes of every document (the first one holds "skipped text before the JSON"), each once.
+  // Notes of every document of the run (the first one holds "skipped text before the JSON"), each once.
   std::vector<std::string> notes;
-  for (const FioResult& doc : file.documents)
-    for (const std::string& n : doc.notes)
+  for (const FioResult* doc : docs)
+    for (const std::string& n : doc->notes)
       if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
   if (!notes.empty()) o["notes"] = notes;
   return o;
@@ -767,7 +836,7 @@ std::string to_fio_text(const FioResult& result) {
   option_preamble(out, result);
   if (!result.fio_version.empty()) appendf(out, "%s\n", result.fio_version.c_str());
   if (!out.empty()) out.append("\n");
-  for (std::size_t i = 0; i < result.jobs.size(); ++i) job_block(out, result.jobs[i], i + 1, result);
+  for (const JobResult& job : result.jobs) job_block(out, job, result);
   group_summary(out, result);
   if (!result.disks.empty()) {
     out.append("\nDisk stats (read/write):\n");
