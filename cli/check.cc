@@ -125,22 +125,31 @@ int check_main(const std::vector<std::string>& args) {
         throw UsageError(e.what());
       }
       in.detected = parsed.back().detected;
-      got = check::measured_from_result(parsed.back().final_result(), f);
-      // A job that did no I/O has no measured direction for the rules to look at: a failed run
-      // (fio's error= set, e.g. 5 = EIO at the first I/O) is an error finding, else a warning.
-      for (const auto& job : parsed.back().final_result().jobs) {
-        if (std::any_of(got.begin(), got.end(), [&](const check::Measured& m) { return m.job == job.name; })) continue;
-        if (job.trim.total_ios.value_or(0) > 0 || job.trim.io_bytes.value_or(0) > 0) continue;  // trim only: not checked
-        const int err = job.error.value_or(0);
-        check::Finding x;
-        x.severity = err != 0 ? check::Severity::error : check::Severity::warning;
-        x.rule = err != 0 ? "errors" : "no-io";
-        x.subject = f + ": job '" + job.name + "'";
-        x.evidence = err != 0 ? "err=" + std::to_string(err) + " and no I/O completed in any direction" : "no I/O completed in any direction";
-        x.cause = err != 0 ? "the run failed: fio stopped the job at its first I/O error, so there are no figures to check"
-                           : "the job did not run (time_based with runtime 0, size 0, or a filter that skipped it)";
-        no_io.push_back(std::move(x));
-        if (std::find(in.sources.begin(), in.sources.end(), f) == in.sources.end()) in.sources.push_back(f);
+      // Every run of the file (two outputs pasted one after the other are two runs), each named
+      // in its findings when there are several.
+      const auto finals = parsed.back().final_results();
+      for (std::size_t k = 0; k < finals.size(); ++k) {
+        const std::string source =
+            finals.size() == 1 ? f : f + " (run " + std::to_string(k + 1) + " of " + std::to_string(finals.size()) + ")";
+        std::vector<check::Measured> run = check::measured_from_result(*finals[k], source);
+        // A job that did no I/O has no measured direction for the rules to look at: a failed run
+        // (fio's error= set, e.g. 5 = EIO at the first I/O) is an error finding, else a warning.
+        for (const auto& job : finals[k]->jobs) {
+          if (std::any_of(run.begin(), run.end(), [&](const check::Measured& m) { return m.job == job.name; })) continue;
+          if (job.trim.total_ios.value_or(0) > 0 || job.trim.io_bytes.value_or(0) > 0) continue;  // trim only: not checked
+          const int err = job.error.value_or(0);
+          check::Finding x;
+          x.severity = err != 0 ? check::Severity::error : check::Severity::warning;
+          x.rule = err != 0 ? "errors" : "no-io";
+          x.subject = source + ": job '" + job.name + "'";
+          x.evidence = err != 0 ? "err=" + std::to_string(err) + " and no I/O completed in any direction"
+                                : "no I/O completed in any direction";
+          x.cause = err != 0 ? "the run failed: fio stopped the job at its first I/O error, so there are no figures to check"
+                             : "the job did not run (time_based with runtime 0, size 0, or a filter that skipped it)";
+          no_io.push_back(std::move(x));
+          if (std::find(in.sources.begin(), in.sources.end(), source) == in.sources.end()) in.sources.push_back(source);
+        }
+        for (auto& m : run) got.push_back(std::move(m));
       }
     }
     in.measured = got.size();

@@ -577,6 +577,18 @@ void apply_fio_job(IoScenario& s, const std::string& job_path, const std::map<st
     }
     return weight > 0 ? static_cast<std::uint64_t>(sum / weight) : fallback;
   };
+  // fio with direct=1 fails on a block size that is not a multiple of the 512-byte sector ("io_u
+  // error ... Invalid argument"): with its default kb_base=1024, bs=4KiB is 4000 bytes. A job
+  // that cannot run has no performance to predict.
+  for (const auto d : {rd, wr}) {
+    const bool used = d == rd ? w.read_fraction > 0 : w.read_fraction < 1;
+    const bool from_job = d == rd ? unset("workload.bs") : unset("workload.bs") && unset("workload.bs_write");
+    if (j.direct && used && from_job && j.bssplit[d].empty() && j.bs_bytes[d] % 512 != 0)
+      fail(where_entry, "workload.fio_job",
+           job_path + ": bs is " + std::to_string(j.bs_bytes[d]) + " bytes for " + (d == rd ? "reads" : "writes") +
+               ", not a multiple of 512, and fio with direct=1 fails on it (io_u error: Invalid argument); fio reads KiB as 1000 "
+               "under its default kb_base=1024: write bs=4k for 4096 bytes");
+  }
   if (unset("workload.bs")) w.bs_read_bytes = mean_split(j.bssplit[rd], w.bs_read_bytes);
   if (unset("workload.bs") && unset("workload.bs_write")) w.bs_write_bytes = mean_split(j.bssplit[wr], w.bs_write_bytes);
   if (unset("workload.iodepth")) w.iodepth = static_cast<int>(j.iodepth);

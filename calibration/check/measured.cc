@@ -387,6 +387,12 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
       const std::string full = (base / p.file).string();
       try {
         fio::ParsedFile f = fio::parse_fio_file(full);
+        // Two outputs one after the other (pasted in one mail): which one this run measured is a
+        // guess the user did not make.
+        if (f.run_count() > 1)
+          fail(path, file,
+               where + ": " + p.file + " holds " + std::to_string(f.run_count()) + " fio runs one after the other (" +
+                   f.detected + "); a manifest run takes one: split the file, one [[run]] per output");
         parsed.push_back(f.final_result());
         p.kept = parsed.size() - 1;
       } catch (const fio::ParseError& e) {
