@@ -191,14 +191,7 @@ int compare_main(const std::vector<std::string>& args) {
                        ": a paired interval needs at least 2 replications (--replications 3)");
     check_run_size(base, vm.count("allow-long-runs") > 0);
     for (const auto& vs : o.vs) {
-      std::vector<std::string> all = o.overrides;
-      all.insert(all.end(), vs.begin(), vs.end());
-      models::IoScenario alt;
-      try {
-        alt = models::load_io_scenario(o.scenario_path, all);
-      } catch (const models::ConfigError& e) {
-        throw models::ConfigError("--vs " + settings(vs) + ": " + e.what());
-      }
+      models::IoScenario alt = predict::load_alternative(o.scenario_path, o.overrides, vs);
       if (replications > 0) alt.run.replications = replications;
       check_run_size(alt, vm.count("allow-long-runs") > 0);
     }

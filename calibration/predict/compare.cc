@@ -112,6 +112,25 @@ std::vector<std::string> split_settings(const std::string& text) {
   return out;
 }
 
+models::IoScenario load_alternative(const std::string& path, const std::vector<std::string>& overrides, const std::vector<std::string>& vs) {
+  std::vector<std::string> all = overrides;
+  all.insert(all.end(), vs.begin(), vs.end());
+  try {
+    return models::load_io_scenario(path, all);
+  } catch (const models::ConfigError& e) {
+    // Each error names the --vs it came from; one about a key of that --vs is not "(from --set)".
+    std::vector<std::string> lines;
+    for (std::string line : e.messages()) {
+      for (const auto& kv : vs) {
+        const std::string prefix = "(from --set): " + kv.substr(0, kv.find('=')) + ":";
+        if (line.rfind(prefix, 0) == 0) line.erase(0, std::string("(from --set): ").size());
+      }
+      lines.push_back("--vs " + joined(vs) + ": " + line);
+    }
+    throw models::ConfigError(lines);
+  }
+}
+
 CompareResult compare(const CompareOptions& o, const Progress& progress) {
   CompareResult res;
   auto finish = [&](models::IoScenario& s) {
@@ -126,11 +145,7 @@ CompareResult compare(const CompareOptions& o, const Progress& progress) {
     all.insert(all.end(), vs.begin(), vs.end());
     Comparison c;
     c.vs = vs;
-    try {
-      c.alt = models::load_io_scenario(o.scenario_path, all);
-    } catch (const models::ConfigError& e) {
-      throw models::ConfigError("--vs " + joined(vs) + ": " + e.what());
-    }
+    c.alt = load_alternative(o.scenario_path, o.overrides, vs);
     finish(c.alt);
     alt_overrides.push_back(std::move(all));
     res.comparisons.push_back(std::move(c));

@@ -70,6 +70,10 @@ struct CompareOptions {
 // std::invalid_argument on an empty setting or a piece that is not KEY=VALUE.
 std::vector<std::string> split_settings(const std::string& text);
 
+// The scenario of one alternative: the file, `overrides`, then `vs`. A ConfigError names the
+// --vs on every line.
+models::IoScenario load_alternative(const std::string& path, const std::vector<std::string>& overrides, const std::vector<std::string>& vs);
+
 // Runs the base, every alternative, and the shared parameter draws (progress counts every
 // simulation). Throws models::ConfigError for a bad scenario or setting (naming the --vs it came
 // from) and std::invalid_argument for an unknown metric.
