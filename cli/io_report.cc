@@ -68,8 +68,9 @@ std::string pad_right(const std::string& text, std::size_t width) {
 std::string prediction_text(const predict::Prediction& p) {
   std::ostringstream out;
   if (p.draws <= 0) return "";
-  out << "prediction (95%, parameter uncertainty from " << p.draws << " draws + simulation noise):\n";
+  out << "prediction (95%: the model's own error + parameter uncertainty from " << p.draws << " draws + simulation noise):\n";
   if (!p.source.empty()) out << "  " << p.source << "\n";
+  out << "  this setup: " << p.distance << "; model error from " << p.model_error_source << "\n";
   auto list = [](const std::vector<std::string>& keys) {
     std::string s;
     for (const auto& k : keys) s += (s.empty() ? "" : ", ") + k;
@@ -77,12 +78,14 @@ std::string prediction_text(const predict::Prediction& p) {
   };
   out << "  sampled: " << list(p.sampled) << "\n";
   if (!p.fixed_by_set.empty()) out << "  fixed by --set: " << list(p.fixed_by_set) << "\n";
-  out << "  " << pad_right("metric", 20) << pad_right("value", 11) << pad_right("95% prediction interval", 28) << "from parameters\n";
+  out << "  " << pad_right("metric", 20) << pad_right("value", 11) << pad_right("95% prediction interval", 28)
+      << "its parts (±, 95%): model error, parameters, simulation\n";
   for (const auto& m : p.metrics) {
-    char share[32];
-    std::snprintf(share, sizeof share, "%5.1f%%", 100 * m.param_share);
+    // Each part as the factor it alone would put on the value, e.g. ±48% = x / 1.48 to x * 1.48.
+    auto part = [](double log_half) { return printf_string("±%.0f%%", 100 * (std::exp(log_half) - 1)); };
+    const std::string parts = part(1.96 * m.model_sd_rel) + ", " + part(1.96 * m.param_sd_rel) + ", " + part(m.mean > 0 ? m.sim_half_width / m.mean : 0);
     out << "  " << pad_right(m.name, 20) << pad_right(figure(m.mean), 11) << pad_right("[" + figure(m.lower) + " – " + figure(m.upper) + "]", 28)
-        << share << "\n";
+        << parts << "\n";
   }
   if (p.metrics.empty()) out << "  (no metric is positive in every draw)\n";
   return out.str();
@@ -94,11 +97,22 @@ nlohmann::ordered_json prediction_json(const predict::Prediction& p) {
   j["source"] = p.source;
   j["sampled"] = p.sampled;
   j["fixed_by_set"] = p.fixed_by_set;
+  j["distance"] = p.distance;
+  j["model_error_source"] = p.model_error_source;
   j["metrics"] = nlohmann::ordered_json::object();
   for (const auto& m : p.metrics)
-    j["metrics"][m.name] = {{"mean", m.mean},           {"lower", m.lower},
-                            {"upper", m.upper},         {"param_sd_rel", m.param_sd_rel},
-                            {"sim_half_width", m.sim_half_width}, {"param_share", m.param_share}};
+    j["metrics"][m.name] = {{"mean", m.mean},
+                            {"lower", m.lower},
+                            {"upper", m.upper},
+                            {"param_sd_rel", m.param_sd_rel},
+                            {"model_sd_rel", m.model_sd_rel},
+                            {"sim_half_width", m.sim_half_width},
+                            {"param_share", m.param_share},
+                            // the interval's parts, each a 95% half-width of ln(value)
+                            {"parts_log_half_width",
+                             {{"model", 1.96 * m.model_sd_rel},
+                              {"parameters", 1.96 * m.param_sd_rel},
+                              {"simulation", m.mean > 0 ? m.sim_half_width / m.mean : 0.0}}}};
   return j;
 }
 

@@ -53,6 +53,14 @@ bool is_dir(const std::string& d) { return d == "read" || d == "write" || d == "
 
 }  // namespace
 
+std::string figure_kind(const std::string& metric) {
+  std::string dir, kind;
+  double pct = 0;
+  if (parse_percentile(metric, &dir, &pct, &kind)) return pct < 90 ? "p50" : pct < 99.5 ? "p99" : "p99.9";
+  const std::string m = metric.substr(metric.find('.') + 1);
+  return m == "iops" || m == "bw_kib" ? "throughput" : "mean latency";
+}
+
 std::string io_metric_suggestion(const std::string& name) {
   // What people type for fio's figures ("read.p99", "write.latency", "read.bw"): the name with
   // vqsim's spelling, which an edit distance alone does not reach.

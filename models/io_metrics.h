@@ -26,6 +26,11 @@ bool is_io_metric(const std::string& name);
 // "read.bw"), else the closest name within a small edit distance, else "".
 std::string io_metric_suggestion(const std::string& name);
 
+// The kind of figure a metric is, as calibration weighs and errs on it: "throughput" (iops,
+// bw_kib), "mean latency" (lat/clat/slat means), "p50", "p99", "p99.9" (a percentile belongs to the
+// nearest of these: below 90 p50, below 99.5 p99, else p99.9).
+std::string figure_kind(const std::string& metric);
+
 // A metric of a simulated result, with its 95% interval. Throws std::invalid_argument on an
 // unknown name (with a suggestion).
 // `interpolated`: a percentile read within fio's bins (FioHistogram::interpolated_percentiles_ns)

@@ -620,11 +620,26 @@ void apply_fio_job(IoScenario& s, const std::string& job_path, const std::map<st
 
 // The [calibration] table of a calibrated scenario (see CalibrationUncertainty).
 void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries) {
-  static const std::vector<std::string> fields = {"calibration.params", "calibration.log_sd", "calibration.log_corr",
-                                                  "calibration.draws", "calibration.source"};
+  static const std::vector<std::string> fields = {"calibration.params",        "calibration.log_sd",        "calibration.log_corr",
+                                                  "calibration.draws",         "calibration.source",        "calibration.model_error",
+                                                  "calibration.model_error_fitted", "calibration.model_error_source",
+                                                  "calibration.fitted_setups"};
+  static const std::vector<std::string> kinds = {"throughput", "mean latency", "p50", "p99", "p99.9"};
   const Entry* first = nullptr;
   for (const auto& [key, e] : entries) {
     if (key.rfind("calibration.", 0) != 0) continue;
+    // model_error = { throughput = 0.2, ... } arrives flattened: calibration.model_error.throughput.
+    const bool per_kind = key.rfind("calibration.model_error.", 0) == 0 || key.rfind("calibration.model_error_fitted.", 0) == 0;
+    if (per_kind) {
+      const std::string kind = key.substr(key.find('.', std::string("calibration.model_error").size()) + 1);
+      if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+        fail(e, key, "unknown figure kind '" + kind + "'" + did_you_mean(kind, kinds) + "; kinds are throughput, \"mean latency\", p50, p99, \"p99.9\"");
+      const auto v = e.node->value<double>();
+      if (!e.node->is_number() || !v || !std::isfinite(*v) || *v < 0) fail(e, key, "expected the sd of ln(model / measured), a number >= 0");
+      (key.rfind("calibration.model_error_fitted.", 0) == 0 ? s.calibration.model_error_fitted_log_sd : s.calibration.model_error_log_sd)[kind] = *v;
+      if (!first) first = &e;
+      continue;
+    }
     if (std::find(fields.begin(), fields.end(), key) == fields.end()) fail(e, key, "unknown key" + did_you_mean(key, fields));
     if (!first) first = &e;
   }
@@ -687,6 +702,17 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
     c.draws = static_cast<int>(*d);
   }
   if (const auto it = entries.find("calibration.source"); it != entries.end()) c.source = it->second.node->value<std::string>().value_or("");
+  if (const auto it = entries.find("calibration.model_error_source"); it != entries.end())
+    c.model_error_source = it->second.node->value<std::string>().value_or("");
+  if (const auto it = entries.find("calibration.fitted_setups"); it != entries.end()) {
+    const auto* a = it->second.node->as_array();
+    if (!a) fail(it->second, "calibration.fitted_setups", "expected an array of setup signatures (strings), as `vqsim calibrate` writes them");
+    for (const auto& n : *a) {
+      const auto v = n.value<std::string>();
+      if (!n.is_string() || !v) fail(it->second, "calibration.fitted_setups", "expected an array of strings");
+      c.fitted_setups.push_back(*v);
+    }
+  }
 }
 
 // guest.cpu_scale and host.cpu_scale: every CPU cost given in the file (or its default) times the
@@ -720,6 +746,19 @@ bool is_numeric_io_key(const std::string& key) {
 }
 
 std::vector<std::string> io_scenario_keys() { return all_keys(); }
+
+std::string setup_signature(const IoScenario& s, bool with_depth) {
+  std::ostringstream os;
+  os << "driver=" << driver_name(s.guest.driver) << ";vcpus=" << s.guest.vcpus << ";queues=" << s.queues()
+     << ";queue_size=" << s.guest.queue_size << ";iothreads=" << s.host.iothreads << ";aio=" << aio_name(s.host.aio)
+     << ";cache=" << cache_name(s.host.cache) << ";backend=" << backend_name(s.backend.kind) << ";rw=" << s.workload.rw;
+  if (s.workload.read_fraction > 0 && s.workload.read_fraction < 1) os << ";rwmixread=" << s.workload.rwmixread;
+  os << ";bs=" << s.workload.bs_read_bytes << "," << s.workload.bs_write_bytes << ";ioengine=" << s.workload.ioengine_name;
+  if (with_depth) os << ";iodepth=" << s.workload.iodepth << ";numjobs=" << s.workload.numjobs;
+  if (s.workload.rate_iops > 0) os << ";rate_iops=" << s.workload.rate_iops;
+  if (!s.host.qemu_version.empty()) os << ";qemu=" << s.host.qemu_version;
+  return os.str();
+}
 
 std::string io_scenario_value_error(const std::string& key, const std::string& value_toml) {
   const Param* p = find_param(key);

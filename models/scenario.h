@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -149,6 +150,14 @@ struct CalibrationUncertainty {
   std::vector<bool> fixed_by_set;             // the key was given by --set: not sampled
   int draws = 24;                             // parameter draws per prediction
   std::string source;                         // what it was fitted on, for the report
+  // The model's own error: the sd of ln(model / measured) per figure kind ("throughput", "mean
+  // latency", "p50", "p99", "p99.9"; models/io_metrics.h figure_kind), for setups the calibration
+  // did not measure (model_error) and for those it did (model_error_fitted, from the fit's own
+  // residuals). Empty in a file written before vqsim estimated them: predictions then use the
+  // documented prior (calibration/predict/prediction.h).
+  std::map<std::string, double> model_error_log_sd, model_error_fitted_log_sd;
+  std::string model_error_source;
+  std::vector<std::string> fitted_setups;  // setup_signature() of each fitted run
   bool present() const { return !keys.empty(); }
 };
 
@@ -175,6 +184,13 @@ struct IoScenario {
 // overrides ("key=value"), validates. Throws ConfigError ("file:line: key: message"), with every
 // error the file has (unknown keys, wrong types, bad values, contradictions), one per line.
 IoScenario load_io_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// The knobs that make one measured setup another (driver, vCPUs, queues, IOThreads, aio, cache,
+// device, rw and its mix, block sizes, engine, iodepth, jobs, rate, QEMU version) as one line
+// "key=value;...": two scenarios with the same signature are the same setup for the model-error
+// terms, whatever else (fitted costs, run length) differs. `with_depth` false leaves out iodepth
+// and numjobs (the same setup at another depth).
+std::string setup_signature(const IoScenario& s, bool with_depth = true);
 
 // Whether `key` is a scenario key that takes a plain number (what calibration can fit).
 bool is_numeric_io_key(const std::string& key);

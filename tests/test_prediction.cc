@@ -15,6 +15,7 @@
 
 #include "calibration/predict/prediction.h"
 #include "models/io_metrics.h"
+#include "models/config.h"
 #include "models/io_results.h"
 #include "models/scenario.h"
 
@@ -103,8 +104,10 @@ TEST_CASE("parameter draws: log-normal with the table's sd and correlation, from
     for (int j = 0; j < 2; ++j) CHECK(l[i][0] * l[j][0] + l[i][1] * l[j][1] == doctest::Approx(s.calibration.log_corr[i][j]));
 }
 
-TEST_CASE("prediction: no parameter uncertainty gives the simulation's own interval") {
-  const std::string path = write_scenario("zero.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 4\n");
+const std::string kNoModelError = "model_error = { throughput = 0, \"mean latency\" = 0, p50 = 0, p99 = 0, \"p99.9\" = 0 }\n";
+
+TEST_CASE("prediction: no parameter uncertainty and no model error give the simulation's own interval") {
+  const std::string path = write_scenario("zero.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 4\n" + kNoModelError);
   const Run r = nominal(path);
   const predict::Prediction p = predict::predict(path, {}, r.s, r.report, 2);
   CHECK(p.draws == 4);
@@ -125,9 +128,56 @@ TEST_CASE("prediction: no parameter uncertainty gives the simulation's own inter
   }
 }
 
+TEST_CASE("prediction: the model's own error widens the interval by its term, at the setup's distance") {
+  const std::string terms = "model_error = { throughput = 0.2, \"mean latency\" = 0.1, p50 = 0.3, p99 = 0.4, \"p99.9\" = 0.5 }\n"
+                            "model_error_fitted = { throughput = 0.05, \"mean latency\" = 0.05, p50 = 0.05, p99 = 0.05, \"p99.9\" = 0.05 }\n"
+                            "model_error_source = \"test\"\n";
+  auto half = [](const predict::MetricPrediction& m) { return std::log(m.upper / m.mean); };
+  auto expected = [](const predict::MetricPrediction& m, double sd) { return std::hypot(m.sim_half_width / m.mean, 1.96 * sd); };
+  SUBCASE("a setup the calibration did not measure takes model_error, per figure kind") {
+    const std::string path = write_scenario("model-error.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 2\n" + terms);
+    const Run r = nominal(path);
+    const predict::Prediction p = predict::predict(path, {}, r.s, r.report, 2);
+    CHECK(p.distance == "unmeasured setup");
+    CHECK(p.model_error_source == "test");
+    for (const auto& m : p.metrics) {
+      CAPTURE(m.name);
+      const double sd = models::figure_kind(m.name) == "throughput" ? 0.2 : models::figure_kind(m.name) == "mean latency" ? 0.1
+                        : m.name == "read.clat_p50_us" ? 0.3 : m.name == "read.clat_p99_us" ? 0.4 : 0.5;
+      CHECK(m.model_sd_rel == sd);
+      CHECK(half(m) == doctest::Approx(expected(m, sd)).epsilon(1e-9));
+    }
+  }
+  SUBCASE("a fitted setup takes model_error_fitted; the same setup at another depth takes model_error") {
+    const std::string probe = write_scenario("probe.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 2\n" + terms);
+    const std::string signature = models::setup_signature(models::load_io_scenario(probe));
+    const std::string path = write_scenario("fitted.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 2\n" + terms + "fitted_setups = [\"" + signature + "\"]\n");
+    const Run r = nominal(path);
+    const predict::Prediction p = predict::predict(path, {}, r.s, r.report, 2);
+    CHECK(p.distance == "fitted setup");
+    for (const auto& m : p.metrics) CHECK(half(m) == doctest::Approx(expected(m, 0.05)).epsilon(1e-9));
+    const Run deeper = nominal(path, {"workload.iodepth=8"});
+    const predict::Prediction q = predict::predict(path, {"workload.iodepth=8"}, deeper.s, deeper.report, 2);
+    CHECK(q.distance == "another depth");
+    CHECK(predict::setup_distance(models::load_io_scenario(path, {"host.aio=threads"})) == "unmeasured setup");
+  }
+  SUBCASE("a table without terms (written before they existed) takes the documented prior") {
+    const std::string path = write_scenario("old.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 2\n");
+    const Run r = nominal(path);
+    const predict::Prediction p = predict::predict(path, {}, r.s, r.report, 2);
+    CHECK(p.model_error_source.find("documented prior") != std::string::npos);
+    for (const auto& m : p.metrics) CHECK(m.model_sd_rel == predict::prior_model_error(models::figure_kind(m.name)));
+    CHECK(predict::prior_model_error("throughput") > 0);
+  }
+  SUBCASE("a term of an unknown kind is an error naming the kinds") {
+    const std::string path = write_scenario("bad-kind.toml", kTwoKeys + "log_sd = [0, 0]\nmodel_error = { iops = 0.2 }\n");
+    CHECK_THROWS_WITH_AS(models::load_io_scenario(path), doctest::Contains("unknown figure kind 'iops'"), models::ConfigError);
+  }
+}
+
 TEST_CASE("prediction: uncertain device time widens the IOPS interval of a device-bound run") {
   const std::string path = write_scenario(
-      "device.toml", "params = [\"backend.read_us\"]\nlog_sd = [0.2]\nlog_corr = [[1.0]]\ndraws = 8\nsource = \"test\"\n");
+      "device.toml", "params = [\"backend.read_us\"]\nlog_sd = [0.2]\nlog_corr = [[1.0]]\ndraws = 8\nsource = \"test\"\n" + kNoModelError);
   const Run r = nominal(path);
   REQUIRE(r.report.bottleneck == "device");
   const predict::Prediction p = predict::predict(path, {}, r.s, r.report, 2);

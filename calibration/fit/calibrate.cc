@@ -13,6 +13,7 @@
 
 #include "calibration/fit/levenberg_marquardt.h"
 #include "calibration/fit/parameters.h"
+#include "calibration/predict/prediction.h"  // prior_model_error
 #include "models/config.h"
 #include "models/io_metrics.h"
 #include "models/io_path_mva.h"
@@ -290,6 +291,34 @@ class Fitter {
   mutable std::atomic<long> mva_evaluations_{0};
   long des_runs_ = 0;
 };
+
+// The model-error sd from n log errors (see ModelError): the 95th percentile of |e| (nearest
+// rank) over 1.96, so that a few errors far beyond the rest (an unmodelled mechanism) set the
+// tails without widening every interval as an RMS would; with fewer than 10 errors that is
+// hardly an estimate, so it is pooled with the prior as k0 = 2 observations of it.
+double pooled_sd(double prior_sd, const std::vector<double>& errors) {
+  if (errors.empty()) return prior_sd;
+  std::vector<double> a;
+  for (double e : errors) a.push_back(std::fabs(e));
+  std::sort(a.begin(), a.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(0.95 * static_cast<double>(a.size())));
+  const double data_sd = a[std::max<std::size_t>(rank, 1) - 1] / 1.96;
+  if (a.size() >= 10) return data_sd;
+  constexpr double k0 = 2;
+  const double n = static_cast<double>(a.size());
+  return std::sqrt((k0 * prior_sd * prior_sd + n * data_sd * data_sd) / (k0 + n));
+}
+
+double log_error(const TargetFit& t) { return t.measured > 0 && t.fitted > 0 ? std::log(t.fitted / t.measured) : 0.0; }
+
+// Widens a prediction's interval by the model's own error (sd of ln(model / measured)).
+void add_model_error(TargetFit& t, double model_sd) {
+  if (!(t.fitted > 0) || !(t.upper > 0)) return;
+  const double h0 = std::log(t.upper / t.fitted), m = 1.96 * model_sd;
+  const double h = std::sqrt(h0 * h0 + m * m);
+  t.lower = t.fitted * std::exp(-h);
+  t.upper = t.fitted * std::exp(h);
+}
 
 TargetFit target_fit(const Target& t, double value, double half_width, const Eigen::RowVectorXd& gradient, const Eigen::MatrixXd& cov) {
   TargetFit f;
@@ -570,6 +599,46 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       if (by_kind.count(kind)) cv.mape.emplace_back(kind, by_kind[kind].first / by_kind[kind].second);
     res.cv = std::move(cv);
   }
+
+  // The model's own error (ModelError): from the fit's residuals for the fitted setups, and from
+  // the leave-one-out errors (or the documented prior) for the others.
+  static const char* const kKinds[] = {"throughput", "mean latency", "p50", "p99", "p99.9"};
+  constexpr double kMeasurementSd = 0.03;  // a measured figure's assumed error (Target::sigma_rel)
+  auto errors_of = [](const std::vector<TargetFit>& ts, const std::string& kind, std::vector<double>& out) {
+    for (const auto& t : ts)
+      if (t.kind == kind && t.measured > 0 && t.fitted > 0) out.push_back(log_error(t));
+  };
+  for (const char* kind : kKinds) {
+    std::vector<double> fitted;
+    for (const auto& rf : res.runs)
+      if (!rf.held_out) errors_of(rf.targets, kind, fitted);
+    if (!fitted.empty()) res.model_error.fitted[kind] = pooled_sd(kMeasurementSd, fitted);
+    std::vector<double> loo;
+    if (res.cv)
+      for (const auto& f : res.cv->folds) errors_of(f.targets, kind, loo);
+    res.model_error.unmeasured[kind] = res.cv && !loo.empty() ? pooled_sd(predict::prior_model_error(kind), loo) : predict::prior_model_error(kind);
+  }
+  res.model_error.source = res.cv ? "the leave-one-out errors of " + std::to_string(res.cv->folds.size()) + " runs" +
+                                        (res.cv->folds.size() < 10 ? ", pooled with the documented prior as 2 runs (docs/calibration.md)" : "")
+                                  : "the documented prior (docs/calibration.md): no leave-one-out (--cv loo) to estimate it from these runs";
+  for (auto& rf : res.runs) {
+    if (!rf.held_out) continue;
+    for (auto& t : rf.targets) add_model_error(t, res.model_error.unmeasured[t.kind]);
+  }
+  // Each fold's interval takes the model error estimated without that fold, so that its
+  // coverage is a fair test of the term.
+  if (res.cv) {
+    for (std::size_t f = 0; f < res.cv->folds.size(); ++f)
+      for (auto& t : res.cv->folds[f].targets) {
+        std::vector<double> others;
+        for (std::size_t g = 0; g < res.cv->folds.size(); ++g)
+          if (g != f) errors_of(res.cv->folds[g].targets, t.kind, others);
+        add_model_error(t, pooled_sd(predict::prior_model_error(t.kind), others));
+      }
+  }
+  for (std::size_t i : fit_runs) res.fitted_setups.push_back(models::setup_signature(d.runs[i].scenario));
+  std::sort(res.fitted_setups.begin(), res.fitted_setups.end());
+  res.fitted_setups.erase(std::unique(res.fitted_setups.begin(), res.fitted_setups.end()), res.fitted_setups.end());
   res.mva_evaluations += fitter->mva_evaluations();
   res.des_runs += fitter->des_runs();
   res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();

@@ -19,6 +19,7 @@
 
 #include <Eigen/Dense>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,7 +57,9 @@ struct TargetFit {
   std::string metric, kind;
   double measured = 0, fitted = 0;   // fitted: the DES at the estimate (or, for held-out runs, its prediction)
   double sim_half_width = 0;         // the DES's own 95% half-width
-  double lower = 0, upper = 0;       // 95% interval: parameter uncertainty and simulation noise
+  // 95% interval: parameters and simulation noise, and for a prediction (a held-out run, a
+  // leave-one-out fold) the model's own error too
+  double lower = 0, upper = 0;
   double error_rel() const { return measured > 0 ? (fitted - measured) / measured : 0; }
 };
 
@@ -80,6 +83,19 @@ struct CvSummary {
   std::string worst_metric;
 };
 
+// The model's own error per figure kind (models::figure_kind), as the sd of ln(model /
+// measured): `unmeasured` for setups the fit did not see, `fitted` for those it did.
+//   unmeasured: with leave-one-out, from the n leave-one-out log errors e of that kind: the
+//               95th percentile of |e| over 1.96; with n < 10, pooled with the documented prior
+//               (predict::prior_model_error) as k0 = 2 observations: sqrt((k0 prior^2 + n sd^2)
+//               / (k0 + n)); without leave-one-out, the prior;
+//   fitted:     the same over the fit's own residuals, with the 3% a measurement is assumed to
+//               err by as the prior.
+struct ModelError {
+  std::map<std::string, double> unmeasured, fitted;
+  std::string source;
+};
+
 struct CalibrationResult {
   std::vector<ParamEstimate> params;
   Eigen::MatrixXd correlation;
@@ -94,6 +110,8 @@ struct CalibrationResult {
   int n_residuals = 0;
   double seconds = 0;
   std::optional<CvSummary> cv;
+  ModelError model_error;
+  std::vector<std::string> fitted_setups;  // models::setup_signature of each fitted run
 };
 
 // Throws models::ConfigError for a setup it cannot fit (no free parameter left, every run held

@@ -53,6 +53,13 @@ std::string held_out_text(const CalibrationResult& r) {
   return held == 0 ? "" : ", " + std::to_string(held) + " held out (predicted, not fitted)";
 }
 
+// "x/ 1.04" style factors and similar one-number texts.
+std::string printf_text(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
 std::string pct(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%+.1f%%", 100 * v);
@@ -115,6 +122,29 @@ std::string fit_toml(const Dataset& d, const CalibrationResult& r, const std::st
     t += "]";
   }
   t += "]\ndraws = 24\n";
+  // The model's own error (calibrate.h ModelError): what a prediction adds beyond the parameters.
+  auto kinds = [&](const std::map<std::string, double>& m) {
+    std::string out = "{ ";
+    bool first = true;
+    for (const char* kind : {"throughput", "mean latency", "p50", "p99", "p99.9"}) {
+      const auto it = m.find(kind);
+      if (it == m.end()) continue;
+      out += (first ? "" : ", ") + (std::string(kind).find_first_of(" .") == std::string::npos ? std::string(kind) : quoted(kind)) + " = " +
+             toml_num(finite(it->second));
+      first = false;
+    }
+    return out + " }";
+  };
+  if (!r.model_error.unmeasured.empty()) {
+    t += "model_error = " + kinds(r.model_error.unmeasured) + "  # sd of ln(model / measured), setups not fitted\n";
+    if (!r.model_error.fitted.empty()) t += "model_error_fitted = " + kinds(r.model_error.fitted) + "  # the fitted setups\n";
+    t += "model_error_source = " + quoted(r.model_error.source) + "\n";
+  }
+  if (!r.fitted_setups.empty()) {
+    t += "fitted_setups = [";
+    for (std::size_t i = 0; i < r.fitted_setups.size(); ++i) t += (i ? ",\n  " : "\n  ") + quoted(r.fitted_setups[i]);
+    t += ",\n]\n";
+  }
   const std::size_t held = held_out_count(r);
   t += "source = " +
        quoted(fs::path(d.manifest_path).filename().string() + ", " + runs_count(fitted_count(r)) +
@@ -163,6 +193,8 @@ nlohmann::ordered_json report_json(const Dataset& d, const CalibrationResult& r)
     j["runs"].push_back(rj);
   }
   j["notes"] = r.notes;
+  j["model_error"] = {{"unmeasured", r.model_error.unmeasured}, {"fitted", r.model_error.fitted}, {"source", r.model_error.source}};
+  j["fitted_setups"] = r.fitted_setups;
   if (r.cv) {
     nlohmann::ordered_json cj;
     cj["method"] = "leave-one-out";
@@ -181,6 +213,7 @@ nlohmann::ordered_json report_json(const Dataset& d, const CalibrationResult& r)
         tj["measured"] = finite(t.measured);
         tj["predicted"] = finite(t.fitted);
         tj["error_rel"] = finite(t.error_rel());
+        tj["interval95"] = {finite(t.lower), finite(t.upper)};
         fj["targets"].push_back(tj);
       }
       cj["folds"].push_back(fj);
@@ -222,6 +255,18 @@ std::string report_text(const Dataset& d, const CalibrationResult& r) {
     }
     std::snprintf(buf, sizeof buf, "  worst: run '%s' %s, %.1f%% off\n", r.cv->worst_run.c_str(), r.cv->worst_metric.c_str(), 100 * r.cv->worst_error);
     t += buf;
+  }
+  if (!r.model_error.unmeasured.empty()) {
+    // As the factor a 95% interval puts on a prediction for that reason alone.
+    t += "\nthe model's own error (95%, added to every prediction's interval; from " + r.model_error.source + "):\n";
+    for (const char* kind : {"throughput", "mean latency", "p50", "p99", "p99.9"}) {
+      const auto u = r.model_error.unmeasured.find(kind);
+      if (u == r.model_error.unmeasured.end()) continue;
+      const auto f = r.model_error.fitted.find(kind);
+      std::snprintf(buf, sizeof buf, "  %-13s x/ %.2f for setups not measured%s\n", kind, std::exp(1.96 * u->second),
+                    f == r.model_error.fitted.end() ? "" : printf_text(", x/ %.2f for the fitted ones", std::exp(1.96 * f->second)).c_str());
+      t += buf;
+    }
   }
   if (!r.notes.empty()) {
     t += "\nnotes:\n";

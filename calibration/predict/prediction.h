@@ -10,6 +10,12 @@
 // Every draw runs on the same random numbers as the nominal's replication 0 (common random
 // numbers): the spread over draws is then the parameters' effect alone, and the simulation noise
 // enters once, through the nominal's half-width. Results are the same whatever the thread count.
+//
+// The model's own error enters too: the interval's half-width in log space is
+// sqrt((1.96 param_sd)^2 + (sim_hw / mean)^2 + (1.96 model_sd)^2), with model_sd the table's
+// term for the figure's kind and the setup's distance from what was measured: a fitted setup
+// (its setup_signature is among fitted_setups) takes model_error_fitted, any other setup
+// model_error; a table without them takes the documented prior below (docs/calibration.md).
 #pragma once
 
 #include <cstdint>
@@ -28,7 +34,8 @@ struct MetricPrediction {
   double mean = 0;             // the nominal run's mean
   double sim_half_width = 0;   // the nominal run's 95% half-width (simulation noise)
   double param_sd_rel = 0;     // sample sd of ln(metric) over the parameter draws
-  double lower = 0, upper = 0; // 95% prediction interval
+  double model_sd_rel = 0;     // the model-error term applied (sd of ln(model / measured))
+  double lower = 0, upper = 0; // 95% prediction interval: parameters, simulation and model error
   // The parameters' share of the squared log half-width: (1.96 sd)^2 / ((1.96 sd)^2 + (hw/mean)^2).
   double param_share = 0;
   bool operator==(const MetricPrediction&) const = default;
@@ -41,8 +48,25 @@ struct Prediction {
   std::vector<std::string> fixed_by_set;           // keys given by --set, held at that value
   std::vector<std::vector<std::string>> overrides; // per draw, the "key=value" of the sampled keys
   std::vector<MetricPrediction> metrics;           // in io_metric_names() order
+  // How far the prediction extrapolates: "fitted setup" (the calibration measured this setup),
+  // "another depth" (a measured setup at another iodepth or job count) or "unmeasured setup".
+  std::string distance;
+  std::string model_error_source;                  // where the model-error terms come from
   bool operator==(const Prediction&) const = default;
 };
+
+// The documented prior of the model's error for setups a calibration did not measure, when it
+// could not estimate its own (one run, or no leave-one-out): the RMS of ln(model / measured) over
+// the 196 held-out runs of the QEMU lab's accuracy experiment (docs/calibration.md, "Model
+// error"), per figure kind. 0 for an unknown kind.
+double prior_model_error(const std::string& kind);
+
+// The model-error sd for `metric` of a calibrated scenario at the given distance.
+double model_error_for(const models::CalibrationUncertainty& c, const std::string& metric, const std::string& distance);
+
+// "fitted setup", "another depth" or "unmeasured setup" for scenario `s` against the table's
+// fitted_setups (none listed: "unmeasured setup").
+std::string setup_distance(const models::IoScenario& s);
 
 // Called after each finished draw with (finished, total), from worker threads one at a time.
 using Progress = std::function<void(int done, int total)>;
