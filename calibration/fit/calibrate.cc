@@ -194,6 +194,7 @@ class Fitter {
     return fit(runs, warm.u, max_iterations);
   }
 
+  const Eigen::VectorXd& lower() const { return lower_; }
   const Eigen::VectorXd& upper() const { return upper_; }
 
   // The DES of `runs` at u (common random numbers: the same seed every time).
@@ -522,8 +523,19 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     e.log_sd = std::sqrt(std::max(0.0, cov(k, k)));
     e.lower = e.estimate * std::exp(-1.96 * e.log_sd);
     e.upper = e.estimate * std::exp(1.96 * e.log_sd);
-    e.identified = e.log_sd < 0.5 * o.prior_log_sd;
-    if (!e.identified)
+    // At a limit of its range (the key's own, or a factor 100 from the default) the optimum is
+    // the limit, not a point the data chose: the interval stops there, and the note says so.
+    const double lo = std::exp(fitter->lower()[k]), hi = std::exp(fitter->upper()[k]);
+    e.at_limit = u[k] <= fitter->lower()[k] + 1e-6 ? -1 : u[k] >= fitter->upper()[k] - 1e-6 ? 1 : 0;
+    e.lower = std::max(e.lower, lo);
+    e.upper = std::min(e.upper, hi);
+    if (e.at_limit != 0)
+      res.notes.push_back(e.key + " stands at the " + (e.at_limit < 0 ? "lower" : "upper") + " limit of what it may take (" +
+                          fmt("%.3g", e.at_limit < 0 ? lo : hi) +
+                          "): the data would push it further, so the model lacks something these runs show; its estimate and interval "
+                          "stop at the limit and a prediction that depends on it is less certain than its interval says");
+    e.identified = e.log_sd < 0.5 * o.prior_log_sd && e.at_limit == 0;
+    if (!(e.log_sd < 0.5 * o.prior_log_sd))
       res.notes.push_back(e.key + " is not identified by these runs: the data hardly narrows it (95% " + fmt("%.3g to %.3g", e.lower, e.upper) +
                           "): its estimate rests on the prior (the documented default) and on trade-offs with other parameters, not on the data; measure setups that load it to pin it down");
     res.params.push_back(e);
@@ -581,8 +593,11 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       const CalRun& r = d.runs[fit_runs[f]];
       CvFold fold;
       fold.name = r.name;
+      // The parameters' part through the surrogate's slope at the fold's fit, with the full fit's
+      // covariance (the fold's own, from one run fewer, would be a little wider).
+      const Eigen::MatrixXd g = fitter->log_gradient(fit_runs[f], fold_u[f]);
       for (std::size_t t = 0; t < r.targets.size(); ++t) {
-        TargetFit tf = target_fit(r.targets[t], fold_points[f].value[t], fold_points[f].half_width[t], Eigen::RowVectorXd::Zero(p), cov);
+        TargetFit tf = target_fit(r.targets[t], fold_points[f].value[t], fold_points[f].half_width[t], g.row(static_cast<long>(t)), cov);
         auto& [sum, n] = by_kind[tf.kind];
         sum += std::fabs(tf.error_rel());
         ++n;

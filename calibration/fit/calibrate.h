@@ -50,7 +50,8 @@ struct ParamEstimate {
   std::string key;
   double start = 0, estimate = 0, lower = 0, upper = 0;  // 95% interval
   double log_sd = 0;
-  bool identified = true;
+  bool identified = true;  // the data pin it (posterior sd under half the prior's) and it is not at a limit
+  int at_limit = 0;        // -1 / +1: the estimate stands at the lower / upper limit of its range
 };
 
 struct TargetFit {

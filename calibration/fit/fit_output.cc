@@ -106,7 +106,9 @@ std::string fit_toml(const Dataset& d, const CalibrationResult& r, const std::st
   t += "base = " + quoted(base) + "\n\n";
   for (const auto& p : r.params)
     t += p.key + " = " + toml_num(p.estimate) + "  # 95%: " + toml_num(p.lower) + " to " + toml_num(p.upper) +
-         (p.identified ? "" : " (not identified by the data)") + "; default " + toml_num(p.start) + "\n";
+         (p.at_limit != 0 ? std::string(" (at the ") + (p.at_limit < 0 ? "lower" : "upper") + " limit of its range)"
+                          : p.identified ? "" : " (not identified by the data)") +
+         "; default " + toml_num(p.start) + "\n";
   t += "\n[calibration]\n";
   t += "params = [";
   for (std::size_t i = 0; i < r.params.size(); ++i) t += (i ? ", " : "") + quoted(r.params[i].key);
@@ -174,6 +176,7 @@ nlohmann::ordered_json report_json(const Dataset& d, const CalibrationResult& r)
     pj["interval95"] = {finite(p.lower), finite(p.upper)};
     pj["log_sd"] = finite(p.log_sd);
     pj["identified"] = p.identified;
+    pj["at_limit"] = p.at_limit < 0 ? "lower" : p.at_limit > 0 ? "upper" : "";
     j["params"].push_back(pj);
   }
   j["correlation"] = nlohmann::ordered_json::array();
@@ -193,6 +196,7 @@ nlohmann::ordered_json report_json(const Dataset& d, const CalibrationResult& r)
     j["runs"].push_back(rj);
   }
   j["notes"] = r.notes;
+  j["fit_quality"] = fit_quality_line(d, r);
   j["model_error"] = {{"unmeasured", r.model_error.unmeasured}, {"fitted", r.model_error.fitted}, {"source", r.model_error.source}};
   j["fitted_setups"] = r.fitted_setups;
   if (r.cv) {
@@ -223,6 +227,49 @@ nlohmann::ordered_json report_json(const Dataset& d, const CalibrationResult& r)
   return j;
 }
 
+std::string fit_quality_line(const Dataset& d, const CalibrationResult& r) {
+  int total = 0, beyond = 0;
+  // Groups of fitted figures that tell a reader where the model misses: per group, how many of
+  // its throughput and mean-latency figures are beyond their bar too fast or too slow.
+  struct Group {
+    const char* name;
+    int figures = 0, fast = 0, slow = 0;
+  };
+  Group groups[] = {{"QD1 runs"}, {"runs at depth"}, {"reads"}, {"writes"}};
+  for (std::size_t i = 0; i < r.runs.size() && i < d.runs.size(); ++i) {
+    const RunFit& run = r.runs[i];
+    if (run.held_out) continue;
+    const auto& w = d.runs[i].scenario.workload;
+    const bool qd1 = w.numjobs * w.effective_depth() == 1;
+    for (const auto& t : run.targets) {
+      ++total;
+      const bool out = std::fabs(t.error_rel()) > tolerance_of(t.kind);
+      beyond += out;
+      if (t.kind != "throughput" && t.kind != "mean latency") continue;
+      const bool fast = t.kind == "throughput" ? t.fitted > t.measured : t.fitted < t.measured;
+      for (Group& g : groups) {
+        const std::string name = g.name;
+        const bool member = name == "QD1 runs" ? qd1 : name == "runs at depth" ? !qd1 : t.metric.rfind(name == "reads" ? "read." : "write.", 0) == 0;
+        if (!member) continue;
+        ++g.figures;
+        if (out) (fast ? g.fast : g.slow)++;
+      }
+    }
+  }
+  if (beyond == 0) return "";
+  std::string line = "poor fit: " + std::to_string(beyond) + " of " + std::to_string(total) +
+                     " fitted figures are beyond their bars (5% throughput and mean latency, 15% percentiles)";
+  std::string pattern;
+  for (const Group& g : groups) {
+    // A pattern when most of a group's figures miss the same way (at least 2, and 80% of them).
+    const int same = std::max(g.fast, g.slow);
+    if (g.figures < 2 || same < 2 || same < 0.8 * g.figures) continue;
+    pattern += (pattern.empty() ? "" : ", ") + std::string(g.name) + " " + (g.fast >= g.slow ? "too fast" : "too slow") + " (" +
+               std::to_string(same) + " of " + std::to_string(g.figures) + " figures)";
+  }
+  return line + (pattern.empty() ? "; no pattern: the misses are spread over runs and directions" : "; " + pattern);
+}
+
 std::string report_text(const Dataset& d, const CalibrationResult& r) {
   std::string t;
   char buf[512];
@@ -234,7 +281,8 @@ std::string report_text(const Dataset& d, const CalibrationResult& r) {
   t += "parameters (95% intervals):\n";
   for (const auto& p : r.params) {
     std::snprintf(buf, sizeof buf, "  %-26s %10s  [%s .. %s]  default %s%s\n", p.key.c_str(), num(p.estimate).c_str(), num(p.lower).c_str(),
-                  num(p.upper).c_str(), num(p.start).c_str(), p.identified ? "" : "  (not identified)");
+                  num(p.upper).c_str(), num(p.start).c_str(),
+                  p.at_limit != 0 ? (p.at_limit < 0 ? "  (at its lower limit)" : "  (at its upper limit)") : p.identified ? "" : "  (not identified)");
     t += buf;
   }
   t += "\nruns: measured -> model (error) [95% interval]\n";
@@ -272,6 +320,7 @@ std::string report_text(const Dataset& d, const CalibrationResult& r) {
     t += "\nnotes:\n";
     for (const auto& n : r.notes) t += "  - " + n + "\n";
   }
+  if (const std::string q = fit_quality_line(d, r); !q.empty()) t += "\n" + q + "\n";
   return t;
 }
 

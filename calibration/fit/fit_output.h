@@ -17,4 +17,8 @@ nlohmann::ordered_json report_json(const Dataset& d, const CalibrationResult& r)
 
 std::string report_text(const Dataset& d, const CalibrationResult& r);
 
+// One line when fitted figures are beyond their bars: how many, and the pattern of the misses
+// ("QD1 runs too fast (6 of 6 figures), writes too slow (4 of 5 figures)"); "" when none is.
+std::string fit_quality_line(const Dataset& d, const CalibrationResult& r);
+
 }  // namespace vqsim::fit

@@ -1,0 +1,74 @@
+// What calibration says about itself when the data and the model disagree: a parameter pushed to
+// the limit of its range says so and its interval stops there, and a poor fit ends with one line
+// naming how many figures miss and how. The "measurements" are far beyond what the default
+// scenario can do (50 IOPS from an NVMe), so the answers are known without simulating a truth.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "calibration/fit/calibrate.h"
+#include "calibration/fit/dataset.h"
+#include "calibration/fit/fit_output.h"
+
+using namespace vqsim;
+
+namespace {
+
+std::string write(const std::string& name, const std::string& text) {
+  const auto dir = std::filesystem::temp_directory_path() / "vqsim-test-fit-report";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+const fit::Dataset& slow_dataset() {
+  static const fit::Dataset d = [] {
+    const std::string base = write("base.toml", "base = \"" VQSIM_SOURCE_DIR "/scenarios/default.toml\"\n[workload]\nios = 3000\n[run]\nreplications = 2\n");
+    const std::string manifest = write("slow.toml",
+                                       "[[run]]\nname = \"qd1\"\nmeasured = { \"read.iops\" = 50, \"read.lat_mean_us\" = 20000 }\n"
+                                       "set = { \"workload.iodepth\" = 1 }\n"
+                                       "[[run]]\nname = \"qd4\"\nmeasured = { \"read.iops\" = 60, \"read.lat_mean_us\" = 66000 }\n"
+                                       "set = { \"workload.iodepth\" = 4 }\n");
+    return fit::load_dataset(manifest, base);
+  }();
+  return d;
+}
+
+const fit::CalibrationResult& slow_fit() {
+  static const fit::CalibrationResult r = [] {
+    fit::CalibrateOptions o;
+    o.fit_keys = {"backend.read_us"};
+    o.max_rounds = 3;
+    return fit::calibrate(slow_dataset(), o);
+  }();
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a parameter the data push beyond its range stands at the limit, says so, and its interval stops there") {
+  const auto& r = slow_fit();
+  REQUIRE(r.params.size() == 1);
+  const auto& p = r.params[0];
+  CHECK(p.at_limit == 1);
+  CHECK(!p.identified);
+  CHECK(p.upper == doctest::Approx(p.estimate).epsilon(1e-6));  // not beyond the limit it stands at
+  CHECK(p.estimate == doctest::Approx(100 * p.start).epsilon(1e-3));  // a factor 100 from the default
+  bool said = false;
+  for (const auto& n : r.notes) said |= n.find("backend.read_us stands at the upper limit") != std::string::npos;
+  CHECK(said);
+  CHECK(fit::report_json(slow_dataset(), r)["params"][0]["at_limit"] == "upper");
+}
+
+TEST_CASE("a poor fit ends with one line: how many figures miss their bars, and the pattern") {
+  const auto& r = slow_fit();
+  const std::string line = fit::fit_quality_line(slow_dataset(), r);
+  CAPTURE(line);
+  CHECK(line.rfind("poor fit: 4 of 4 fitted figures are beyond their bars", 0) == 0);
+  // Every figure is far too fast: the model cannot be as slow as these measurements.
+  CHECK(line.find("reads too fast (4 of 4 figures)") != std::string::npos);
+  CHECK(fit::report_text(slow_dataset(), r).find(line) != std::string::npos);
+}
