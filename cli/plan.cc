@@ -10,9 +10,11 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "calibration/predict/prediction.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/io_report.h"
+#include "models/io_results.h"
 #include "models/plan.h"
 #include "models/scenario.h"
 
@@ -80,6 +82,66 @@ std::string search_summary(const models::PlanResult& r) {
   return s;
 }
 
+// A calibrated scenario's answer judged with the whole prediction interval (the model's own
+// error, the parameters and the simulation; docs/prediction.md), not the simulation's alone: the
+// plan searches with the DES's means, and a capacity answer that only the simulation's noise
+// separates from the bound is borderline once the calibration's uncertainty is counted.
+struct PredictionCheck {
+  std::string constraint, metric, verdict;
+  double mean = 0, lower = 0, upper = 0;
+};
+
+std::vector<PredictionCheck> prediction_checks(const models::PlanResult& r, const std::vector<std::string>& at_overrides, int threads) {
+  std::vector<PredictionCheck> out;
+  const auto& q = r.request;
+  std::vector<std::string> ov = at_overrides;
+  ov.push_back("workload.ios=" + std::to_string(q.ios));
+  ov.push_back("workload.runtime=0");
+  ov.push_back("run.replications=" + std::to_string(q.replications));
+  models::IoScenario s = models::load_io_scenario(q.scenario_path, ov);
+  if (!s.calibration.present() || s.calibration.draws <= 0) return out;
+  const models::IoRunReport report = models::simulate_io(s, threads);
+  const predict::Prediction p = predict::predict(q.scenario_path, ov, s, report, threads);
+  for (const auto& c : q.constraints) {
+    PredictionCheck k;
+    k.constraint = c.text();
+    k.metric = c.metric;
+    const predict::MetricPrediction* m = nullptr;
+    for (const auto& x : p.metrics)
+      if (x.name == c.metric) m = &x;
+    if (!m) {
+      k.verdict = "not predicted (vqsim run predicts iops, bw_kib, lat/clat means and clat p50/p99/p99.9)";
+      out.push_back(k);
+      continue;
+    }
+    k.mean = m->mean;
+    k.lower = m->lower;
+    k.upper = m->upper;
+    const bool lo = c.holds(m->lower), hi = c.holds(m->upper), mean = c.holds(m->mean);
+    k.verdict = lo && hi ? "satisfied" : !lo && !hi ? "violated" : mean ? "borderline (mean satisfies)" : "borderline (mean violates)";
+    out.push_back(k);
+  }
+  return out;
+}
+
+void print_prediction_checks(const std::vector<PredictionCheck>& checks) {
+  if (checks.empty()) return;
+  std::printf("\nwith the calibration's uncertainty (95%% prediction interval: model error, parameters, simulation):\n");
+  for (const auto& k : checks) {
+    if (k.verdict.rfind("not predicted", 0) == 0) {
+      std::printf("  %s: %s\n", k.constraint.c_str(), k.verdict.c_str());
+      continue;
+    }
+    std::printf("  %s: %s [%s – %s]: %s\n", k.constraint.c_str(), models::plan_number(k.mean).c_str(), models::plan_number(k.lower).c_str(),
+                models::plan_number(k.upper).c_str(), k.verdict.c_str());
+  }
+  bool borderline = false;
+  for (const auto& k : checks) borderline = borderline || k.verdict.rfind("borderline", 0) == 0 || k.verdict == "violated";
+  if (borderline)
+    std::printf("  the answer holds by the simulation's figures but not across the whole prediction interval: a measurement of this "
+                "setup may well miss the bound\n");
+}
+
 void print_text(const models::PlanResult& r, const models::IoScenario& at) {
   const auto& q = r.request;
   std::printf("vqsim %s plan %s\n", VQSIM_VERSION, q.scenario_path.c_str());
@@ -137,7 +199,7 @@ void print_text(const models::PlanResult& r, const models::IoScenario& at) {
   for (const auto& n : r.notes) std::printf("note: %s\n", n.c_str());
 }
 
-void print_json(const models::PlanResult& r, const models::IoScenario& at) {
+void print_json(const models::PlanResult& r, const models::IoScenario& at, const std::vector<PredictionCheck>& pc) {
   const auto& q = r.request;
   nlohmann::ordered_json j;
   j["vqsim_version"] = VQSIM_VERSION;
@@ -174,6 +236,13 @@ void print_json(const models::PlanResult& r, const models::IoScenario& at) {
     j["tried"].push_back(pj);
   }
   j["notes"] = r.notes;
+  // A calibrated scenario: the answer judged with the whole prediction interval.
+  if (!pc.empty()) {
+    j["prediction_checks"] = nlohmann::ordered_json::array();
+    for (const auto& k : pc)
+      j["prediction_checks"].push_back(
+          {{"constraint", k.constraint}, {"metric", k.metric}, {"mean", k.mean}, {"lower", k.lower}, {"upper", k.upper}, {"verdict", k.verdict}});
+  }
   std::cout << j.dump(2) << "\n";
 }
 
@@ -262,8 +331,13 @@ int plan_main(const std::vector<std::string>& args) {
   at_overrides.push_back(r.request.knob + "=" + std::to_string(r.answer));
   const models::IoScenario at = models::load_io_scenario(path, at_overrides);
   for (const auto& w : at.warnings) std::cerr << "vqsim: warning: " << w << "\n";
-  if (format == "json") print_json(r, at);
-  else print_text(r, at);
+  const std::vector<PredictionCheck> pc = prediction_checks(r, at_overrides, threads);
+  if (format == "json") {
+    print_json(r, at, pc);
+  } else {
+    print_text(r, at);
+    print_prediction_checks(pc);
+  }
   return r.feasible ? 0 : 1;
 }
 

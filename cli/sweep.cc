@@ -26,6 +26,7 @@
 #endif
 
 #include "calibration/fio/writer.h"
+#include "calibration/predict/prediction.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/io_report.h"
@@ -54,8 +55,8 @@ std::string num(double v) {
   return buf;
 }
 
-// The scenario of one point: the spec's --set, seed, replications and length, then the axes.
-models::IoScenario point_scenario(const models::SweepSpec& spec, const models::SweepPoint& p) {
+// The overrides of one point: the spec's --set, seed, replications and length, then the axes.
+std::vector<std::string> point_overrides(const models::SweepSpec& spec, const models::SweepPoint& p) {
   std::vector<std::string> o = spec.set;
   o.push_back("run.seed=" + std::to_string(spec.seed));
   o.push_back("run.replications=" + std::to_string(spec.replications));
@@ -64,7 +65,11 @@ models::IoScenario point_scenario(const models::SweepSpec& spec, const models::S
     o.push_back("workload.runtime=0");
   }
   for (const auto& x : p.overrides()) o.push_back(x);
-  return models::load_io_scenario(spec.scenario, o);
+  return o;
+}
+
+models::IoScenario point_scenario(const models::SweepSpec& spec, const models::SweepPoint& p) {
+  return models::load_io_scenario(spec.scenario, point_overrides(spec, p));
 }
 
 // One point's result as a journal row: one line of JSON.
@@ -87,10 +92,23 @@ nlohmann::ordered_json evaluate(const models::SweepSpec& spec, const models::Swe
     return row;
   }
   const models::IoRunReport r = models::simulate_io(s, 1);
+  // A calibrated scenario: each point also gets the whole 95% prediction interval (the model's
+  // own error, the parameter draws, the simulation noise; docs/prediction.md), one simulation per
+  // draw. Determinism: the draws come from the scenario's seed, the same for every thread count.
+  predict::Prediction prediction;
+  if (s.calibration.present() && s.calibration.draws > 0) {
+    prediction = predict::predict(spec.scenario, point_overrides(spec, p), s, r, 1);
+  }
   for (const auto& m : spec.metrics) {
     const sim::Interval i = models::io_metric(r, m);
     row["metrics"][m] = {{"mean", i.mean}, {"half_width_95", i.half_width}};
+    for (const auto& pm : prediction.metrics)
+      if (pm.name == m) {
+        row["metrics"][m]["prediction_lower"] = pm.lower;
+        row["metrics"][m]["prediction_upper"] = pm.upper;
+      }
   }
+  if (prediction.draws > 0) row["prediction_distance"] = prediction.distance;
   row["bottleneck"] = r.bottleneck;
   row["little_ok"] = r.little_ok;
   row["fio"] = fio::to_fio_json(to_fio_result(s, r));
@@ -325,7 +343,13 @@ int sweep_main(const std::vector<std::string>& args) {
   for (const auto& [k, v] : spec.points.front().settings) keys.push_back(k);
   csv = "point";
   for (const auto& k : keys) csv += "," + k;
-  for (const auto& m : spec.metrics) csv += "," + m + "," + m + "_hw95";
+  // Prediction columns when any point has them (a calibrated scenario): the whole interval.
+  bool predicted = false;
+  for (const auto& [index, line] : rows) predicted = predicted || line.find("\"prediction_lower\"") != std::string::npos;
+  for (const auto& m : spec.metrics) {
+    csv += "," + m + "," + m + "_hw95";
+    if (predicted) csv += "," + m + "_pred_lower," + m + "_pred_upper";
+  }
   csv += ",bottleneck\n";
   std::map<std::string, std::string> fio_files;
   for (const auto& [index, line] : rows) {
@@ -339,6 +363,9 @@ int sweep_main(const std::vector<std::string>& args) {
       const auto& v = row["metrics"][m];
       csv += "," + (v.is_null() ? std::string() : num(v["mean"].get<double>()));
       csv += "," + (v.is_null() || !v.contains("half_width_95") ? std::string() : num(v["half_width_95"].get<double>()));
+      if (predicted)
+        for (const char* k : {"prediction_lower", "prediction_upper"})
+          csv += "," + (v.is_null() || !v.contains(k) ? std::string() : num(v[k].get<double>()));
     }
     csv += "," + row["bottleneck"].get<std::string>() + "\n";
     if (row.contains("fio")) {

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <deque>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -237,6 +239,38 @@ TEST_CASE("guest-above-host: a VM cannot beat its own host's bare metal") {
   fs = with_rule(check::check_physics({host, guest}, ""), "guest-above-host");
   REQUIRE(fs.size() == 1);
   CHECK(fs[0].severity == Severity::info);
+}
+
+TEST_CASE("envelope: a calibrated scenario judges by the whole prediction interval, model error included") {
+  // The default scenario with a [calibration] table: a device time known to +-10% and a model
+  // error of 0.2 in log space on throughput (a 95% factor of 1.48).
+  const auto dir = std::filesystem::temp_directory_path() / "vqsim-test-envelope";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "calibrated.toml").string();
+  std::ofstream(path) << "base = \"" << kDefault << "\"\n[backend]\nread_us = 90\n[calibration]\nparams = [\"backend.read_us\"]\n"
+                      << "log_sd = [0.05]\nlog_corr = [[1.0]]\ndraws = 4\nsource = \"test\"\n"
+                      << "model_error = { throughput = 0.2, \"mean latency\" = 0.2, p50 = 0.3, p99 = 0.4, \"p99.9\" = 0.5 }\n";
+  const std::vector<std::string> over = {"workload.ios=20000", "run.replications=3"};
+  Measured probe = make("read", {{"workload.rw", "randread"}, {"workload.bs", "4k"}, {"workload.iodepth", "32"}});
+  probe.iops = 1;
+  auto fs = check::check_envelope({probe}, path, over, 2);
+  REQUIRE(fs.size() == 1);
+  CHECK(fs[0].evidence.find("model error ±48%") != std::string::npos);
+  CHECK(fs[0].evidence.find("simulation noise only") == std::string::npos);
+  const auto at = fs[0].evidence.find("vs predicted ");
+  REQUIRE(at != std::string::npos);
+  const double predicted = std::stod(fs[0].evidence.substr(at + 13));
+  // 30% above the prediction: beyond the simulation's noise, inside the model's error.
+  probe.iops = 1.3 * predicted;
+  fs = check::check_envelope({probe}, path, over, 2);
+  REQUIRE(fs.size() == 1);
+  CHECK(fs[0].severity == Severity::info);
+  CHECK(fs[0].cause == "inside the calibrated model's prediction interval");
+  // 1.8x: outside the interval, within 2x: a warning; 1 IOPS: an error.
+  probe.iops = 1.8 * predicted;
+  CHECK(check::check_envelope({probe}, path, over, 2)[0].severity == Severity::warning);
+  probe.iops = 1;
+  CHECK(check::check_envelope({probe}, path, over, 2)[0].severity == Severity::error);
 }
 
 TEST_CASE("envelope: inside and far outside the model's interval") {

@@ -126,6 +126,14 @@ check "draws beyond a key's range are clamped, not an error" bash -c "'$vqsim' r
 check "graph --with-results fills stages by utilization" bash -c "'$vqsim' graph '$src/scenarios/seed000-virtio-blk.toml' --with-results --ios 5000 | grep -q fillcolor"
 same_bytes "determinism: graph --with-results, threads 1 vs 2" -- "$vqsim" graph "$src/scenarios/seed000-virtio-blk.toml" --with-results --ios 5000 --threads 1 -- "$vqsim" graph "$src/scenarios/seed000-virtio-blk.toml" --with-results --ios 5000 --threads 2
 
+# Issue 16, item 6: plan on a calibrated scenario judges its answer with the whole prediction
+# interval (model error, parameters, simulation), not the simulation's noise alone.
+check "plan on a calibrated scenario succeeds" status_is 0 "$vqsim" plan "$src/scenarios/calibrated/seed004.toml" --maximize workload.numjobs --subject-to 'read.lat_mean_us <= 2ms' --ios 5000
+check "... and judges the answer with the prediction interval" grep -q "with the calibration's uncertainty (95% prediction interval: model error, parameters, simulation)" "$tmp/out"
+check "... in JSON too" bash -c "'$vqsim' plan '$src/scenarios/calibrated/seed004.toml' --maximize workload.numjobs --subject-to 'read.lat_mean_us <= 2ms' --ios 5000 --format json | python3 -c \"import json,sys; k=json.load(sys.stdin)['prediction_checks'][0]; assert k['lower'] < k['mean'] < k['upper'] and k['verdict']\""
+check "plan on an uncalibrated scenario has no such block" status_is 0 "$vqsim" plan "$def" --maximize workload.iodepth --subject-to 'read.clat_p99_us <= 2ms' --ios 5000
+check "... none" bash -c "! grep -q \"calibration's uncertainty\" '$tmp/out'"
+
 # vqsim compare: a what-if as a paired difference.
 cmp_small=(--ios 20000 --replications 3)
 check "compare: --help exits 0 and teaches --vs" bash -c "'$vqsim' compare --help | grep -q -- '--vs KEY=VALUE'"

@@ -88,5 +88,16 @@ printf 'scenario = "%s/scenarios/default.toml"\nmetrics = ["read.iopz"]\n' "$src
 "$vqsim" sweep "$tmp/badm.toml" --out "$tmp/badm" 2>"$tmp/badm.err"
 check "an unknown metric is bad input (2) with a suggestion" bash -c "test $? -eq 2 && grep -q \"did you mean 'read.iops'\" '$tmp/badm.err'"
 
+# Issue 16, item 6: a sweep over a calibrated scenario carries each point's whole prediction
+# interval (model error, parameters, simulation) beside the simulation's own half-width.
+printf 'scenario = "%s/scenarios/calibrated/seed000.toml"\nmetrics = ["read.iops", "read.clat_p99_us"]\nreplications = 2\nios = 5000\n[[axis]]\nkey = "workload.iodepth"\nvalues = [8, 32]\n' "$src" >"$tmp/cal.toml"
+"$vqsim" sweep "$tmp/cal.toml" --out "$tmp/cal" --jobs 1 >/dev/null 2>&1
+check "a calibrated sweep has prediction columns" bash -c "head -1 '$tmp/cal/results.csv' | grep -q 'read.iops_hw95,read.iops_pred_lower,read.iops_pred_upper'"
+check "... each point's simulated mean inside its prediction interval" python3 -c "
+import csv; rows = list(csv.DictReader(open('$tmp/cal/results.csv')))
+assert len(rows) == 2 and all(float(r['read.iops_pred_lower']) < float(r['read.iops']) < float(r['read.iops_pred_upper']) for r in rows)"
+"$vqsim" sweep "$tmp/cal.toml" --out "$tmp/cal2" --jobs 2 >/dev/null 2>&1
+check "... the same files with --jobs 2" same_tree "$tmp/cal" "$tmp/cal2"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -18,8 +18,10 @@
 //            tolerance a calibrated stage model is held to);
 //   warning  outside both, but measured/simulated between 1/2 and 2;
 //   error    off by more than 2x either way ("implausible for the model as calibrated").
-// The interval is simulation noise only: calibration uncertainty of the parameters is not yet
-// propagated; the evidence says so.
+// On a calibrated scenario (a [calibration] table) the interval is the whole prediction interval
+// instead (calibration/predict: the model's own error, the parameters' draws and the simulation
+// noise, docs/prediction.md): inside it is info; outside it a warning, and an error beyond 2x
+// either way. On an uncalibrated one it is simulation noise only, and the evidence says so.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -33,6 +35,7 @@
 
 #include "calibration/check/check.h"
 #include "calibration/check/measured_access.h"
+#include "calibration/predict/prediction.h"
 #include "models/config.h"
 #include "models/io_metrics.h"
 #include "models/io_results.h"
@@ -58,7 +61,14 @@ struct Simulated {
   int replications = 0;
   std::string run_length;
   std::string error;  // the loader's or simulator's message when it could not be simulated
+  predict::Prediction prediction;  // a calibrated scenario's, with the whole interval
 };
+
+std::string factor_text(double log_half) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "±%.0f%%", 100 * (std::exp(log_half) - 1));
+  return buf;
+}
 
 }  // namespace
 
@@ -106,6 +116,7 @@ std::vector<Finding> check_envelope(const std::vector<Measured>& ms, const std::
         sim.run_length = s.workload.runtime_ns > 0 ? detail::evidence_num(static_cast<double>(s.workload.runtime_ns) / 1e9) + " s"
                                                    : std::to_string(s.workload.ios) + " I/Os";
         sim.report = models::simulate_io(s, threads);
+        if (s.calibration.present() && s.calibration.draws > 0) sim.prediction = predict::predict(scenario, set, s, sim.report, threads);
       } catch (const std::exception& e) {
         sim.error = e.what();
       }
@@ -165,6 +176,37 @@ std::vector<Finding> check_envelope(const std::vector<Measured>& ms, const std::
         out.push_back(std::move(f));
         continue;
       }
+      const predict::MetricPrediction* pm = nullptr;
+      for (const auto& x : sim.prediction.metrics)
+        if (x.name == fig.metric) pm = &x;
+      if (pm && pm->lower > 0) {
+        // The whole prediction interval of a calibrated scenario.
+        const double h = std::log(pm->upper / pm->mean);
+        const double ratio = fig.measured / pm->mean;
+        const double z = h > 0 ? 1.96 * std::log(ratio) / h : 0;
+        char pct[32];
+        std::snprintf(pct, sizeof pct, std::fabs(ratio - 1) < 10 ? "%+.1f%%" : "%+.3g%%", 100.0 * (ratio - 1));
+        f.evidence = "measured " + fig.label + " " + detail::evidence_num(fig.measured) + " vs predicted " + detail::evidence_num(pm->mean) +
+                     " (95% prediction interval " + detail::evidence_num(pm->lower) + " .. " + detail::evidence_num(pm->upper) + ": model error " +
+                     factor_text(1.96 * pm->model_sd_rel) + ", parameters " + factor_text(1.96 * pm->param_sd_rel) + ", simulation " +
+                     factor_text(pm->sim_half_width / pm->mean) + "; " + sim.prediction.distance + "): " + pct + ", " +
+                     detail::evidence_num(z) + " sd in log space; " + setup_text;
+        const bool inside = fig.measured >= pm->lower && fig.measured <= pm->upper;
+        if (inside) {
+          f.severity = Severity::info;
+          f.cause = "inside the calibrated model's prediction interval";
+        } else if (ratio > 0.5 && ratio < 2.0) {
+          f.severity = Severity::warning;
+          f.cause = "outside the calibrated model's prediction interval: the setup differs from what was recorded (device, cache "
+                    "mode, CPU contention), or the model lacks a mechanism this run shows";
+        } else {
+          f.severity = Severity::error;
+          f.cause = std::string("implausible for the model as calibrated: outside its prediction interval and off by more than 2x (") +
+                    detail::evidence_num(ratio) + "x); a unit slip, a cache, a different device, or a setup that is not what was recorded";
+        }
+        out.push_back(std::move(f));
+        continue;
+      }
       const int n = std::max(1, iv.n);
       const double t = n >= 2 ? sim::student_t_quantile(0.975, n - 1) : 1.96;
       const double s = n >= 2 && t > 0 ? iv.half_width * std::sqrt(static_cast<double>(n)) / t : 0.0;
@@ -180,7 +222,8 @@ std::vector<Finding> check_envelope(const std::vector<Measured>& ms, const std::
       f.evidence = "measured " + fig.label + " " + detail::evidence_num(fig.measured) + " vs simulated " + detail::evidence_num(iv.mean) + " (95% prediction interval " +
                    detail::evidence_num(iv.mean - pi) + " .. " + detail::evidence_num(iv.mean + pi) + ", " + std::to_string(sim.replications) + " replications of " +
                    sim.run_length + "): " + pct + ", " + sig + "; " + setup_text +
-                   ". The interval is simulation noise only: calibration uncertainty is not yet included";
+                   ". The scenario is not calibrated ([calibration] table absent): the interval is simulation noise only, and the "
+                   "model's own error is covered by the 10% tolerance alone";
       if (inside) {
         f.severity = Severity::info;
         f.cause = std::fabs(diff) <= pi ? "inside the model's prediction interval"
