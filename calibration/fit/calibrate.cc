@@ -623,6 +623,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     for (const auto& t : ts)
       if (t.kind == kind && t.measured > 0 && t.fitted > 0) out.push_back(log_error(t));
   };
+  std::vector<std::string> prior_kinds;  // kinds no leave-one-out figure measured
   for (const char* kind : kKinds) {
     std::vector<double> fitted;
     for (const auto& rf : res.runs)
@@ -632,10 +633,16 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     if (res.cv)
       for (const auto& f : res.cv->folds) errors_of(f.targets, kind, loo);
     res.model_error.unmeasured[kind] = res.cv && !loo.empty() ? pooled_sd(predict::prior_model_error(kind), loo) : predict::prior_model_error(kind);
+    if (res.cv && loo.empty()) prior_kinds.push_back(kind);
   }
   res.model_error.source = res.cv ? "the leave-one-out errors of " + std::to_string(res.cv->folds.size()) + " runs" +
                                         (res.cv->folds.size() < 10 ? ", pooled with the documented prior as 2 runs (docs/calibration.md)" : "")
                                   : "the documented prior (docs/calibration.md): no leave-one-out (--cv loo) to estimate it from these runs";
+  if (!prior_kinds.empty()) {
+    std::string list;
+    for (const auto& k : prior_kinds) list += (list.empty() ? "" : ", ") + k;
+    res.model_error.source += "; " + list + ": the documented prior (no such figure was measured)";
+  }
   for (auto& rf : res.runs) {
     if (!rf.held_out) continue;
     for (auto& t : rf.targets) add_model_error(t, res.model_error.unmeasured[t.kind]);
