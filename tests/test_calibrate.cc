@@ -6,16 +6,11 @@
 #include <doctest/doctest.h>
 
 #include <toml++/toml.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <functional>
-#include <sstream>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "calibration/check/check.h"
@@ -24,6 +19,7 @@
 #include "calibration/fit/fit_output.h"
 #include "calibration/fit/levenberg_marquardt.h"
 #include "calibration/fit/parameters.h"
+#include "calibration_support.h"
 #include "models/config.h"
 #include "models/io_metrics.h"
 #include "models/io_results.h"
@@ -33,30 +29,10 @@ using namespace vqsim;
 
 namespace {
 
-const std::string kSource = VQSIM_SOURCE_DIR;
+const std::string kSource = test::kSourceDir;
 
-// A scratch directory of this process (CTest may run other test binaries at the same time),
-// removed at exit.
-std::filesystem::path scratch() {
-  struct Dir {
-    std::filesystem::path path;
-    Dir() : path(std::filesystem::temp_directory_path() / ("vqsim-test-calibrate-" + std::to_string(::getpid()))) {
-      std::filesystem::create_directories(path);
-    }
-    ~Dir() {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-    }
-  };
-  static const Dir dir;
-  return dir.path;
-}
-
-std::string write(const std::string& name, const std::string& text) {
-  const auto path = scratch() / name;
-  std::ofstream(path) << text;
-  return path.string();
-}
+using test::scratch;
+using test::write;
 
 // --------------------------------------------------------------------- LM: y = a exp(b x)
 
@@ -139,7 +115,7 @@ TEST_CASE("Levenberg-Marquardt: a start the model cannot evaluate is an error") 
 // low depth pins the device time; the four-job run is bound by the host's IOThread, which pins
 // the host CPU scale.
 const double kTrueReadUs = 130, kTrueCpuScale = 1.4;
-using Setups = std::vector<std::pair<std::string, std::vector<std::string>>>;
+using test::Setups;
 const Setups kSetups = {
     {"qd1", {"workload.iodepth=1"}},
     {"qd4", {"workload.iodepth=4"}},
@@ -157,26 +133,16 @@ std::string base_scenario() {
 // `spoiled` names a run whose figures are halved (IOPS) and doubled (latency): a measurement no
 // setting of the parameters explains, as an unmodelled mechanism would give.
 std::string simulated_manifest(const std::string& name, const Setups& setups, const std::string& spoiled = "") {
-  const std::string base = base_scenario();
-  std::ostringstream m;
-  m.precision(10);
-  m << "[setup]\nsource = \"simulated at backend.read_us = 130, host.cpu_scale = 1.4\"\n";
-  for (const auto& [run, set] : setups) {
-    std::vector<std::string> ov = set;
-    for (const char* o : {"backend.read_us=130", "host.cpu_scale=1.4", "workload.runtime=0", "workload.ios=60000", "run.replications=3",
-                          "run.seed=20250101"})
-      ov.push_back(o);
-    const models::IoRunReport rep = models::simulate_io(models::load_io_scenario(base, ov), 2);
-    const double factor = run == spoiled ? 2.0 : 1.0;
-    m << "\n[[run]]\nname = \"" << run << "\"\nmeasured = { \"read.iops\" = " << models::io_metric(rep, "read.iops").mean / factor
-      << ", \"read.lat_mean_us\" = " << models::io_metric(rep, "read.lat_mean_us").mean * factor << " }\nset = { ";
-    for (std::size_t k = 0; k < set.size(); ++k) {
-      const auto eq = set[k].find('=');
-      m << (k ? ", " : "") << '"' << set[k].substr(0, eq) << "\" = " << set[k].substr(eq + 1);
-    }
-    m << " }\n";
-  }
-  return write(name, m.str());
+  test::Simulated how;
+  how.source = "simulated at backend.read_us = 130, host.cpu_scale = 1.4";
+  how.truth = {"backend.read_us=130", "host.cpu_scale=1.4"};
+  how.simulation = {"workload.runtime=0", "workload.ios=60000", "run.replications=3", "run.seed=20250101"};
+  how.metrics = {"read.iops", "read.lat_mean_us"};
+  how.factor = [&](std::size_t, const std::string& run, const std::string& metric) {
+    if (run != spoiled) return 1.0;
+    return metric == "read.iops" ? 0.5 : 2.0;
+  };
+  return test::simulated_manifest(name, base_scenario(), setups, how);
 }
 
 const fit::Dataset& synthetic_dataset() {
