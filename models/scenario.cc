@@ -623,7 +623,7 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
   static const std::vector<std::string> fields = {"calibration.params",        "calibration.log_sd",        "calibration.log_corr",
                                                   "calibration.draws",         "calibration.source",        "calibration.model_error",
                                                   "calibration.model_error_fitted", "calibration.model_error_source",
-                                                  "calibration.fitted_setups"};
+                                                  "calibration.fitted_setups", "calibration.modes"};
   static const std::vector<std::string> kinds = {"throughput", "mean latency", "p50", "p99", "p99.9"};
   const Entry* first = nullptr;
   for (const auto& [key, e] : entries) {
@@ -704,6 +704,18 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
   if (const auto it = entries.find("calibration.source"); it != entries.end()) c.source = it->second.node->value<std::string>().value_or("");
   if (const auto it = entries.find("calibration.model_error_source"); it != entries.end())
     c.model_error_source = it->second.node->value<std::string>().value_or("");
+  if (const auto it = entries.find("calibration.modes"); it != entries.end()) {
+    const auto* modes = it->second.node->as_array();
+    if (!modes) fail(it->second, "calibration.modes", "expected an array of arrays, one value per params entry");
+    for (const auto& m : *modes) {
+      const auto* row = m.as_array();
+      if (!row || row->size() != n) fail(it->second, "calibration.modes", "each mode needs " + std::to_string(n) + " values, one per params entry");
+      std::vector<double> v = numbers(it->second, "calibration.modes", *row);
+      for (double x : v)
+        if (!(x > 0)) fail(it->second, "calibration.modes", "a mode's values must be > 0");
+      c.modes.push_back(std::move(v));
+    }
+  }
   if (const auto it = entries.find("calibration.fitted_setups"); it != entries.end()) {
     const auto* a = it->second.node->as_array();
     if (!a) fail(it->second, "calibration.fitted_setups", "expected an array of setup signatures (strings), as `vqsim calibrate` writes them");

@@ -158,6 +158,10 @@ struct CalibrationUncertainty {
   std::map<std::string, double> model_error_log_sd, model_error_fitted_log_sd;
   std::string model_error_source;
   std::vector<std::string> fitted_setups;  // setup_signature() of each fitted run
+  // Other explanations the data fit about as well (calibrate's multi-start): each the values of
+  // `keys` there, in each key's unit. Parameter draws take their centres in turn from `values`
+  // and each mode (calibration/predict/prediction.h).
+  std::vector<std::vector<double>> modes;
   bool present() const { return !keys.empty(); }
 };
 

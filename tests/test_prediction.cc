@@ -106,6 +106,20 @@ TEST_CASE("parameter draws: log-normal with the table's sd and correlation, from
 
 const std::string kNoModelError = "model_error = { throughput = 0, \"mean latency\" = 0, p50 = 0, p99 = 0, \"p99.9\" = 0 }\n";
 
+TEST_CASE("parameter draws: with a second explanation (modes), the centres alternate between it and the estimate") {
+  const std::string path = write_scenario("modes.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 4\nmodes = [[1.5, 45]]\n");
+  const models::IoScenario s = models::load_io_scenario(path);
+  REQUIRE(s.calibration.modes.size() == 1);
+  const auto draws = predict::parameter_draws(s);
+  REQUIRE(draws.size() == 4);
+  CHECK(values_of(draws[0]) == std::map<std::string, double>{{"guest.cpu_scale", 1.1}, {"backend.read_us", 90}});
+  CHECK(values_of(draws[1]) == std::map<std::string, double>{{"guest.cpu_scale", 1.5}, {"backend.read_us", 45}});
+  CHECK(values_of(draws[2]) == values_of(draws[0]));
+  CHECK(values_of(draws[3]) == values_of(draws[1]));
+  const std::string bad = write_scenario("bad-modes.toml", kTwoKeys + "log_sd = [0, 0]\nmodes = [[1.5]]\n");
+  CHECK_THROWS_WITH_AS(models::load_io_scenario(bad), doctest::Contains("each mode needs 2 values"), models::ConfigError);
+}
+
 TEST_CASE("prediction: no parameter uncertainty and no model error give the simulation's own interval") {
   const std::string path = write_scenario("zero.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 4\n" + kNoModelError);
   const Run r = nominal(path);

@@ -42,6 +42,9 @@ struct CalibrateOptions {
   // cannot come near (an unmodelled mechanism) less than the many it can, instead of letting it
   // pull every parameter towards it.
   double robust_scale = 3;
+  // Start the first round's descent again from 4x and 1/4 of each parameter, keep the best end,
+  // and keep a second explanation that fits about as well (CalibrationResult::alternative).
+  bool multi_start = true;
   std::function<void(const std::string&)> progress;  // one line per step
   std::function<bool()> cancelled;
 };
@@ -113,6 +116,10 @@ struct CalibrationResult {
   std::optional<CvSummary> cv;
   ModelError model_error;
   std::vector<std::string> fitted_setups;  // models::setup_signature of each fitted run
+  // A second explanation the data cannot tell from the estimate (the multi-start's, see
+  // CalibrateOptions::multi_start): its parameter values, in `params` order, and the simulated costs.
+  std::optional<std::vector<double>> alternative;
+  double alternative_cost = 0, best_cost = 0;
 };
 
 // Throws models::ConfigError for a setup it cannot fit (no free parameter left, every run held

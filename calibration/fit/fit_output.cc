@@ -142,6 +142,12 @@ std::string fit_toml(const Dataset& d, const CalibrationResult& r, const std::st
     if (!r.model_error.fitted.empty()) t += "model_error_fitted = " + kinds(r.model_error.fitted) + "  # the fitted setups\n";
     t += "model_error_source = " + quoted(r.model_error.source) + "\n";
   }
+  if (r.alternative) {
+    t += "modes = [[";
+    for (std::size_t i = 0; i < r.alternative->size(); ++i) t += (i ? ", " : "") + toml_num(finite((*r.alternative)[i]));
+    t += "]]  # a second explanation the data fit about as well (simulated cost " + toml_num(finite(r.alternative_cost)) + " vs " +
+         toml_num(finite(r.best_cost)) + "): draws alternate between it and the estimate\n";
+  }
   if (!r.fitted_setups.empty()) {
     t += "fitted_setups = [";
     for (std::size_t i = 0; i < r.fitted_setups.size(); ++i) t += (i ? ",\n  " : "\n  ") + quoted(r.fitted_setups[i]);
@@ -199,6 +205,8 @@ nlohmann::ordered_json report_json(const Dataset& d, const CalibrationResult& r)
   j["fit_quality"] = fit_quality_line(d, r);
   j["model_error"] = {{"unmeasured", r.model_error.unmeasured}, {"fitted", r.model_error.fitted}, {"source", r.model_error.source}};
   j["fitted_setups"] = r.fitted_setups;
+  if (r.alternative)
+    j["alternative"] = {{"values", *r.alternative}, {"simulated_cost", finite(r.alternative_cost)}, {"estimate_cost", finite(r.best_cost)}};
   if (r.cv) {
     nlohmann::ordered_json cj;
     cj["method"] = "leave-one-out";

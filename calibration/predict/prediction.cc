@@ -119,6 +119,9 @@ std::vector<std::vector<std::string>> parameter_draws(const models::IoScenario& 
     // z for every key, fixed ones included, so that fixing a key leaves the others' draws alone
     // (and dropping components of x = L z gives exactly the marginal of the others).
     for (auto& zi : z) zi = sim::standard_normal(rng);
+    // Draws take their centres in turn from the estimate and each other explanation (modes).
+    const std::size_t mode = c.modes.empty() ? 0 : static_cast<std::size_t>(d) % (c.modes.size() + 1);
+    const std::vector<double>& centre = mode == 0 ? c.values : c.modes[mode - 1];
     std::vector<std::string> overrides;
     for (std::size_t k = 0; k < n; ++k) {
       if (c.fixed_by_set[k]) continue;
@@ -126,7 +129,7 @@ std::vector<std::vector<std::string>> parameter_draws(const models::IoScenario& 
       for (std::size_t j = 0; j < n; ++j) x += l[k][j] * z[j];
       // A wide log-normal can draw beyond what the key accepts (a dispersion above 10): such a
       // draw stands at the limit, as the fit itself would have.
-      overrides.push_back(c.keys[k] + "=" + number(models::clamp_to_key_range(c.keys[k], c.values[k] * std::exp(c.log_sd[k] * x))));
+      overrides.push_back(c.keys[k] + "=" + number(models::clamp_to_key_range(c.keys[k], centre[k] * std::exp(c.log_sd[k] * x))));
     }
     draws.push_back(std::move(overrides));
   }
