@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <regex>
@@ -475,8 +476,10 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       }
       // Multi-start: the descent from the defaults can settle where the data are explained by
       // the wrong stage (tests/test_coverage.cc: host.cpu_scale 0.4 for a true 1.4, at ten times
-      // the truth's cost). Start again from 4x and 1/4 of each parameter; the best end goes on,
-      // and the others stay candidates for a second explanation (below).
+      // the truth's cost). Descend again from 4x and 1/4 of each parameter on this round's
+      // surrogate; the ends are candidates that the simulation judges after the rounds (below).
+      // The rounds themselves go on from the defaults' descent: a lower surrogate cost far from
+      // the anchor is not yet a lower simulated one.
       if (o.multi_start)
         for (long k = 0; k < p; ++k)
           for (const double step : {std::log(4.0), -std::log(4.0)}) {
@@ -485,14 +488,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
             if (start[k] == best_u[k]) continue;
             LmResult other = fitter->fit_from_afar(fit_runs, start, 60);
             if (other.stop_reason == "cancelled") throw std::runtime_error("calibration cancelled");
-            if (other.cost < lm.cost) {
-              say(o, keys[static_cast<std::size_t>(k)] + fmt(": a start at %.3gx its value ends lower, at cost ", std::exp(step)) +
-                         fmt("%.4g", other.cost) + fmt(" (was %.4g)", lm.cost));
-              starts.push_back(lm.u);
-              lm = std::move(other);
-            } else {
-              starts.push_back(other.u);
-            }
+            starts.push_back(other.u);
           }
     }
     if (lm.stop_reason == "cancelled") throw std::runtime_error("calibration cancelled");
@@ -524,11 +520,23 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     std::optional<Eigen::VectorXd> alt;
     double alt_cost = 0;
     std::map<std::size_t, DesPoint> alt_des;
+    // The surrogate, now anchored at the estimate, screens the candidates: only those it puts
+    // within reach of the estimate's cost are worth a simulation.
+    if (!anchored_at_best) fitter->anchor(best_des, best_u);
+    anchored_at_best = true;
+    const auto surrogate_cost = [&](const Eigen::VectorXd& v) {
+      const auto r = fitter->residuals(fit_runs, v);
+      return r ? r->squaredNorm() : std::numeric_limits<double>::infinity();
+    };
+    const double best_surrogate = surrogate_cost(best_u);
+    std::vector<Eigen::VectorXd> simulated;
     for (const auto& c : starts) {
       if ((c - best_u).lpNorm<Eigen::Infinity>() < std::log(1.5)) continue;
+      if (surrogate_cost(c) > 2 * best_surrogate + 8 * s2) continue;
       bool seen = false;
-      if (alt && (c - *alt).lpNorm<Eigen::Infinity>() < std::log(1.5)) seen = true;
+      for (const auto& v : simulated) seen = seen || (c - v).lpNorm<Eigen::Infinity>() < std::log(1.5);
       if (seen) continue;
+      simulated.push_back(c);
       auto pts = fitter->des(fit_runs, c);
       const double cost = fitter->des_cost(fit_runs, pts, c);
       say(o, fmt("a second explanation from the multi-start: simulated cost %.4g", cost) + fmt(" (the estimate's %.4g)", best_cost));
@@ -544,6 +552,29 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
         alt = c;
         alt_cost = cost;
         alt_des = std::move(pts);
+      }
+    }
+    // A candidate the simulation prefers: refine it as the rounds would (re-anchored there).
+    if (!anchored_at_best) {
+      fitter->anchor(best_des, best_u);
+      anchored_at_best = true;
+      for (int extra = 0; extra < 3; ++extra) {
+        const LmResult refine = fitter->fit(fit_runs, best_u, 60);
+        auto pts = fitter->des(fit_runs, refine.u);
+        const double m = fitter->anchor(pts, refine.u);
+        const double cost = fitter->des_cost(fit_runs, pts, refine.u);
+        say(o, fmt("refining the multi-start's estimate: simulated cost %.4g", cost) + fmt(" (before %.4g)", best_cost));
+        const bool better = cost < best_cost;
+        if (better) {
+          const double gain = (best_cost - cost) / std::max(best_cost, 1e-12);
+          best_u = refine.u;
+          best_cost = cost;
+          best_des = std::move(pts);
+          if (m < 0.01 || gain < 0.01) break;
+        } else {
+          fitter->anchor(best_des, best_u);
+          break;
+        }
       }
     }
     if (alt && alt_cost <= best_cost + 2 * s2) {
