@@ -84,7 +84,6 @@ std::string fio_unit_advice(std::string_view text, double value, const std::stri
   const double si = value * std::pow(1000.0, static_cast<double>(power + 1));
   const double fio = rest == "ib" ? si : iec;
   static constexpr const char* kIec[] = {"KiB", "MiB", "GiB", "TiB"};
-  static constexpr const char* kSi[] = {"kB", "MB", "GB", "TB"};
   const std::string n = number_text(value);
   std::string out = "\"";
   out.append(text);
@@ -94,8 +93,7 @@ std::string fio_unit_advice(std::string_view text, double value, const std::stri
   out.append("fio, with its default kb_base=1024, reads it as ").append(number_text(fio)).append(" bytes");
   if (rest != "i") out.append(fio == iec ? ", SI as " + number_text(si) : ", IEC as " + number_text(iec));
   out.append("; in a scenario write \"").append(n).append(kIec[power]).append("\" (or ").append(number_text(iec));
-  out.append(") for ").append(number_text(iec)).append(" bytes, \"").append(n).append(kSi[power]).append("\" (or ");
-  out.append(number_text(si)).append(") for ").append(number_text(si));
+  out.append(") for ").append(number_text(iec)).append(" bytes, ").append(number_text(si)).append(" for ").append(number_text(si));
   return out;
 }
 

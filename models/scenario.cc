@@ -466,6 +466,20 @@ Value convert(const Param& p, const Entry& e) {
         } catch (const std::invalid_argument& ex) {
           fail(e, p.key, ex.what());
         }
+        // A size that fio also reads (bs, request and file sizes) in SI units: fio's kb_base=1024
+        // takes "8MB" as 8388608 bytes, the scenario as 8000000. Bandwidths (rates) keep SI, as
+        // vendors state them.
+        const auto unit_at = text.find_first_not_of("0123456789.+-eE ");
+        const std::string unit = unit_at == std::string::npos ? "" : text.substr(unit_at);
+        if (p.kind == Kind::size && (unit == "kB" || unit == "MB" || unit == "GB" || unit == "TB")) {
+          const double binary = v.number / std::pow(1000.0, static_cast<double>(std::string("kMGT").find(unit[0]) + 1)) *
+                                std::pow(1024.0, static_cast<double>(std::string("kMGT").find(unit[0]) + 1));
+          std::ostringstream msg;
+          msg << std::setprecision(15) << "\"" << text << "\" is " << v.number << " bytes in a scenario (SI), but fio reads it as " << binary
+              << " (kb_base=1024): write \"" << text.substr(0, unit_at) << (unit == "kB" ? "KiB" : unit.substr(0, 1) + "iB") << "\" (or "
+              << binary << ") for fio's reading, or " << v.number << " for the SI size";
+          fail(e, p.key, msg.str());
+        }
       } else {
         v.number = number(p.kind == Kind::size ? "a size such as \"4k\" or a number of bytes" : "bytes per second or \"550MB\"");
       }
@@ -623,7 +637,7 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
   static const std::vector<std::string> fields = {"calibration.params",        "calibration.log_sd",        "calibration.log_corr",
                                                   "calibration.draws",         "calibration.source",        "calibration.model_error",
                                                   "calibration.model_error_fitted", "calibration.model_error_source",
-                                                  "calibration.fitted_setups", "calibration.modes"};
+                                                  "calibration.fitted_setups", "calibration.modes", "calibration.mode_weights"};
   static const std::vector<std::string> kinds = {"throughput", "mean latency", "p50", "p99", "p99.9"};
   const Entry* first = nullptr;
   for (const auto& [key, e] : entries) {
@@ -715,6 +729,17 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
         if (!(x > 0)) fail(it->second, "calibration.modes", "a mode's values must be > 0");
       c.modes.push_back(std::move(v));
     }
+  }
+  if (const auto it = entries.find("calibration.mode_weights"); it != entries.end()) {
+    const auto* a = it->second.node->as_array();
+    if (!a || a->size() != c.modes.size()) fail(it->second, "calibration.mode_weights", "expected one weight per mode");
+    c.mode_weights = numbers(it->second, "calibration.mode_weights", *a);
+    double sum = 0;
+    for (double x : c.mode_weights) {
+      if (x < 0) fail(it->second, "calibration.mode_weights", "weights must be >= 0");
+      sum += x;
+    }
+    if (sum > 1 + 1e-9) fail(it->second, "calibration.mode_weights", "the weights add up to more than 1 (the estimate has the rest)");
   }
   if (const auto it = entries.find("calibration.fitted_setups"); it != entries.end()) {
     const auto* a = it->second.node->as_array();

@@ -162,6 +162,7 @@ struct CalibrationUncertainty {
   // `keys` there, in each key's unit. Parameter draws take their centres in turn from `values`
   // and each mode (calibration/predict/prediction.h).
   std::vector<std::vector<double>> modes;
+  std::vector<double> mode_weights;  // each mode's share of the draws (the estimate has the rest); empty: equal shares
   bool present() const { return !keys.empty(); }
 };
 

@@ -402,11 +402,11 @@ run_case "run --set iothreads=2 (no section)" 2 "\(from --set\): iothreads: unkn
 # A scenario's sizes are IEC/SI (docs/scenario.md, "Sizes"): spellings fio reads otherwise
 # ("4KB", "4kb": fio 4096, SI 4000; "4kib": fio 4000, IEC 4096) are refused with both readings.
 printf '[workload]\nbs = "4KB"\n' >bs4KB.toml
-run_case "run bs=4KB" 2 'bs4KB\.toml:2: workload\.bs: "4KB" is ambiguous: fio, with its default kb_base=1024, reads it as 4096 bytes, SI as 4000; in a scenario write "4KiB" \(or 4096\) for 4096 bytes, "4kB" \(or 4000\) for 4000' -- run bs4KB.toml
+run_case "run bs=4KB" 2 'bs4KB\.toml:2: workload\.bs: "4KB" is ambiguous: fio, with its default kb_base=1024, reads it as 4096 bytes, SI as 4000; in a scenario write "4KiB" \(or 4096\) for 4096 bytes, 4000 for 4000' -- run bs4KB.toml
 run_case "run --set bs=4kb" 2 '\(from --set\): workload\.bs: "4kb" is ambiguous: fio, with its default kb_base=1024, reads it as 4096 bytes, SI as 4000' -- run "$src/scenarios/default.toml" --set 'workload.bs="4kb"'
 run_case "solve --set bs=4kib" 2 '\(from --set\): workload\.bs: "4kib" is ambiguous: fio, with its default kb_base=1024, reads it as 4000 bytes, IEC as 4096; in a scenario write "4KiB"' -- solve "$src/scenarios/default.toml" --set 'workload.bs="4kib"'
 run_case "run --set max_request=1mb" 2 '\(from --set\): guest\.max_request: "1mb" is ambiguous: fio, with its default kb_base=1024, reads it as 1048576 bytes, SI as 1000000' -- run "$src/scenarios/default.toml" --set 'guest.max_request="1mb"'
-run_case "run --set bs=4kB (SI: 4000 bytes)" 2 '\(from --set\): workload\.bs: 4000 bytes is not a multiple of 512' -- run "$src/scenarios/default.toml" --set 'workload.bs="4kB"'
+run_case "run --set bs=4kB (SI: fio reads it as 4096)" 2 '\(from --set\): workload\.bs: "4kB" is 4000 bytes in a scenario \(SI\), but fio reads it as 4096 \(kb_base=1024\): write "4KiB" \(or 4096\)' -- run "$src/scenarios/default.toml" --set 'workload.bs="4kB"'
 printf '[[run]]\nname = "x"\nmeasured = { "read.iops" = 1000 }\nset = { "workload.bs" = "4KB" }\n' >manifest-bs4KB.toml
 run_case "check manifest set bs=4KB" 2 "manifest-bs4KB\.toml:4: run 'x': set workload\.bs: \"4KB\" is ambiguous: fio, with its default kb_base=1024, reads it as 4096 bytes" -- check manifest-bs4KB.toml
 run_case "run bs=4KiB (IEC)" 0 '' -- run "$src/scenarios/default.toml" --set 'workload.bs="4KiB"' --ios 2000 --replications 2

@@ -106,16 +106,25 @@ TEST_CASE("parameter draws: log-normal with the table's sd and correlation, from
 
 const std::string kNoModelError = "model_error = { throughput = 0, \"mean latency\" = 0, p50 = 0, p99 = 0, \"p99.9\" = 0 }\n";
 
-TEST_CASE("parameter draws: with a second explanation (modes), the centres alternate between it and the estimate") {
+TEST_CASE("parameter draws: with a second explanation (modes), the centres are shared by the modes' weights") {
+  const std::map<std::string, double> estimate = {{"guest.cpu_scale", 1.1}, {"backend.read_us", 90}};
+  const std::map<std::string, double> other = {{"guest.cpu_scale", 1.5}, {"backend.read_us", 45}};
+  // Without weights, equal shares: the first half of the draws at the estimate, the rest at the mode.
   const std::string path = write_scenario("modes.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 4\nmodes = [[1.5, 45]]\n");
   const models::IoScenario s = models::load_io_scenario(path);
   REQUIRE(s.calibration.modes.size() == 1);
   const auto draws = predict::parameter_draws(s);
   REQUIRE(draws.size() == 4);
-  CHECK(values_of(draws[0]) == std::map<std::string, double>{{"guest.cpu_scale", 1.1}, {"backend.read_us", 90}});
-  CHECK(values_of(draws[1]) == std::map<std::string, double>{{"guest.cpu_scale", 1.5}, {"backend.read_us", 45}});
-  CHECK(values_of(draws[2]) == values_of(draws[0]));
-  CHECK(values_of(draws[3]) == values_of(draws[1]));
+  CHECK(values_of(draws[0]) == estimate);
+  CHECK(values_of(draws[1]) == estimate);
+  CHECK(values_of(draws[2]) == other);
+  CHECK(values_of(draws[3]) == other);
+  // A weight of 0.25: one draw in four at the mode.
+  const std::string weighted = write_scenario("weighted.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 8\nmodes = [[1.5, 45]]\nmode_weights = [0.25]\n");
+  const auto w = predict::parameter_draws(models::load_io_scenario(weighted));
+  int at_mode = 0;
+  for (const auto& dr : w) at_mode += values_of(dr) == other;
+  CHECK(at_mode == 2);
   const std::string bad = write_scenario("bad-modes.toml", kTwoKeys + "log_sd = [0, 0]\nmodes = [[1.5]]\n");
   CHECK_THROWS_WITH_AS(models::load_io_scenario(bad), doctest::Contains("each mode needs 2 values"), models::ConfigError);
 }

@@ -313,6 +313,24 @@ double pooled_sd(double prior_sd, const std::vector<double>& errors) {
 
 double log_error(const TargetFit& t) { return t.measured > 0 && t.fitted > 0 ? std::log(t.fitted / t.measured) : 0.0; }
 
+// The central 95% interval of (1 - w) N(a, sd^2) + w N(b, sd^2), by bisection on its CDF.
+std::pair<double, double> mixture_interval95(double a, double b, double sd, double w) {
+  if (!(sd > 0)) return {std::min(a, b), std::max(a, b)};
+  const auto cdf = [&](double x) {
+    const auto phi = [&](double m) { return 0.5 * std::erfc(-(x - m) / (sd * std::sqrt(2.0))); };
+    return (1 - w) * phi(a) + w * phi(b);
+  };
+  const auto quantile = [&](double q) {
+    double lo = std::min(a, b) - 10 * sd, hi = std::max(a, b) + 10 * sd;
+    for (int i = 0; i < 100; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      (cdf(mid) < q ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+  };
+  return {quantile(0.025), quantile(0.975)};
+}
+
 // Widens a prediction's interval by the model's own error (sd of ln(model / measured)).
 void add_model_error(TargetFit& t, double model_sd) {
   if (!(t.fitted > 0) || !(t.upper > 0)) return;
@@ -582,6 +600,9 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       for (long k = 0; k < p; ++k) res.alternative->push_back(std::exp((*alt)[k]));
       res.alternative_cost = alt_cost;
       res.best_cost = best_cost;
+      // As likelihoods: exp(-cost / 2 s^2) each (the cost is a sum of squared residuals in units
+      // of their assumed sd, s^2 the residual variance).
+      res.alternative_weight = 1 / (1 + std::exp((alt_cost - best_cost) / (2 * s2)));
       std::string diff;
       for (long k = 0; k < p; ++k)
         if (std::fabs((*alt)[k] - best_u[k]) >= std::log(1.5))
@@ -746,7 +767,9 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     if (!rf.held_out) continue;
     for (auto& t : rf.targets) add_model_error(t, res.model_error.unmeasured[t.kind]);
   }
-  // A second explanation: held-out runs predicted at it too, their intervals widened to hold both.
+  // A second explanation: held-out runs predicted at it too, and their interval is the 95%
+  // interval of the mixture of both predictions, weighted by how well each fits
+  // (alternative_weight).
   if (res.alternative && !held_out.empty()) {
     Eigen::VectorXd ua(p);
     for (long k = 0; k < p; ++k) ua[k] = std::log((*res.alternative)[static_cast<std::size_t>(k)]);
@@ -757,9 +780,10 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       for (std::size_t t = 0; t < res.runs[i].targets.size(); ++t) {
         TargetFit& tf = res.runs[i].targets[t];
         if (!(tf.fitted > 0) || !(pt.value[t] > 0)) continue;
-        const double h = std::log(tf.upper / tf.fitted);
-        tf.lower = std::min(tf.lower, pt.value[t] * std::exp(-h));
-        tf.upper = std::max(tf.upper, pt.value[t] * std::exp(h));
+        const double sd = std::log(tf.upper / tf.fitted) / 1.96;
+        const auto [lo, hi] = mixture_interval95(std::log(tf.fitted), std::log(pt.value[t]), sd, res.alternative_weight);
+        tf.lower = std::exp(lo);
+        tf.upper = std::exp(hi);
       }
     }
   }

@@ -120,6 +120,7 @@ struct CalibrationResult {
   // CalibrateOptions::multi_start): its parameter values, in `params` order, and the simulated costs.
   std::optional<std::vector<double>> alternative;
   double alternative_cost = 0, best_cost = 0;
+  double alternative_weight = 0;  // its share of the parameter draws: exp(-cost/2s^2), normalized over both
 };
 
 // Throws models::ConfigError for a setup it cannot fit (no free parameter left, every run held

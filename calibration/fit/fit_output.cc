@@ -146,7 +146,8 @@ std::string fit_toml(const Dataset& d, const CalibrationResult& r, const std::st
     t += "modes = [[";
     for (std::size_t i = 0; i < r.alternative->size(); ++i) t += (i ? ", " : "") + toml_num(finite((*r.alternative)[i]));
     t += "]]  # a second explanation the data fit about as well (simulated cost " + toml_num(finite(r.alternative_cost)) + " vs " +
-         toml_num(finite(r.best_cost)) + "): draws alternate between it and the estimate\n";
+         toml_num(finite(r.best_cost)) + ")\nmode_weights = [" + toml_num(finite(r.alternative_weight)) +
+         "]  # each mode's share of the parameter draws (the estimate has the rest)\n";
   }
   if (!r.fitted_setups.empty()) {
     t += "fitted_setups = [";
@@ -206,7 +207,10 @@ nlohmann::ordered_json report_json(const Dataset& d, const CalibrationResult& r)
   j["model_error"] = {{"unmeasured", r.model_error.unmeasured}, {"fitted", r.model_error.fitted}, {"source", r.model_error.source}};
   j["fitted_setups"] = r.fitted_setups;
   if (r.alternative)
-    j["alternative"] = {{"values", *r.alternative}, {"simulated_cost", finite(r.alternative_cost)}, {"estimate_cost", finite(r.best_cost)}};
+    j["alternative"] = {{"values", *r.alternative},
+                        {"simulated_cost", finite(r.alternative_cost)},
+                        {"estimate_cost", finite(r.best_cost)},
+                        {"weight", finite(r.alternative_weight)}};
   if (r.cv) {
     nlohmann::ordered_json cj;
     cj["method"] = "leave-one-out";

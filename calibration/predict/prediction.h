@@ -76,8 +76,8 @@ using Progress = std::function<void(int done, int total)>;
 // s.run.seed that no replication uses; x = L z with L the Cholesky factor of log_corr (or, when
 // log_corr is not positive definite, V sqrt(max(D, 0)) from its eigen-decomposition, rows scaled
 // to unit variance); value_k = centre_k * exp(log_sd_k * x_k), the centre being `values` or, with
-// modes (other explanations), draw d's centre is values for d mod (modes + 1) = 0 and mode
-// d mod (modes + 1) otherwise. Empty without a calibration.
+// modes (other explanations), each mode for its mode_weights share of the draws (stratified,
+// docs/prediction.md). Empty without a calibration.
 std::vector<std::vector<std::string>> parameter_draws(const models::IoScenario& s);
 
 // The factor L (row-major, n x n) with L L^T = log_corr (or its nearest positive semi-definite
