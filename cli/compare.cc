@@ -20,19 +20,13 @@ namespace po = boost::program_options;
 
 namespace {
 
-std::string printf_text(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
 // Figures in the metric's unit with the precision a reader needs: IOPS and KiB/s whole, µs to 0.01.
 std::string figure(const std::string& metric, double v) {
   const bool latency = metric.size() > 3 && metric.compare(metric.size() - 3, 3, "_us") == 0;
-  return printf_text(latency ? "%.2f" : "%.0f", v);
+  return printf_string(latency ? "%.2f" : "%.0f", v);
 }
 
-std::string percent(double rel) { return printf_text("%+.2f%%", 100 * rel); }
+std::string percent(double rel) { return printf_string("%+.2f%%", 100 * rel); }
 
 std::string settings(const std::vector<std::string>& vs) {
   std::string s;

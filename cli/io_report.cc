@@ -10,13 +10,13 @@
 
 namespace vqsim::cli {
 
-namespace {
-
-std::string printf_string(const char* format, double a, double b = 0) {
+std::string printf_string(const char* format, double a, double b) {
   char buf[128];
   std::snprintf(buf, sizeof buf, format, a, b);
   return buf;
 }
+
+namespace {
 
 // fio's "usec"/"msec" choice: the unit that keeps the mean below 10000.
 void pick_unit(double ns, const char** unit, double* scale) {

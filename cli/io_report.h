@@ -49,6 +49,9 @@ double capacity_iops(const models::IoScenario& s);
 // reach, and which keys to raise.
 std::string idle_iothreads_warning(const models::IoScenario& s);
 
+// snprintf of one or two numbers into a string (the reports' figures, "%.2f", "%+.1f%%").
+std::string printf_string(const char* format, double a, double b = 0);
+
 // One line: "virtio-blk, main loop, aio=threads, cache=none, nvme; randread 4k iodepth 32 x 1 job".
 std::string setup_line(const models::IoScenario& s);
 

@@ -14,7 +14,6 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/io_report.h"
-#include "models/io_results.h"
 #include "models/plan.h"
 #include "models/scenario.h"
 
@@ -100,8 +99,8 @@ std::vector<PredictionCheck> prediction_checks(const models::PlanResult& r, cons
   ov.push_back("run.replications=" + std::to_string(q.replications));
   models::IoScenario s = models::load_io_scenario(q.scenario_path, ov);
   if (!s.calibration.present() || s.calibration.draws <= 0) return out;
-  const models::IoRunReport report = models::simulate_io(s, threads);
-  const predict::Prediction p = predict::predict(q.scenario_path, ov, s, report, threads);
+  // The nominal is the plan's own run at the answer (the same overrides, seed and length).
+  const predict::Prediction p = predict::predict(q.scenario_path, ov, s, r.answer_report, threads);
   for (const auto& c : q.constraints) {
     PredictionCheck k;
     k.constraint = c.text();

@@ -208,6 +208,7 @@ class Planner {
   std::map<long long, PlanPoint> cal_points_;  // this calibration round's MVA points
   std::map<long long, std::size_t> des_point_;  // position -> index in res_.tried
   std::map<long long, std::vector<std::pair<std::string, sim::Interval>>> des_metrics_;
+  std::map<long long, IoRunReport> des_reports_;  // each simulated point's run, for the answer's report
   std::vector<std::string> extra_metrics_;
 };
 
@@ -284,6 +285,7 @@ bool Planner::des(long long t) {
   auto& m = des_metrics_[t];
   for (const auto& name : extra_metrics_) m.emplace_back(name, io_metric(r, name));
   des_point_[t] = res_.tried.size();
+  des_reports_[t] = r;
   res_.tried.push_back(p);
   des_done_[t] = search_ok;
   return search_ok;
@@ -457,6 +459,7 @@ PlanResult Planner::run() {
     res_.answer = value_at(best);
     res_.answer_checks = res_.tried[des_point_[best]].checks;
     res_.answer_metrics = des_metrics_[best];
+    res_.answer_report = des_reports_[best];
     if (best == 0) {
       res_.message = "no value";
       res_.message.append(of).append(" in ").append(range_text(lo_, hi_)).append(" satisfies ").append(join_constraints(req_.constraints));
@@ -474,6 +477,7 @@ PlanResult Planner::run() {
     res_.answer = value_at(good);
     res_.answer_checks = res_.tried[des_point_[good]].checks;
     res_.answer_metrics = des_metrics_[good];
+    res_.answer_report = des_reports_[good];
     std::vector<PlanConstraint> searched;
     for (std::size_t i = 0; i < req_.constraints.size(); ++i)
       if (!reversed_[i]) searched.push_back(req_.constraints[i]);
@@ -488,6 +492,7 @@ PlanResult Planner::run() {
   res_.at_range_end = good == n_;
   res_.answer_checks = res_.tried[des_point_[good]].checks;
   res_.answer_metrics = des_metrics_[good];
+  res_.answer_report = des_reports_[good];
   res_.message = std::string(maximize ? "the largest " : "the smallest ").append(req_.knob);
   res_.message.append(" in ").append(range_text(lo_, hi_)).append(" with ").append(join_constraints(req_.constraints));
   res_.message.append(" is ").append(std::to_string(res_.answer)).append(": ").append(checks_text(res_.answer_checks, false));

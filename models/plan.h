@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "models/io_results.h"
 #include "sim/student_t.h"
 
 namespace vqsim::models {
@@ -99,6 +100,7 @@ struct PlanResult {
   long long mva_candidate = 0;
   std::vector<PlanCheck> answer_checks;  // DES, at the answer (or the best end when infeasible)
   std::vector<std::pair<std::string, sim::Interval>> answer_metrics;  // DES: IOPS and mean latency too
+  IoRunReport answer_report;             // the DES run at the answer (or the best end when infeasible)
   std::vector<PlanPoint> tried;          // in the order evaluated
   std::vector<bool> reversed;            // per constraint: limits the answer from the other side
   std::vector<std::string> notes;        // monotonicity violations, MVA failures, budget

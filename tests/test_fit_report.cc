@@ -4,30 +4,22 @@
 // scenario can do (50 IOPS from an NVMe), so the answers are known without simulating a truth.
 #include <doctest/doctest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "calibration/fit/calibrate.h"
 #include "calibration/fit/dataset.h"
 #include "calibration/fit/fit_output.h"
+#include "calibration_support.h"  // test::write: a file in this process's scratch directory
 
 using namespace vqsim;
+using test::write;
 
 namespace {
 
-std::string write(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() / "vqsim-test-fit-report";
-  std::filesystem::create_directories(dir);
-  const auto path = dir / name;
-  std::ofstream(path) << text;
-  return path.string();
-}
-
 const fit::Dataset& slow_dataset() {
   static const fit::Dataset d = [] {
-    const std::string base = write("base.toml", "base = \"" VQSIM_SOURCE_DIR "/scenarios/default.toml\"\n[workload]\nios = 3000\n[run]\nreplications = 2\n");
-    const std::string manifest = write("slow.toml",
+    const std::string base = write("fit-report-base.toml", "base = \"" VQSIM_SOURCE_DIR "/scenarios/default.toml\"\n[workload]\nios = 3000\n[run]\nreplications = 2\n");
+    const std::string manifest = write("fit-report-slow.toml",
                                        "[[run]]\nname = \"qd1\"\nmeasured = { \"read.iops\" = 50, \"read.lat_mean_us\" = 20000 }\n"
                                        "set = { \"workload.iodepth\" = 1 }\n"
                                        "[[run]]\nname = \"qd4\"\nmeasured = { \"read.iops\" = 60, \"read.lat_mean_us\" = 66000 }\n"

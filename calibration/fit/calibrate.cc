@@ -538,8 +538,9 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     std::optional<Eigen::VectorXd> alt;
     double alt_cost = 0;
     std::map<std::size_t, DesPoint> alt_des;
-    // The surrogate, now anchored at the estimate, screens the candidates: only those it puts
-    // within reach of the estimate's cost are worth a simulation.
+    // Anchored at the estimate from here on (the rest of the calibration works there), the
+    // surrogate screens the candidates: only those it puts within reach of the estimate's cost
+    // are worth a simulation.
     if (!anchored_at_best) fitter->anchor(best_des, best_u);
     anchored_at_best = true;
     const auto surrogate_cost = [&](const Eigen::VectorXd& v) {
@@ -612,7 +613,6 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
                           "and held-out intervals hold both; measure a setup that loads these stages differently to decide");
     }
   }
-  if (!anchored_at_best) fitter->anchor(best_des, best_u);  // the rest works at the best point
   u = best_u;
   std::map<std::size_t, DesPoint> des_at_u = best_des;
   if (!res.converged)

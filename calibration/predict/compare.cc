@@ -44,27 +44,7 @@ std::vector<models::IoRunReport> per_replication(const models::IoRunReport& r) {
   return out;
 }
 
-double sample_sd(const std::vector<double>& x) {
-  if (x.size() < 2) return 0;
-  // Deviations from the first value, so that identical values give exactly 0.
-  double mean = 0;
-  for (double v : x) mean += v - x.front();
-  mean /= static_cast<double>(x.size());
-  double ss = 0;
-  for (double v : x) ss += (v - x.front() - mean) * (v - x.front() - mean);
-  return std::sqrt(ss / static_cast<double>(x.size() - 1));
-}
-
-// The t-based half-width of the mean of x (0 with fewer than two values or no spread).
-double mean_half_width(const std::vector<double>& x) {
-  if (x.size() < 2) return 0;
-  const double sd = sample_sd(x);
-  if (sd == 0) return 0;
-  return sim::student_t_quantile(0.975, static_cast<int>(x.size()) - 1) * sd / std::sqrt(static_cast<double>(x.size()));
-}
-
 bool positive(double v) { return v > 0 && std::isfinite(v); }
-
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
@@ -258,7 +238,7 @@ CompareResult compare(const CompareOptions& o, const Progress& progress) {
       mc.base = b;
       mc.alt = a;
       mc.delta = a - b;
-      mc.sim_half_width_log = mean_half_width(pairs);
+      mc.sim_half_width_log = sim::confidence_interval(pairs).half_width;
       // Parameters: the paired log ratios of the draws, and each side's own spread for the
       // unpaired figure.
       double base_param = 0, alt_param = 0;

@@ -35,6 +35,18 @@ std::string number(double v) {
 
 }  // namespace
 
+double sample_sd(std::vector<double> x) {
+  if (x.size() < 2) return 0;
+  const double first = x.front();
+  for (double& v : x) v -= first;
+  double mean = 0;
+  for (double v : x) mean += v;
+  mean /= static_cast<double>(x.size());
+  double ss = 0;
+  for (double v : x) ss += (v - mean) * (v - mean);
+  return std::sqrt(ss / static_cast<double>(x.size() - 1));
+}
+
 double prior_model_error(const std::string& kind) {
   // scripts/accuracy's lab experiment at 29c8f68 + this change's parents: fit one configuration
   // and the QD1 run of every other, predict the other 196 runs (docs/calibration.md).
@@ -223,19 +235,11 @@ Prediction predict(const std::string& scenario_path, const std::vector<std::stri
       logs.push_back(std::log(v));
     }
     if (logs.size() != runs.size() || logs.size() < 2) continue;
-    // Deviations from the first draw, so that identical draws give exactly 0, not rounding noise.
-    const double first = logs.front();
-    for (double& x : logs) x -= first;
-    double mean = 0;
-    for (double x : logs) mean += x;
-    mean /= static_cast<double>(logs.size());
-    double ss = 0;
-    for (double x : logs) ss += (x - mean) * (x - mean);
     MetricPrediction mp;
     mp.name = names[i];
     mp.mean = nominal_value.mean;
     mp.sim_half_width = nominal_value.half_width;
-    mp.param_sd_rel = std::sqrt(ss / static_cast<double>(logs.size() - 1));
+    mp.param_sd_rel = sample_sd(std::move(logs));
     mp.model_sd_rel = model_error_for(c, names[i], p.distance);
     const double a = kZ95 * mp.param_sd_rel, b = mp.sim_half_width / mp.mean, m = kZ95 * mp.model_sd_rel;
     const double h = std::sqrt(a * a + b * b + m * m);

@@ -55,6 +55,11 @@ struct Prediction {
   bool operator==(const Prediction&) const = default;
 };
 
+// The sample sd of `x`, taken as deviations from its first value so that identical values give
+// exactly 0, not rounding noise (the spread of ln(metric) over parameter draws); 0 for fewer than
+// two values.
+double sample_sd(std::vector<double> x);
+
 // The documented prior of the model's error for setups a calibration did not measure, when it
 // could not estimate its own (one run, or no leave-one-out): the RMS of ln(model / measured) over
 // the 196 held-out runs of the QEMU lab's accuracy experiment (docs/calibration.md, "Model
