@@ -95,9 +95,9 @@ std::string to_text(const predict::CompareResult& r) {
       std::string verdict = m.verdict;
       if (verdict != "no significant difference" && std::fabs(m.delta_rel) < 0.01) verdict += " (by < 1%)";
       char line[320];
-      std::snprintf(line, sizeof line, "%-20s %12s %12s %12s %9s  %-21s %9.2f%%  %s\n", m.name.c_str(), figure(m.name, m.base).c_str(),
-                    figure(m.name, m.alt).c_str(), delta.c_str(), percent(m.delta_rel).c_str(), interval,
-                    100 * m.unpaired_half_width_rel, verdict.c_str());
+      std::snprintf(line, sizeof line, "%-20s %12s %12s %12s %9s  %-21s %9.2f%%  %s\n", m.name.c_str(),
+                    figure(m.name, m.base).c_str(), figure(m.name, m.alt).c_str(), delta.c_str(), percent(m.delta_rel).c_str(),
+                    interval, 100 * m.unpaired_half_width_rel, verdict.c_str());
       out += line;
     }
     if (!c.one_sided.empty()) {
@@ -132,32 +132,38 @@ int compare_main(const std::vector<std::string>& args) {
       "  vqsim compare scenarios/seed000-virtio-scsi.toml --vs guest.driver=virtio-blk\n"
       "  vqsim compare scenarios/calibrated/seed000.toml --vs host.iothreads=1,host.aio=native --format json\n\n"
       "Options");
-  opts.add_options()("help,h", "show this help")("scenario", po::value(&o.scenario_path), "I/O-path scenario TOML file (a calibrated one too)")(
+  opts.add_options()("help,h", "show this help")("scenario", po::value(&o.scenario_path),
+                                                 "I/O-path scenario TOML file (a calibrated one too)")(
       "vs", po::value(&vs_args)->composing(), "an alternative: KEY=VALUE[,KEY=VALUE...] (repeatable: one comparison each)")(
       "set", po::value(&o.overrides)->composing(), "override a scenario key on every side (repeatable)")(
       "metric", po::value(&metric_args)->composing(),
-      "a metric to compare, e.g. read.clat_p99_us (repeatable; default: IOPS, bandwidth, mean latencies and p50/p99/p99.9 per direction)")(
-      "replications", po::value(&replications), "replications per side (default: the scenario's run.replications; at least 2)")(
+      "a metric to compare, e.g. read.clat_p99_us (repeatable; default: IOPS, bandwidth, mean latencies and p50/p99/p99.9 per "
+      "direction)")("replications", po::value(&replications),
+                    "replications per side (default: the scenario's run.replications; at least 2)")(
       "ios", po::value(&ios), "measured I/Os per replication (sets workload.ios, clears runtime)")(
       "runtime", po::value(&runtime), "simulated measured time per replication, e.g. 2s (sets workload.runtime)")(
       "seed", po::value(&o.seed), "override run.seed (the same on every side)")(
-      "draws", po::value(&draws), "calibrated scenarios: parameter draws shared by every side (default: the [calibration] table's; 0 = none)")(
+      "draws", po::value(&draws),
+      "calibrated scenarios: parameter draws shared by every side (default: the [calibration] table's; 0 = none)")(
       "threads", po::value(&o.threads)->default_value(0), "worker threads (0 = all cores); the output does not depend on it")(
-      "format", po::value(&format)->default_value("text"), "text | json")(
-      "allow-long-runs", "lift the run-size limits (as vqsim run)");
+      "format", po::value(&format)->default_value("text"), "text | json")("allow-long-runs",
+                                                                          "lift the run-size limits (as vqsim run)");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
   if (!parse_options(args, opts, vm, &pos)) return 0;
-  if (o.scenario_path.empty()) throw UsageError("vqsim compare needs a scenario file, e.g. vqsim compare scenarios/default.toml --vs host.aio=io_uring");
+  if (o.scenario_path.empty())
+    throw UsageError("vqsim compare needs a scenario file, e.g. vqsim compare scenarios/default.toml --vs host.aio=io_uring");
   if (!models::is_io_scenario_file(o.scenario_path))
     throw UsageError(o.scenario_path + " is a generic [[station]] network; vqsim compare takes I/O-path scenarios");
   if (vs_args.empty()) throw UsageError("vqsim compare needs at least one --vs KEY=VALUE, e.g. --vs host.aio=io_uring");
-  if (format != "text" && format != "json") throw UsageError("--format must be text or json" + did_you_mean(format, {"text", "json"}));
+  if (format != "text" && format != "json")
+    throw UsageError("--format must be text or json" + did_you_mean(format, {"text", "json"}));
   if (o.threads < 0) throw UsageError("--threads must be >= 0");
   if (vm.count("replications") && replications < 2)
     throw UsageError("--replications must be at least 2: a paired interval needs the spread of the differences");
-  if (vm.count("draws") && (draws < 0 || draws == 1 || draws > 10000)) throw UsageError("--draws must be 0 (none) or from 2 to 10000");
+  if (vm.count("draws") && (draws < 0 || draws == 1 || draws > 10000))
+    throw UsageError("--draws must be 0 (none) or from 2 to 10000");
   o.replications = replications;
   o.draws = draws;
   for (const auto& v : vs_args) {
@@ -193,7 +199,8 @@ int compare_main(const std::vector<std::string>& args) {
 
   const bool tty = ::isatty(STDERR_FILENO) == 1;
   predict::Progress progress;
-  if (tty) progress = [](int done, int total) { std::cerr << "\rcompare: " << done << "/" << total << " simulations" << std::flush; };
+  if (tty)
+    progress = [](int done, int total) { std::cerr << "\rcompare: " << done << "/" << total << " simulations" << std::flush; };
   const predict::CompareResult r = predict::compare(o, progress);
   if (tty) std::cerr << "\r\033[K" << std::flush;
 
@@ -206,8 +213,10 @@ int compare_main(const std::vector<std::string>& args) {
     const std::string w = idle_iothreads_warning(c.alt);
     if (!w.empty()) warnings.push_back("--vs " + settings(c.vs) + ": " + w);
   }
-  if (format == "json") std::cout << to_json(r, warnings).dump(2) << "\n";
-  else std::cout << to_text(r);
+  if (format == "json")
+    std::cout << to_json(r, warnings).dump(2) << "\n";
+  else
+    std::cout << to_text(r);
   std::cout << std::flush;
   for (const auto& w : warnings) std::cerr << "vqsim: warning: " << w << "\n";
 

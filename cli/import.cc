@@ -79,7 +79,8 @@ int import_main(const std::vector<std::string>& args) {
       }
     }
   }
-  if (all.size() == 1 && format == "fio-json") std::cout << fio::to_fio_json_text(*only);
+  if (all.size() == 1 && format == "fio-json")
+    std::cout << fio::to_fio_json_text(*only);
   else if (all.size() == 1) std::cout << all[0].dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   else std::cout << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // invalid UTF-8 in fio names: U+FFFD
   return 0;

@@ -83,9 +83,10 @@ std::string prediction_text(const predict::Prediction& p) {
   for (const auto& m : p.metrics) {
     // Each part as the factor it alone would put on the value, e.g. ±48% = x / 1.48 to x * 1.48.
     auto part = [](double log_half) { return printf_string("±%.0f%%", 100 * (std::exp(log_half) - 1)); };
-    const std::string parts = part(1.96 * m.model_sd_rel) + ", " + part(1.96 * m.param_sd_rel) + ", " + part(m.mean > 0 ? m.sim_half_width / m.mean : 0);
-    out << "  " << pad_right(m.name, 20) << pad_right(figure(m.mean), 11) << pad_right("[" + figure(m.lower) + " – " + figure(m.upper) + "]", 28)
-        << parts << "\n";
+    const std::string parts = part(1.96 * m.model_sd_rel) + ", " + part(1.96 * m.param_sd_rel) + ", " +
+                              part(m.mean > 0 ? m.sim_half_width / m.mean : 0);
+    out << "  " << pad_right(m.name, 20) << pad_right(figure(m.mean), 11)
+        << pad_right("[" + figure(m.lower) + " – " + figure(m.upper) + "]", 28) << parts << "\n";
   }
   if (p.metrics.empty()) out << "  (no metric is positive in every draw)\n";
   return out.str();
@@ -139,11 +140,12 @@ std::string idle_iothreads_warning(const models::IoScenario& s) {
   below("guest.vcpus", s.guest.vcpus);
   below("guest.num_queues", s.queues());
   char buf[640];
-  std::snprintf(buf, sizeof buf,
-                "host.iothreads = %d, but only %d of them get%s requests: each virtqueue is served by one IOThread, and the jobs reach "
-                "%d queue%s (job j runs on vCPU j mod guest.vcpus, vCPU v submits to queue v mod guest.num_queues); to give every "
-                "IOThread a queue raise to %d: %s",
-                n, reach.threads, reach.threads == 1 ? "s" : "", reach.queues, reach.queues == 1 ? "" : "s", n, raise.c_str());
+  std::snprintf(
+      buf, sizeof buf,
+      "host.iothreads = %d, but only %d of them get%s requests: each virtqueue is served by one IOThread, and the jobs reach "
+      "%d queue%s (job j runs on vCPU j mod guest.vcpus, vCPU v submits to queue v mod guest.num_queues); to give every "
+      "IOThread a queue raise to %d: %s",
+      n, reach.threads, reach.threads == 1 ? "s" : "", reach.queues, reach.queues == 1 ? "" : "s", n, raise.c_str());
   return buf;
 }
 
@@ -410,23 +412,24 @@ fio::FioResult to_fio_result(const models::IoScenario& s, const IoRunReport& r) 
   // an open loop or a think time as fio's rate_iops (per direction) and thinktime (us), so that
   // `vqsim check` of this output judges the same job.
   const auto& w = s.workload;
-  job.options = {{"rw", w.rw},
-                 {"bs", w.bs_read_bytes == w.bs_write_bytes ? std::to_string(w.bs_read_bytes)
-                                                             : std::to_string(w.bs_read_bytes) + "," + std::to_string(w.bs_write_bytes)},
-                 {"direct", "1"},
-                 {"ioengine", w.ioengine_name},
-                 {"iodepth", std::to_string(w.iodepth)},
-                 {"numjobs", std::to_string(w.numjobs)},
-                 {"rwmixread", std::to_string(w.rwmixread)}};
+  job.options = {
+      {"rw", w.rw},
+      {"bs", w.bs_read_bytes == w.bs_write_bytes ? std::to_string(w.bs_read_bytes)
+                                                 : std::to_string(w.bs_read_bytes) + "," + std::to_string(w.bs_write_bytes)},
+      {"direct", "1"},
+      {"ioengine", w.ioengine_name},
+      {"iodepth", std::to_string(w.iodepth)},
+      {"numjobs", std::to_string(w.numjobs)},
+      {"rwmixread", std::to_string(w.rwmixread)}};
   if (w.iodepth_batch_submit != 1) job.options["iodepth_batch_submit"] = std::to_string(w.iodepth_batch_submit);
   if (w.rate_iops > 0) {
     const auto per = [&](double share) { return std::to_string(static_cast<std::uint64_t>(std::llround(w.rate_iops * share))); };
-    job.options["rate_iops"] = w.read_fraction >= 1 ? per(1) : w.read_fraction <= 0 ? "," + per(1)
-                                                              : per(w.read_fraction) + "," + per(1 - w.read_fraction);
+    job.options["rate_iops"] = w.read_fraction >= 1   ? per(1)
+                               : w.read_fraction <= 0 ? "," + per(1)
+                                                      : per(w.read_fraction) + "," + per(1 - w.read_fraction);
     job.options["rate_process"] = "poisson";
   }
-  if (w.thinktime_ns > 0)
-    job.options["thinktime"] = std::to_string(std::max<long long>(1, std::llround(w.thinktime_ns / 1e3)));
+  if (w.thinktime_ns > 0) job.options["thinktime"] = std::to_string(std::max<long long>(1, std::llround(w.thinktime_ns / 1e3)));
   const double runtime_ms = r.get("run.simulated_ns").mean / 1e6;
   job.job_runtime_ms = runtime_ms;
   for (const char* d : kDirs) {

@@ -24,15 +24,20 @@ struct Command {
 const Command kCommands[] = {
     {"run", vqsim::cli::run_main, "simulate a scenario: figures with 95% intervals, MVA where exact, Little's law checked"},
     {"solve", vqsim::cli::solve_main, "the same I/O-path scenario by mean-value analysis: means in milliseconds"},
-    {"plan", vqsim::cli::plan_main, "goal-seek one knob under constraints (MVA, then DES at the boundary): answer with intervals"},
-    {"compare", vqsim::cli::compare_main, "a what-if as a paired difference (common random numbers, shared draws): interval and verdict"},
+    {"plan", vqsim::cli::plan_main,
+     "goal-seek one knob under constraints (MVA, then DES at the boundary): answer with intervals"},
+    {"compare", vqsim::cli::compare_main,
+     "a what-if as a paired difference (common random numbers, shared draws): interval and verdict"},
     {"graph", vqsim::cli::graph_main, "print the scenario's stage graph (Boost.Graph) as Graphviz DOT, after checking it"},
-    {"sweep", vqsim::cli::sweep_main, "run a sweep spec's points in parallel (and under MPI): CSV, JSONL, fio-plot tree; resumable"},
-    {"calibrate", vqsim::cli::calibrate_main, "fit stage parameters to measured fio runs; write a calibrated scenario with uncertainty"},
+    {"sweep", vqsim::cli::sweep_main,
+     "run a sweep spec's points in parallel (and under MPI): CSV, JSONL, fio-plot tree; resumable"},
+    {"calibrate", vqsim::cli::calibrate_main,
+     "fit stage parameters to measured fio runs; write a calibrated scenario with uncertainty"},
     {"check", vqsim::cli::check_main, "is this fio result plausible? consistency, setup, device physics, model envelope"},
     {"import", vqsim::cli::import_main, "read fio output (JSON, json+, normal text, terse; any version) and print it normalized"},
     {"keys", vqsim::cli::keys_main, "list every I/O-path scenario key with its unit, default and source"},
-    {"bench", vqsim::cli::bench_main, "speed: engine vs a hand-written loop (tandem), event queues (queue), the I/O path end to end (e2e)"},
+    {"bench", vqsim::cli::bench_main,
+     "speed: engine vs a hand-written loop (tandem), event queues (queue), the I/O path end to end (e2e)"},
 };
 
 void print_help(std::ostream& out) {

@@ -90,7 +90,8 @@ struct PredictionCheck {
   double mean = 0, lower = 0, upper = 0;
 };
 
-std::vector<PredictionCheck> prediction_checks(const models::PlanResult& r, const std::vector<std::string>& at_overrides, int threads) {
+std::vector<PredictionCheck> prediction_checks(const models::PlanResult& r, const std::vector<std::string>& at_overrides,
+                                               int threads) {
   std::vector<PredictionCheck> out;
   const auto& q = r.request;
   std::vector<std::string> ov = at_overrides;
@@ -117,7 +118,10 @@ std::vector<PredictionCheck> prediction_checks(const models::PlanResult& r, cons
     k.lower = m->lower;
     k.upper = m->upper;
     const bool lo = c.holds(m->lower), hi = c.holds(m->upper), mean = c.holds(m->mean);
-    k.verdict = lo && hi ? "satisfied" : !lo && !hi ? "violated" : mean ? "borderline (mean satisfies)" : "borderline (mean violates)";
+    k.verdict = lo && hi     ? "satisfied"
+                : !lo && !hi ? "violated"
+                : mean       ? "borderline (mean satisfies)"
+                             : "borderline (mean violates)";
     out.push_back(k);
   }
   return out;
@@ -131,14 +135,15 @@ void print_prediction_checks(const std::vector<PredictionCheck>& checks) {
       std::printf("  %s: %s\n", k.constraint.c_str(), k.verdict.c_str());
       continue;
     }
-    std::printf("  %s: %s [%s – %s]: %s\n", k.constraint.c_str(), models::plan_number(k.mean).c_str(), models::plan_number(k.lower).c_str(),
-                models::plan_number(k.upper).c_str(), k.verdict.c_str());
+    std::printf("  %s: %s [%s – %s]: %s\n", k.constraint.c_str(), models::plan_number(k.mean).c_str(),
+                models::plan_number(k.lower).c_str(), models::plan_number(k.upper).c_str(), k.verdict.c_str());
   }
   bool borderline = false;
   for (const auto& k : checks) borderline = borderline || k.verdict.rfind("borderline", 0) == 0 || k.verdict == "violated";
   if (borderline)
-    std::printf("  the answer holds by the simulation's figures but not across the whole prediction interval: a measurement of this "
-                "setup may well miss the bound\n");
+    std::printf(
+        "  the answer holds by the simulation's figures but not across the whole prediction interval: a measurement of this "
+        "setup may well miss the bound\n");
 }
 
 void print_text(const models::PlanResult& r, const models::IoScenario& at) {
@@ -239,8 +244,12 @@ void print_json(const models::PlanResult& r, const models::IoScenario& at, const
   if (!pc.empty()) {
     j["prediction_checks"] = nlohmann::ordered_json::array();
     for (const auto& k : pc)
-      j["prediction_checks"].push_back(
-          {{"constraint", k.constraint}, {"metric", k.metric}, {"mean", k.mean}, {"lower", k.lower}, {"upper", k.upper}, {"verdict", k.verdict}});
+      j["prediction_checks"].push_back({{"constraint", k.constraint},
+                                        {"metric", k.metric},
+                                        {"mean", k.mean},
+                                        {"lower", k.lower},
+                                        {"upper", k.upper},
+                                        {"verdict", k.verdict}});
   }
   std::cout << j.dump(2) << "\n";
 }

@@ -93,7 +93,12 @@ std::string fio_unit_advice(std::string_view text, double value, const std::stri
   out.append("fio, with its default kb_base=1024, reads it as ").append(number_text(fio)).append(" bytes");
   if (rest != "i") out.append(fio == iec ? ", SI as " + number_text(si) : ", IEC as " + number_text(iec));
   out.append("; in a scenario write \"").append(n).append(kIec[power]).append("\" (or ").append(number_text(iec));
-  out.append(") for ").append(number_text(iec)).append(" bytes, ").append(number_text(si)).append(" for ").append(number_text(si));
+  out.append(") for ")
+      .append(number_text(iec))
+      .append(" bytes, ")
+      .append(number_text(si))
+      .append(" for ")
+      .append(number_text(si));
   return out;
 }
 

@@ -73,7 +73,8 @@ std::string io_metric_suggestion(const std::string& name) {
     dir = d.empty() ? "read" : d.substr(q1 + 1, q2 - q1 - 1);
   }
   for (const std::string unit : {"_us", "_usec", "_ms", "_ns"})
-    if (rest.size() > unit.size() && rest.compare(rest.size() - unit.size(), unit.size(), unit) == 0) rest.resize(rest.size() - unit.size());
+    if (rest.size() > unit.size() && rest.compare(rest.size() - unit.size(), unit.size(), unit) == 0)
+      rest.resize(rest.size() - unit.size());
   std::string kind = "clat";
   for (const std::string k : {"clat_", "lat_", "clat", "lat"})
     if (rest.rfind(k, 0) == 0 && rest.size() > k.size() && (rest[k.size()] == 'p' || rest[k.size()] == '_')) {
@@ -86,12 +87,15 @@ std::string io_metric_suggestion(const std::string& name) {
   if (rest.size() > 1 && (rest[0] == 'p' || rest[0] == 'P')) {
     char* end = nullptr;
     const double p = std::strtod(rest.c_str() + 1, &end);
-    if (*end == '\0' && p > 0 && p < 100) candidate = (dir == "total" ? std::string("read") : dir) + "." + kind + "_p" + rest.substr(1) + "_us";
+    if (*end == '\0' && p > 0 && p < 100)
+      candidate = (dir == "total" ? std::string("read") : dir) + "." + kind + "_p" + rest.substr(1) + "_us";
   } else if (rest == "iops" || rest == "IOPS") {
     candidate = dir + ".iops";
-  } else if (rest == "bw" || rest == "bandwidth" || rest == "bw_kb" || rest == "bw_kbs" || rest == "bw_bytes" || rest == "bw_mib") {
+  } else if (rest == "bw" || rest == "bandwidth" || rest == "bw_kb" || rest == "bw_kbs" || rest == "bw_bytes" ||
+             rest == "bw_mib") {
     candidate = dir + ".bw_kib";
-  } else if (rest == "lat" || rest == "latency" || rest == "lat_mean" || rest == "mean_lat" || rest == "mean" || rest == "avg_lat") {
+  } else if (rest == "lat" || rest == "latency" || rest == "lat_mean" || rest == "mean_lat" || rest == "mean" ||
+             rest == "avg_lat") {
     candidate = dir + ".lat_mean_us";
   } else if ((rest == "clat" || rest == "clat_mean" || rest == "slat" || rest == "slat_mean") && dir != "total") {
     candidate = dir + "." + rest.substr(0, 4) + "_mean_us";
@@ -126,7 +130,8 @@ sim::Interval io_metric(const IoRunReport& r, const std::string& name, bool inte
   std::string dir, kind;
   double pct = 0;
   if (parse_percentile(name, &dir, &pct, &kind) && dir != "total") {
-    const std::string key = dir + "." + kind + ".p" + sim::FioHistogram::percentile_key(pct) + (interpolated ? "_interpolated_ns" : "_ns");
+    const std::string key =
+        dir + "." + kind + ".p" + sim::FioHistogram::percentile_key(pct) + (interpolated ? "_interpolated_ns" : "_ns");
     if (!r.has(key))
       throw std::invalid_argument("metric " + name + ": vqsim records fio's default percentiles (1, 5, 10, 20, …, 99.9, 99.95, 99.99); " +
                                   sim::FioHistogram::percentile_key(pct) + " is not one of them");
@@ -136,8 +141,10 @@ sim::Interval io_metric(const IoRunReport& r, const std::string& name, bool inte
   const std::string d = dot == std::string::npos ? "" : name.substr(0, dot);
   const std::string m = dot == std::string::npos ? name : name.substr(dot + 1);
   if (!is_dir(d) || !is_io_metric(name))
-    throw std::invalid_argument("unknown metric '" + name + "'" + io_metric_suggestion(name) +
-                                "; metrics are <read|write>.<iops|bw_kib|lat_mean_us|slat_mean_us|clat_mean_us|clat_p<P>_us|lat_p<P>_us> or total.<iops|bw_kib|lat_mean_us>");
+    throw std::invalid_argument(
+        "unknown metric '" + name + "'" + io_metric_suggestion(name) +
+        "; metrics are <read|write>.<iops|bw_kib|lat_mean_us|slat_mean_us|clat_mean_us|clat_p<P>_us|lat_p<P>_us> or "
+        "total.<iops|bw_kib|lat_mean_us>");
   if (d == "total") {
     const sim::Interval ri = r.get("read.iops"), wi = r.get("write.iops");
     if (m == "iops") {
@@ -184,7 +191,8 @@ double io_metric_mva(const IoMvaResult& r, const IoScenario& s, const std::strin
   const auto dot = name.find('.');
   const std::string d = dot == std::string::npos ? "" : name.substr(0, dot);
   const std::string m = dot == std::string::npos ? name : name.substr(dot + 1);
-  if (!is_dir(d) || !is_io_metric(name)) throw std::invalid_argument("unknown metric '" + name + "'" + io_metric_suggestion(name));
+  if (!is_dir(d) || !is_io_metric(name))
+    throw std::invalid_argument("unknown metric '" + name + "'" + io_metric_suggestion(name));
   const double iops = d == "read" ? r.read_iops : d == "write" ? r.write_iops : r.iops;
   if (m == "iops") return iops;
   if (m == "bw_kib") {

@@ -94,12 +94,15 @@ double parse_bound(const std::string& text, const std::string& whole, const std:
     } catch (const std::invalid_argument&) {
       end = const_cast<char*>(begin);
     }
-  } else if (!rest.empty()) end = const_cast<char*>(begin);  // not a number
+  } else if (!rest.empty())
+    end = const_cast<char*>(begin);  // not a number
   if (end == begin || !std::isfinite(v)) {
     std::string msg = "constraint ";
     msg.append(quoted(whole)).append(": ").append(quoted(text));
-    if (latency) msg.append(" is neither a number of microseconds nor a duration (e.g. 2000, 1.5k, \"2ms\", \"150us\")");
-    else msg.append(" is not a number (e.g. 2000, 1.5e5, 300k, 1.2M)");
+    if (latency)
+      msg.append(" is neither a number of microseconds nor a duration (e.g. 2000, 1.5k, \"2ms\", \"150us\")");
+    else
+      msg.append(" is not a number (e.g. 2000, 1.5e5, 300k, 1.2M)");
     throw std::invalid_argument(msg);
   }
   return v * k;

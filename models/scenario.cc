@@ -145,8 +145,15 @@ const std::vector<Param>& params() {
     add({"workload.iodepth_batch_submit", Kind::integer, "", "1", "fio HOWTO iodepth_batch_submit",
          "I/Os fio submits per io_submit call (one kick per batch)", {}, 1, 65536,
          [](IoScenario& s, const Value& v) { s.workload.iodepth_batch_submit = static_cast<int>(v.number); }});
-    add({"workload.direct", Kind::boolean, "", "true", "fio HOWTO direct",
-         "O_DIRECT in the guest; the model simulates direct I/O only (false is accepted with a warning)", {}, 0, 0,
+    add({"workload.direct",
+         Kind::boolean,
+         "",
+         "true",
+         "fio HOWTO direct",
+         "O_DIRECT in the guest; the model simulates direct I/O only (false is accepted with a warning)",
+         {},
+         0,
+         0,
          [](IoScenario& s, const Value& v) { s.workload.direct = v.flag; }});
     add({"workload.thinktime", Kind::time_us, "us", "0", "fio HOWTO thinktime", "pause before each I/O of a job slot", {}, 0, 1e15,
          [](IoScenario& s, const Value& v) { s.workload.thinktime_ns = v.number; }});
@@ -164,20 +171,40 @@ const std::vector<Param>& params() {
     // --- guest
     add({"guest.vcpus", Kind::integer, "", "2", "", "guest vCPUs (fio jobs beyond it share them)", {}, 1, 4096,
          [](IoScenario& s, const Value& v) { s.guest.vcpus = static_cast<int>(v.number); }});
-    add({"guest.driver", Kind::choice, "", "virtio-blk", "docs/sources.md §2", "guest disk driver; none = bare metal (no virtualization stages)",
-         {"virtio-blk", "virtio-scsi", "vhost-scsi", "vhost-user-blk", "scsi-hba", "none"}, 0, 0, [](IoScenario& s, const Value& v) {
+    add({"guest.driver",
+         Kind::choice,
+         "",
+         "virtio-blk",
+         "docs/sources.md §2",
+         "guest disk driver; none = bare metal (no virtualization stages)",
+         {"virtio-blk", "virtio-scsi", "vhost-scsi", "vhost-user-blk", "scsi-hba", "none"},
+         0,
+         0,
+         [](IoScenario& s, const Value& v) {
            s.guest.driver = pick<GuestDriver>({"virtio-blk", "virtio-scsi", "vhost-scsi", "vhost-user-blk", "scsi-hba", "none"},
                                               {GuestDriver::virtio_blk, GuestDriver::virtio_scsi, GuestDriver::vhost_scsi,
                                                GuestDriver::vhost_user_blk, GuestDriver::scsi_hba, GuestDriver::none},
                                               v.word);
          }});
-    add({"guest.num_queues", Kind::integer, "", "0 (= vcpus); by qemu_version",
+    add({"guest.num_queues",
+         Kind::integer,
+         "",
+         "0 (= vcpus); by qemu_version",
          "QEMU commit 9445e1e15e66 (num-queues = vCPUs since 5.2); docs/sources.md §8",
-         "virtqueues / blk-mq hardware queues; QEMU < 5.2: 1", {}, 0, 1024,
+         "virtqueues / blk-mq hardware queues; QEMU < 5.2: 1",
+         {},
+         0,
+         1024,
          [](IoScenario& s, const Value& v) { s.guest.num_queues = static_cast<int>(v.number); }});
-    add({"guest.queue_size", Kind::integer, "", "256; by qemu_version",
+    add({"guest.queue_size",
+         Kind::integer,
+         "",
+         "256; by qemu_version",
          "QEMU virtqueue size default (256 since 5.0, 128 before); Linux virtblk tags; docs/sources.md §8",
-         "ring size = blk-mq tags per hardware queue; QEMU < 5.0: 128", {}, 2, 32768,
+         "ring size = blk-mq tags per hardware queue; QEMU < 5.0: 128",
+         {},
+         2,
+         32768,
          [](IoScenario& s, const Value& v) { s.guest.queue_size = static_cast<int>(v.number); }});
     add({"guest.scheduler", Kind::choice, "", "none", "Linux block/blk-mq-sched.c", "guest I/O scheduler (any but none/noop costs scheduler_us)",
          {"none", "noop", "mq-deadline", "deadline", "cfq", "bfq", "kyber"}, 0, 0,
@@ -195,11 +222,25 @@ const std::vector<Param>& params() {
          [](IoScenario& s, const Value& v) { s.guest.scheduler_ns = v.number; }});
     add({"guest.request_path_us", Kind::time_us, "us", "1.0", "[I] seed 003", "extra vCPU time per I/O on the legacy request path", {}, 0, 1e12,
          [](IoScenario& s, const Value& v) { s.guest.request_path_ns = v.number; }});
-    add({"guest.driver_submit_us", Kind::time_us, "us", "by driver", "[I] docs/sources.md §2; seed 000 guest CPU",
-         "driver vCPU time per submit (virtio-blk 1.5, virtio-scsi 3.5, scsi-hba 6, bare metal nvme 0.5)", {}, 0, 1e12,
+    add({"guest.driver_submit_us",
+         Kind::time_us,
+         "us",
+         "by driver",
+         "[I] docs/sources.md §2; seed 000 guest CPU",
+         "driver vCPU time per submit (virtio-blk 1.5, virtio-scsi 3.5, scsi-hba 6, bare metal nvme 0.5)",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.guest.driver_submit_ns = v.number; }});
-    add({"guest.driver_complete_us", Kind::time_us, "us", "by driver", "[I] docs/sources.md §2",
-         "driver vCPU time per completion (virtio-blk 1.0, virtio-scsi 3.0, scsi-hba 5, bare metal 0.5)", {}, 0, 1e12,
+    add({"guest.driver_complete_us",
+         Kind::time_us,
+         "us",
+         "by driver",
+         "[I] docs/sources.md §2",
+         "driver vCPU time per completion (virtio-blk 1.0, virtio-scsi 3.0, scsi-hba 5, bare metal 0.5)",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.guest.driver_complete_ns = v.number; }});
     add({"guest.cmd_per_lun", Kind::integer, "", "128", "QEMU hw/scsi/virtio-scsi.c cmd_per_lun", "virtio-scsi commands in flight per LUN",
          {}, 1, 65536, [](IoScenario& s, const Value& v) { s.guest.cmd_per_lun = static_cast<int>(v.number); }});
@@ -213,13 +254,36 @@ const std::vector<Param>& params() {
     add({"guest.cpu_scale", Kind::real, "", "1", "calibration", "multiplies every guest vCPU cost (fio, block layer, driver, kick exit, interrupt handler)",
          {}, 1e-3, 1e3, [](IoScenario& s, const Value& v) { s.guest.cpu_scale = v.number; }});
     // --- virtqueue
-    add({"virtqueue.kick_exit_us", Kind::time_us, "us", "1.5", "docs/sources.md §3 (0.7-0.8 us exit + eventfd signal)",
-         "vCPU time of the notify VM exit (skipped while suppressed)", {}, 0, 1e12,
+    add({"virtqueue.kick_exit_us",
+         Kind::time_us,
+         "us",
+         "1.5",
+         "docs/sources.md §3 (0.7-0.8 us exit + eventfd signal)",
+         "vCPU time of the notify VM exit (skipped while suppressed)",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.vq.kick_exit_ns = v.number; }});
-    add({"virtqueue.wakeup_us", Kind::time_us, "us", "8", "docs/sources.md §3 (~20 us in a 2016 trace, lower on modern hosts)",
-         "latency to wake a sleeping host thread by eventfd", {}, 0, 1e12, [](IoScenario& s, const Value& v) { s.vq.wakeup_ns = v.number; }});
-    add({"virtqueue.irq_us", Kind::time_us, "us", "2", "docs/sources.md §3 (irqfd, posted interrupts)", "irqfd to guest interrupt handler latency",
-         {}, 0, 1e12, [](IoScenario& s, const Value& v) { s.vq.irq_ns = v.number; }});
+    add({"virtqueue.wakeup_us",
+         Kind::time_us,
+         "us",
+         "8",
+         "docs/sources.md §3 (~20 us in a 2016 trace, lower on modern hosts)",
+         "latency to wake a sleeping host thread by eventfd",
+         {},
+         0,
+         1e12,
+         [](IoScenario& s, const Value& v) { s.vq.wakeup_ns = v.number; }});
+    add({"virtqueue.irq_us",
+         Kind::time_us,
+         "us",
+         "2",
+         "docs/sources.md §3 (irqfd, posted interrupts)",
+         "irqfd to guest interrupt handler latency",
+         {},
+         0,
+         1e12,
+         [](IoScenario& s, const Value& v) { s.vq.irq_ns = v.number; }});
     add({"virtqueue.irq_handler_us", Kind::time_us, "us", "1.0", "[I] interrupt entry/exit + vring_interrupt",
          "guest vCPU time per interrupt; completions that arrive while one is pending share it", {}, 0, 1e12,
          [](IoScenario& s, const Value& v) { s.vq.irq_handler_ns = v.number; }});
@@ -233,11 +297,18 @@ const std::vector<Param>& params() {
          {"threads", "native", "io_uring"}, 0, 0, [](IoScenario& s, const Value& v) {
            s.host.aio = pick<Aio>({"threads", "native", "io_uring"}, {Aio::threads, Aio::native, Aio::io_uring}, v.word);
          }});
-    add({"host.virtio_blk_batching", Kind::choice, "", "none; by qemu_version",
+    add({"host.virtio_blk_batching",
+         Kind::choice,
+         "",
+         "none; by qemu_version",
          "QEMU hw/block/virtio-blk.c (multiwrite up to 2.2, multireq since 2.3, commit 95f7142abc86); docs/sources.md §8",
-         "virtio-blk: requests popped in one notification wait for its last one before submission: none, writes (QEMU <= 2.2: writes "
+         "virtio-blk: requests popped in one notification wait for its last one before submission: none, writes (QEMU <= 2.2: "
+         "writes "
          "wait, reads go at once), all (QEMU >= 2.3: every request, until the direction changes); none without a qemu_version",
-         {"none", "writes", "all"}, 0, 0, [](IoScenario& s, const Value& v) {
+         {"none", "writes", "all"},
+         0,
+         0,
+         [](IoScenario& s, const Value& v) {
            s.host.virtio_blk_batching = pick<VirtioBlkBatching>({"none", "writes", "all"},
                                                                {VirtioBlkBatching::none, VirtioBlkBatching::writes, VirtioBlkBatching::all}, v.word);
          }});
@@ -250,18 +321,45 @@ const std::vector<Param>& params() {
          }});
     add({"host.cores", Kind::integer, "", "0", "", "host cores shared by vCPU, emulation and worker threads (0 = one each)", {}, 0, 4096,
          [](IoScenario& s, const Value& v) { s.host.cores = static_cast<int>(v.number); }});
-    add({"host.poll_max_us", Kind::time_us, "us", "32.768; by qemu_version",
+    add({"host.poll_max_us",
+         Kind::time_us,
+         "us",
+         "32.768; by qemu_version",
          "QEMU iothread.h IOTHREAD_POLL_MAX_NS_DEFAULT; poll-max-ns since 2.9 (qapi/misc.json); docs/sources.md §4, §8",
-         "IOThread adaptive polling window (the main loop does not poll); QEMU < 2.9: 0 (no polling)", {}, 0, 1e12,
+         "IOThread adaptive polling window (the main loop does not poll); QEMU < 2.9: 0 (no polling)",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.host.poll_max_ns = v.number; }});
-    add({"host.emu_submit_us", Kind::time_us, "us", "by driver", "docs/sources.md §4 (~3.2 us per request for a 2022 IOThread)",
-         "emulation-thread CPU per request on submit (virtio-blk 2.0, virtio-scsi 3.0, scsi-hba 12)", {}, 0, 1e12,
+    add({"host.emu_submit_us",
+         Kind::time_us,
+         "us",
+         "by driver",
+         "docs/sources.md §4 (~3.2 us per request for a 2022 IOThread)",
+         "emulation-thread CPU per request on submit (virtio-blk 2.0, virtio-scsi 3.0, scsi-hba 12)",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.host.emu_submit_ns = v.number; }});
-    add({"host.emu_complete_us", Kind::time_us, "us", "by driver", "[I] docs/sources.md §4",
-         "emulation-thread CPU per completion (virtio-blk 1.3, virtio-scsi 2.0, scsi-hba 8)", {}, 0, 1e12,
+    add({"host.emu_complete_us",
+         Kind::time_us,
+         "us",
+         "by driver",
+         "[I] docs/sources.md §4",
+         "emulation-thread CPU per completion (virtio-blk 1.3, virtio-scsi 2.0, scsi-hba 8)",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.host.emu_complete_ns = v.number; }});
-    add({"host.main_loop_us", Kind::time_us, "us", "1.5", "[I] docs/sources.md §4 (BQL shared with vCPU exits)",
-         "extra per request when the main loop serves the device", {}, 0, 1e12,
+    add({"host.main_loop_us",
+         Kind::time_us,
+         "us",
+         "1.5",
+         "[I] docs/sources.md §4 (BQL shared with vCPU exits)",
+         "extra per request when the main loop serves the device",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.host.main_loop_ns = v.number; }});
     add({"host.emu_per_page_us", Kind::time_us, "us", "0.1", "[I] QEMU maps each descriptor segment (address_space_map) on pop",
          "emulation-thread CPU per 4 KiB page of a request beyond the first (large requests cost more)", {}, 0, 1e12,
@@ -275,8 +373,16 @@ const std::vector<Param>& params() {
          "aio=native: emulation-thread CPU per request", {}, 0, 1e12, [](IoScenario& s, const Value& v) { s.host.native_submit_ns = v.number; }});
     add({"host.io_uring_submit_us", Kind::time_us, "us", "0.7", "[I]", "aio=io_uring: emulation-thread CPU per request", {}, 0, 1e12,
          [](IoScenario& s, const Value& v) { s.host.io_uring_submit_ns = v.number; }});
-    add({"host.vhost_worker_us", Kind::time_us, "us", "2.0", "docs/sources.md §4 (vhost-scsi worker saturates ~510k IOPS)",
-         "kernel vhost worker time per request", {}, 0, 1e12, [](IoScenario& s, const Value& v) { s.host.vhost_worker_ns = v.number; }});
+    add({"host.vhost_worker_us",
+         Kind::time_us,
+         "us",
+         "2.0",
+         "docs/sources.md §4 (vhost-scsi worker saturates ~510k IOPS)",
+         "kernel vhost worker time per request",
+         {},
+         0,
+         1e12,
+         [](IoScenario& s, const Value& v) { s.host.vhost_worker_ns = v.number; }});
     add({"host.vhost_user_us", Kind::time_us, "us", "1.0", "[I] polling user-space backend", "vhost-user-blk backend time per request", {}, 0,
          1e12, [](IoScenario& s, const Value& v) { s.host.vhost_user_ns = v.number; }});
     add({"host.pagecache_hit_ratio", Kind::real, "", "0", "", "share of reads served by the host page cache (writeback/writethrough/unsafe)",
@@ -288,11 +394,19 @@ const std::vector<Param>& params() {
     add({"host.cpu_scale", Kind::real, "", "1", "calibration",
          "multiplies every host CPU cost (emulation, main loop, AIO submit and hand-off, vhost, page cache, librbd messenger)", {}, 1e-3, 1e3,
          [](IoScenario& s, const Value& v) { s.host.cpu_scale = v.number; }});
-    add({"host.qemu_version", Kind::text, "", "", "docs/sources.md §8",
-         "QEMU's version as `qemu-system-x86_64 --version` prints it (\"2.4.0\", \"7.2.22\"); it sets the keys whose default says "
-         "'by qemu_version' (guest.num_queues, guest.queue_size, host.poll_max_us, host.virtio_blk_batching) and rejects features it "
+    add({"host.qemu_version",
+         Kind::text,
+         "",
+         "",
+         "docs/sources.md §8",
+         "QEMU's version as `qemu-system-x86_64 --version` prints it (\"2.4.0\", \"7.2.22\"); it sets the keys whose default "
+         "says "
+         "'by qemu_version' (guest.num_queues, guest.queue_size, host.poll_max_us, host.virtio_blk_batching) and rejects "
+         "features it "
          "predates (aio=io_uring before 5.0, virtio-scsi IOThreads before 2.4; several IOThreads per device before 9.0 warn)",
-         {}, 0, 0,
+         {},
+         0,
+         0,
          [](IoScenario& s, const Value& v) { s.host.qemu_version = v.word; }});
     // --- backend
     const std::vector<std::string> kinds{"nvme", "sata-ssd", "hdd", "md-raid1", "ceph-rbd", "krbd", "pagecache", "null"};
@@ -304,8 +418,16 @@ const std::vector<Param>& params() {
          [](IoScenario& s, const Value& v) { s.backend.latency_ns = v.number; }});
     add({"backend.channels", Kind::integer, "", "by kind", "[I]", "requests the device serves in parallel (nvme 32, sata-ssd 8)", {}, 1, 1 << 20,
          [](IoScenario& s, const Value& v) { s.backend.channels = static_cast<int>(v.number); }});
-    add({"backend.read_us", Kind::time_us, "us", "by kind", "docs/sources.md §7 (NVMe QD1 10-17 us ... TLC ~80 us)",
-         "device time of a 4 KiB read (nvme 80, sata-ssd 100)", {}, 0, 1e12, [](IoScenario& s, const Value& v) { s.backend.read_ns = v.number; }});
+    add({"backend.read_us",
+         Kind::time_us,
+         "us",
+         "by kind",
+         "docs/sources.md §7 (NVMe QD1 10-17 us ... TLC ~80 us)",
+         "device time of a 4 KiB read (nvme 80, sata-ssd 100)",
+         {},
+         0,
+         1e12,
+         [](IoScenario& s, const Value& v) { s.backend.read_ns = v.number; }});
     add({"backend.write_us", Kind::time_us, "us", "by kind", "[I]", "device time of a 4 KiB write (nvme 20, sata-ssd 60)", {}, 0, 1e12,
          [](IoScenario& s, const Value& v) { s.backend.write_ns = v.number; }});
     add({"backend.flush_us", Kind::time_us, "us", "by kind", "[I]", "device cache flush (nvme 20, sata-ssd 1500, hdd 12000)", {}, 0, 1e12,
@@ -342,8 +464,16 @@ const std::vector<Param>& params() {
     add({"backend.osd_stall_ms", Kind::time_ms, "ms", "100", "[I] FileStore syncs, slow requests",
          "Ceph: mean length of such a stall (exponential); it gives Ceph its long latency tail", {}, 0, 1e12,
          [](IoScenario& s, const Value& v) { s.backend.osd_stall_ns = v.number; }});
-    add({"backend.msgr_threads", Kind::integer, "", "1", "[I] docs/sources.md §7 (librbd messenger threads inside QEMU)",
-         "Ceph librbd messenger threads", {}, 1, 1024, [](IoScenario& s, const Value& v) { s.backend.msgr_threads = static_cast<int>(v.number); }});
+    add({"backend.msgr_threads",
+         Kind::integer,
+         "",
+         "1",
+         "[I] docs/sources.md §7 (librbd messenger threads inside QEMU)",
+         "Ceph librbd messenger threads",
+         {},
+         1,
+         1024,
+         [](IoScenario& s, const Value& v) { s.backend.msgr_threads = static_cast<int>(v.number); }});
     add({"backend.msgr_us", Kind::time_us, "us", "15", "[I]", "Ceph client CPU per op (librbd in QEMU, or krbd in the host kernel)", {}, 0,
          1e12, [](IoScenario& s, const Value& v) { s.backend.msgr_ns = v.number; }});
     add({"backend.replicas", Kind::integer, "", "3", "Ceph pool size default", "recorded; osd_write_us includes replication", {}, 1, 16,
@@ -475,9 +605,10 @@ Value convert(const Param& p, const Entry& e) {
           const double binary = v.number / std::pow(1000.0, static_cast<double>(std::string("kMGT").find(unit[0]) + 1)) *
                                 std::pow(1024.0, static_cast<double>(std::string("kMGT").find(unit[0]) + 1));
           std::ostringstream msg;
-          msg << std::setprecision(15) << "\"" << text << "\" is " << v.number << " bytes in a scenario (SI), but fio reads it as " << binary
-              << " (kb_base=1024): write \"" << text.substr(0, unit_at) << (unit == "kB" ? "KiB" : unit.substr(0, 1) + "iB") << "\" (or "
-              << binary << ") for fio's reading, or " << v.number << " for the SI size";
+          msg << std::setprecision(15) << "\"" << text << "\" is " << v.number
+              << " bytes in a scenario (SI), but fio reads it as " << binary << " (kb_base=1024): write \""
+              << text.substr(0, unit_at) << (unit == "kB" ? "KiB" : unit.substr(0, 1) + "iB") << "\" (or " << binary
+              << ") for fio's reading, or " << v.number << " for the SI size";
           fail(e, p.key, msg.str());
         }
       } else {
@@ -509,7 +640,9 @@ Value convert(const Param& p, const Entry& e) {
       return v;
     case Kind::text:
       if (!n.is_string())
-        fail(e, p.key, "expected a string, got " + node_text(n) + (n.is_number() ? " (a number): quote it, e.g. \"" + node_text(n) + "\"" : ""));
+        fail(e, p.key,
+             "expected a string, got " + node_text(n) +
+                 (n.is_number() ? " (a number): quote it, e.g. \"" + node_text(n) + "\"" : ""));
       v.word = *n.value<std::string>();
       return v;
   }
@@ -634,10 +767,10 @@ void apply_fio_job(IoScenario& s, const std::string& job_path, const std::map<st
 
 // The [calibration] table of a calibrated scenario (see CalibrationUncertainty).
 void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries) {
-  static const std::vector<std::string> fields = {"calibration.params",        "calibration.log_sd",        "calibration.log_corr",
-                                                  "calibration.draws",         "calibration.source",        "calibration.model_error",
-                                                  "calibration.model_error_fitted", "calibration.model_error_source",
-                                                  "calibration.fitted_setups", "calibration.modes", "calibration.mode_weights"};
+  static const std::vector<std::string> fields = {
+      "calibration.params",        "calibration.log_sd",      "calibration.log_corr",           "calibration.draws",
+      "calibration.source",        "calibration.model_error", "calibration.model_error_fitted", "calibration.model_error_source",
+      "calibration.fitted_setups", "calibration.modes",       "calibration.mode_weights"};
   static const std::vector<std::string> kinds = {"throughput", "mean latency", "p50", "p99", "p99.9"};
   const Entry* first = nullptr;
   for (const auto& [key, e] : entries) {
@@ -647,10 +780,14 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
     if (per_kind) {
       const std::string kind = key.substr(key.find('.', std::string("calibration.model_error").size()) + 1);
       if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
-        fail(e, key, "unknown figure kind '" + kind + "'" + did_you_mean(kind, kinds) + "; kinds are throughput, \"mean latency\", p50, p99, \"p99.9\"");
+        fail(e, key,
+             "unknown figure kind '" + kind + "'" + did_you_mean(kind, kinds) +
+                 "; kinds are throughput, \"mean latency\", p50, p99, \"p99.9\"");
       const auto v = e.node->value<double>();
-      if (!e.node->is_number() || !v || !std::isfinite(*v) || *v < 0) fail(e, key, "expected the sd of ln(model / measured), a number >= 0");
-      (key.rfind("calibration.model_error_fitted.", 0) == 0 ? s.calibration.model_error_fitted_log_sd : s.calibration.model_error_log_sd)[kind] = *v;
+      if (!e.node->is_number() || !v || !std::isfinite(*v) || *v < 0)
+        fail(e, key, "expected the sd of ln(model / measured), a number >= 0");
+      (key.rfind("calibration.model_error_fitted.", 0) == 0 ? s.calibration.model_error_fitted_log_sd
+                                                            : s.calibration.model_error_log_sd)[kind] = *v;
       if (!first) first = &e;
       continue;
     }
@@ -723,7 +860,8 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
     if (!modes) fail(it->second, "calibration.modes", "expected an array of arrays, one value per params entry");
     for (const auto& m : *modes) {
       const auto* row = m.as_array();
-      if (!row || row->size() != n) fail(it->second, "calibration.modes", "each mode needs " + std::to_string(n) + " values, one per params entry");
+      if (!row || row->size() != n)
+        fail(it->second, "calibration.modes", "each mode needs " + std::to_string(n) + " values, one per params entry");
       std::vector<double> v = numbers(it->second, "calibration.modes", *row);
       for (double x : v)
         if (!(x > 0)) fail(it->second, "calibration.modes", "a mode's values must be > 0");
@@ -739,11 +877,14 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
       if (x < 0) fail(it->second, "calibration.mode_weights", "weights must be >= 0");
       sum += x;
     }
-    if (sum > 1 + 1e-9) fail(it->second, "calibration.mode_weights", "the weights add up to more than 1 (the estimate has the rest)");
+    if (sum > 1 + 1e-9)
+      fail(it->second, "calibration.mode_weights", "the weights add up to more than 1 (the estimate has the rest)");
   }
   if (const auto it = entries.find("calibration.fitted_setups"); it != entries.end()) {
     const auto* a = it->second.node->as_array();
-    if (!a) fail(it->second, "calibration.fitted_setups", "expected an array of setup signatures (strings), as `vqsim calibrate` writes them");
+    if (!a)
+      fail(it->second, "calibration.fitted_setups",
+           "expected an array of setup signatures (strings), as `vqsim calibrate` writes them");
     for (const auto& n : *a) {
       const auto v = n.value<std::string>();
       if (!n.is_string() || !v) fail(it->second, "calibration.fitted_setups", "expected an array of strings");
@@ -914,15 +1055,20 @@ const std::vector<VersionRule>& version_rules() {
   static const std::vector<VersionRule> rules = {
       {"host.virtio_blk_batching", "writes up to 2.2 (bdrv_aio_multiwrite), all since 2.3 (multireq)",
        "QEMU commit 95f7142abc86 \"virtio-blk: introduce multiread\" (Feb 2015, QEMU 2.3)",
-       [](IoScenario& s, const QemuVersion& v) { s.host.virtio_blk_batching = v.before(2, 3) ? VirtioBlkBatching::writes : VirtioBlkBatching::all; }},
+       [](IoScenario& s, const QemuVersion& v) {
+         s.host.virtio_blk_batching = v.before(2, 3) ? VirtioBlkBatching::writes : VirtioBlkBatching::all;
+       }},
       {"host.poll_max_us", "0 (no IOThread polling) before 2.9, 32.768 since",
-       "QEMU qapi/misc.json IOThreadInfo: poll-max-ns \"(since 2.9)\"; include/system/iothread.h IOTHREAD_POLL_MAX_NS_DEFAULT 32768",
+       "QEMU qapi/misc.json IOThreadInfo: poll-max-ns \"(since 2.9)\"; include/system/iothread.h IOTHREAD_POLL_MAX_NS_DEFAULT "
+       "32768",
        [](IoScenario& s, const QemuVersion& v) { s.host.poll_max_ns = v.before(2, 9) ? 0.0 : 32768.0; }},
       {"guest.queue_size", "128 before 5.0, 256 since",
-       "qemu-devel \"[PATCH v3] virtio: increase virtqueue size for virtio-scsi and virtio-blk\" (Feb 2020, QEMU 5.0; hw_compat_4_2 keeps 128)",
+       "qemu-devel \"[PATCH v3] virtio: increase virtqueue size for virtio-scsi and virtio-blk\" (Feb 2020, QEMU 5.0; "
+       "hw_compat_4_2 keeps 128)",
        [](IoScenario& s, const QemuVersion& v) { s.guest.queue_size = v.before(5, 0) ? 128 : 256; }},
       {"guest.num_queues", "1 before 5.2, 0 (= vcpus) since",
-       "QEMU commit 9445e1e15e66 \"virtio-blk-pci: default num_queues to -smp N\" and 6a558822849f (virtio-scsi), QEMU 5.2; hw_compat_5_1 pins 1",
+       "QEMU commit 9445e1e15e66 \"virtio-blk-pci: default num_queues to -smp N\" and 6a558822849f (virtio-scsi), QEMU 5.2; "
+       "hw_compat_5_1 pins 1",
        [](IoScenario& s, const QemuVersion& v) { s.guest.num_queues = v.before(5, 2) ? 1 : 0; }},
   };
   return rules;
@@ -1014,8 +1160,9 @@ IoScenario load_io_scenario(const std::string& path, const std::vector<std::stri
   if (const Entry* e = entry_of("host.qemu_version"); e != nullptr && !bad.count("host.qemu_version")) {
     qemu = parse_qemu_version(s.host.qemu_version);
     if (!qemu) {
-      errors.add(e, where(*e, "host.qemu_version") + ": \"" + s.host.qemu_version +
-                        "\" is not a QEMU version; write it as `qemu-system-x86_64 --version` prints it, e.g. \"2.4.0\" or \"7.2.22\"");
+      errors.add(
+          e, where(*e, "host.qemu_version") + ": \"" + s.host.qemu_version +
+                 "\" is not a QEMU version; write it as `qemu-system-x86_64 --version` prints it, e.g. \"2.4.0\" or \"7.2.22\"");
       bad.insert("host.qemu_version");
     } else {
       for (const auto& rule : version_rules())
@@ -1030,7 +1177,9 @@ IoScenario load_io_scenario(const std::string& path, const std::vector<std::stri
     s.warnings.push_back((e ? where(*e, key) : key) + ": " + message);
   };
   if (is_sync_engine(s.workload) && s.workload.iodepth > 1 && !bad.count("workload.iodepth") && !bad.count("workload.ioengine"))
-    warn(entry_of("workload.iodepth") ? "workload.iodepth" : entry_of("workload.ioengine") ? "workload.ioengine" : "workload.fio_job",
+    warn(entry_of("workload.iodepth")    ? "workload.iodepth"
+         : entry_of("workload.ioengine") ? "workload.ioengine"
+                                         : "workload.fio_job",
          "iodepth = " + std::to_string(s.workload.iodepth) + " with ioengine = \"" + s.workload.ioengine_name +
              "\": a synchronous engine has one I/O in flight, so fio runs it at depth 1 (fio: \"note: both iodepth >= 1 and "
              "synchronous I/O engine are selected, queue depth will be capped at 1\") and so does the simulation; for " +
@@ -1040,7 +1189,8 @@ IoScenario load_io_scenario(const std::string& path, const std::vector<std::stri
                       : entry_of("workload.iodepth_batch")      ? "workload.iodepth_batch"
                                                                 : nullptr;
     if (key != nullptr && !bad.count(key))
-      warn(key, std::to_string(s.workload.iodepth_batch_submit) + " is more than the " + std::to_string(s.workload.effective_depth()) +
+      warn(key, std::to_string(s.workload.iodepth_batch_submit) + " is more than the " +
+                    std::to_string(s.workload.effective_depth()) +
                     " I/Os in flight; fio caps it at that depth, and so does the simulation");
     s.workload.iodepth_batch_submit = s.workload.effective_depth();
   }
@@ -1053,8 +1203,9 @@ IoScenario load_io_scenario(const std::string& path, const std::vector<std::stri
   if (is_pure_direction(s.workload.rw)) {
     ignored("workload.rwmixread", "workload.rw",
             std::to_string(s.workload.rwmixread) + " has no effect with rw = \"" + s.workload.rw +
-                "\" (fio applies rwmixread to rw/randrw only): remove it, or write rw = \"" + (s.workload.random ? "randrw" : "rw") +
-                "\" for a " + std::to_string(s.workload.rwmixread) + "/" + std::to_string(100 - s.workload.rwmixread) + " mix");
+                "\" (fio applies rwmixread to rw/randrw only): remove it, or write rw = \"" +
+                (s.workload.random ? "randrw" : "rw") + "\" for a " + std::to_string(s.workload.rwmixread) + "/" +
+                std::to_string(100 - s.workload.rwmixread) + " mix");
     if (s.workload.read_fraction == 1)
       ignored("workload.bs_write", "workload.rw", "has no effect with rw = \"" + s.workload.rw + "\" (no writes): remove it");
   }
@@ -1066,21 +1217,24 @@ IoScenario load_io_scenario(const std::string& path, const std::vector<std::stri
   if (direct && s.host.pagecache_hit_ratio > 0)
     ignored("host.pagecache_hit_ratio", "host.cache",
             "has no effect with cache = \"" + std::string(cache_name(s.host.cache)) +
-                "\" (O_DIRECT bypasses the host page cache): remove it, or use cache = \"writeback\", \"writethrough\" or \"unsafe\"");
+                "\" (O_DIRECT bypasses the host page cache): remove it, or use cache = \"writeback\", \"writethrough\" or "
+                "\"unsafe\"");
   // Backend keys of another kind of device.
   const BackendKind kind = s.backend.kind;
   const bool hdd = kind == BackendKind::hdd || (kind == BackendKind::md_raid1 && s.backend.leg == BackendKind::hdd);
   const std::string kind_text = std::string("with backend.kind = \"") + backend_name(kind) + "\"";
   if (!hdd)
     for (const char* key : {"backend.seek_ms", "backend.rpm", "backend.ncq_depth", "backend.seq_overhead_us"})
-      ignored(key, "backend.kind", "has no effect " + kind_text + " (a hard-disk key: kind = \"hdd\", or md-raid1 with leg = \"hdd\")");
+      ignored(key, "backend.kind",
+              "has no effect " + kind_text + " (a hard-disk key: kind = \"hdd\", or md-raid1 with leg = \"hdd\")");
   if (kind != BackendKind::ceph_rbd && kind != BackendKind::krbd)
-    for (const char* key : {"backend.rtt_us", "backend.osd_slots", "backend.osd_read_us", "backend.osd_write_us", "backend.osd_stall_ratio",
-                            "backend.osd_stall_ms", "backend.msgr_us", "backend.replicas"})
+    for (const char* key : {"backend.rtt_us", "backend.osd_slots", "backend.osd_read_us", "backend.osd_write_us",
+                            "backend.osd_stall_ratio", "backend.osd_stall_ms", "backend.msgr_us", "backend.replicas"})
       ignored(key, "backend.kind", "has no effect " + kind_text + " (a Ceph key: kind = \"ceph-rbd\" or \"krbd\")");
   if (kind != BackendKind::ceph_rbd)
     ignored("backend.msgr_threads", "backend.kind", "has no effect " + kind_text + " (librbd only: kind = \"ceph-rbd\")");
-  if (kind != BackendKind::null) ignored("backend.latency_us", "backend.kind", "has no effect " + kind_text + " (the null device's latency)");
+  if (kind != BackendKind::null)
+    ignored("backend.latency_us", "backend.kind", "has no effect " + kind_text + " (the null device's latency)");
   if (kind != BackendKind::md_raid1) ignored("backend.leg", "backend.kind", "has no effect " + kind_text + " (md-raid1 only)");
   apply_cpu_scales(s);
 
@@ -1132,10 +1286,11 @@ IoScenario load_io_scenario(const std::string& path, const std::vector<std::stri
     // mapping on this setup. So it runs, with a warning that says which QEMU it describes.
     const bool emulated = s.guest.driver == GuestDriver::virtio_blk || s.guest.driver == GuestDriver::virtio_scsi;
     if (emulated && s.host.iothreads > 1 && qemu->before(9, 0) && !bad.count("host.iothreads") && !bad.count("guest.driver"))
-      warn("host.iothreads", std::to_string(s.host.iothreads) +
-                                 " IOThreads for one device needs QEMU 9.0 or later (iothread-vq-mapping, commit b6948ab01df0); before "
-                                 "it a device is served by one IOThread" +
-                                 stated + ": these figures are those of 9.0's mapping; write iothreads = 1 for this version");
+      warn("host.iothreads",
+           std::to_string(s.host.iothreads) +
+               " IOThreads for one device needs QEMU 9.0 or later (iothread-vq-mapping, commit b6948ab01df0); before "
+               "it a device is served by one IOThread" +
+               stated + ": these figures are those of 9.0's mapping; write iothreads = 1 for this version");
     if (s.guest.driver == GuestDriver::virtio_scsi && s.host.iothreads > 0 && qemu->before(2, 4))
       reject("host.iothreads",
              "virtio-scsi takes an IOThread since QEMU 2.4 (virtio-scsi dataplane, commit 91cb1c9b5606)" + stated +
@@ -1174,7 +1329,9 @@ std::string io_scenario_markdown() {
   for (const auto& p : io_scenario_parameters()) {
     md += "| `" + p.key + "` | " + p.unit + " | " + p.default_text + " | " + p.doc + " | " + p.source + " |\n";
   }
-  md += "\nThe defaults that `host.qemu_version` drives (\"by qemu_version\" above):\n\n| key | default by QEMU version | source |\n|---|---|---|\n";
+  md +=
+      "\nThe defaults that `host.qemu_version` drives (\"by qemu_version\" above):\n\n| key | default by QEMU version | source "
+      "|\n|---|---|---|\n";
   for (const auto& r : version_rules()) md += "| `" + std::string(r.key) + "` | " + r.rule + " | " + r.source + " |\n";
   return md;
 }

@@ -42,13 +42,13 @@ struct WorkloadParams {
   double read_fraction = 1.0;       // from rw and rwmixread
   std::string rw = "randread";      // as fio spells it
   std::uint64_t bs_read_bytes = 4096, bs_write_bytes = 4096;
-  int iodepth = 1;                  // requested; psync/sync run at depth 1 whatever it says (as fio does)
+  int iodepth = 1;  // requested; psync/sync run at depth 1 whatever it says (as fio does)
   int numjobs = 1;
   int rwmixread = 50;
   FioEngine ioengine = FioEngine::libaio;
   std::string ioengine_name = "libaio";
-  int iodepth_batch_submit = 1;     // at most the depth in flight, as fio caps it
-  bool direct = true;               // O_DIRECT in the guest; the model simulates direct I/O only
+  int iodepth_batch_submit = 1;  // at most the depth in flight, as fio caps it
+  bool direct = true;            // O_DIRECT in the guest; the model simulates direct I/O only
   double thinktime_ns = 0;
   double rate_iops = 0;             // per job; 0 = closed loop
   sim::time_ns runtime_ns = 0;      // measured time; 0 = use ios
@@ -106,7 +106,7 @@ struct HostParams {
   double cpu_cv = 0.5;
   double cpu_scale = 1;             // multiplies every host CPU cost of QEMU, vhost and librbd
   VirtioBlkBatching virtio_blk_batching = VirtioBlkBatching::none;
-  std::string qemu_version;         // as stated; it drives the version-dependent defaults (docs/scenario.md)
+  std::string qemu_version;  // as stated; it drives the version-dependent defaults (docs/scenario.md)
 };
 
 struct BackendParams {

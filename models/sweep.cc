@@ -142,7 +142,8 @@ SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& ex
     for (const auto& n : *a) {
       const auto name = n.value<std::string>();
       if (!name || !is_io_metric(*name))
-        fail(path, n, "metrics", "unknown metric " + (name ? "'" + *name + "'" + io_metric_suggestion(*name) : std::string("(not a string)")));
+        fail(path, n, "metrics",
+             "unknown metric " + (name ? "'" + *name + "'" + io_metric_suggestion(*name) : std::string("(not a string)")));
       spec.metrics.push_back(*name);
     }
   } else {

@@ -134,7 +134,8 @@ TEST_CASE("compare: a misspelt --vs key names the --vs it came from") {
 
 TEST_CASE("split_settings: commas between settings, not inside a value") {
   CHECK(predict::split_settings("host.aio=io_uring") == std::vector<std::string>{"host.aio=io_uring"});
-  CHECK(predict::split_settings("host.aio=io_uring, host.iothreads=2") == std::vector<std::string>{"host.aio=io_uring", "host.iothreads=2"});
+  CHECK(predict::split_settings("host.aio=io_uring, host.iothreads=2") ==
+        std::vector<std::string>{"host.aio=io_uring", "host.iothreads=2"});
   CHECK(predict::split_settings("backend.service={dist=\"lognormal\", median=\"18us\"},host.iothreads=1") ==
         std::vector<std::string>{"backend.service={dist=\"lognormal\", median=\"18us\"}", "host.iothreads=1"});
   CHECK_THROWS_AS(predict::split_settings(""), std::invalid_argument);

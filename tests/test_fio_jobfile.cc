@@ -149,11 +149,13 @@ TEST_CASE("issue 17, item 6: with direct=1 a block size that is not whole sector
   // fio 3.33, psync, direct=1, bs=4KiB: "fio: io_u error on file …: Invalid argument: read
   // offset=0, buflen=4000".
   const JobFile f = parse("[j]\nioengine=libaio\ndirect=1\niodepth=8\nbs=4KiB\n");
-  CHECK(any_contains(f.warnings, "t.fio:5: job 'j': a block size of 4000 bytes for reads is not a multiple of 512 (the sector "
-                                 "size): with direct=1 the kernel refuses such I/O and fio stops with \"io_u error ...: "
-                                 "Invalid argument\" (bs=4KiB: fio reads KiB as 1000 bytes under kb_base=1024; 4k is 4096)"));
+  CHECK(any_contains(f.warnings,
+                     "t.fio:5: job 'j': a block size of 4000 bytes for reads is not a multiple of 512 (the sector "
+                     "size): with direct=1 the kernel refuses such I/O and fio stops with \"io_u error ...: "
+                     "Invalid argument\" (bs=4KiB: fio reads KiB as 1000 bytes under kb_base=1024; 4k is 4096)"));
   // Only the directions the job uses count.
-  CHECK(any_contains(parse("[j]\nrw=randwrite\ndirect=1\nbs=4k,4000\n").warnings, "4000 bytes for writes is not a multiple of 512"));
+  CHECK(any_contains(parse("[j]\nrw=randwrite\ndirect=1\nbs=4k,4000\n").warnings,
+                     "4000 bytes for writes is not a multiple of 512"));
   CHECK_FALSE(any_contains(parse("[j]\nrw=randread\ndirect=1\nbs=4k,4000\n").warnings, "multiple of 512"));
   CHECK(any_contains(parse("[j]\ndirect=1\nbssplit=4k/50:1000/50\n").warnings, "a block size of 1000 bytes for reads"));
   // Buffered I/O of 4000 bytes is legal.
@@ -191,7 +193,8 @@ TEST_CASE("several [global] sections, includes, comments and empty jobs") {
   // third's bs=4k under kb_base=1000 is 4000 bytes, with the first [global]'s direct=1 and
   // libaio: fio parses it, and the kernel then refuses every read (EINVAL).
   REQUIRE(f.warnings.size() == 1);
-  CHECK(contains(f.warnings[0], "several_globals.fio:25: job 'third': a block size of 4000 bytes for reads is not a multiple of 512"));
+  CHECK(contains(f.warnings[0],
+                 "several_globals.fio:25: job 'third': a block size of 4000 bytes for reads is not a multiple of 512"));
   CHECK(contains(f.warnings[0], "with direct=1 the kernel refuses such I/O"));
   const JobSpec& first = f.jobs[0];
   const JobSpec& second = f.jobs[1];

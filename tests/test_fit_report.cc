@@ -18,12 +18,15 @@ namespace {
 
 const fit::Dataset& slow_dataset() {
   static const fit::Dataset d = [] {
-    const std::string base = write("fit-report-base.toml", "base = \"" VQSIM_SOURCE_DIR "/scenarios/default.toml\"\n[workload]\nios = 3000\n[run]\nreplications = 2\n");
-    const std::string manifest = write("fit-report-slow.toml",
-                                       "[[run]]\nname = \"qd1\"\nmeasured = { \"read.iops\" = 50, \"read.lat_mean_us\" = 20000 }\n"
-                                       "set = { \"workload.iodepth\" = 1 }\n"
-                                       "[[run]]\nname = \"qd4\"\nmeasured = { \"read.iops\" = 60, \"read.lat_mean_us\" = 66000 }\n"
-                                       "set = { \"workload.iodepth\" = 4 }\n");
+    const std::string base =
+        write("fit-report-base.toml",
+              "base = \"" VQSIM_SOURCE_DIR "/scenarios/default.toml\"\n[workload]\nios = 3000\n[run]\nreplications = 2\n");
+    const std::string manifest =
+        write("fit-report-slow.toml",
+              "[[run]]\nname = \"qd1\"\nmeasured = { \"read.iops\" = 50, \"read.lat_mean_us\" = 20000 }\n"
+              "set = { \"workload.iodepth\" = 1 }\n"
+              "[[run]]\nname = \"qd4\"\nmeasured = { \"read.iops\" = 60, \"read.lat_mean_us\" = 66000 }\n"
+              "set = { \"workload.iodepth\" = 4 }\n");
     return fit::load_dataset(manifest, base);
   }();
   return d;
@@ -47,7 +50,7 @@ TEST_CASE("a parameter the data push beyond its range stands at the limit, says 
   const auto& p = r.params[0];
   CHECK(p.at_limit == 1);
   CHECK(!p.identified);
-  CHECK(p.upper == doctest::Approx(p.estimate).epsilon(1e-6));  // not beyond the limit it stands at
+  CHECK(p.upper == doctest::Approx(p.estimate).epsilon(1e-6));        // not beyond the limit it stands at
   CHECK(p.estimate == doctest::Approx(100 * p.start).epsilon(1e-3));  // a factor 100 from the default
   bool said = false;
   for (const auto& n : r.notes) said |= n.find("backend.read_us stands at the upper limit") != std::string::npos;

@@ -350,14 +350,15 @@ bool has_warning(const models::IoScenario& s, const std::string& text) {
 
 TEST_CASE("a scenario with several errors reports each, one per line, in file order (issue 17, item 4)") {
   const ScratchDir d("vqsim-test-multi-error");
-  const std::string three = d.write("three.toml",
-                                    "[workload]\niodeth = 4\nbs = 1000\n[host]\niothreads = \"two\"\n[backend]\nkind = \"hdd\"\nchannels = 32\n");
+  const std::string three = d.write(
+      "three.toml", "[workload]\niodeth = 4\nbs = 1000\n[host]\niothreads = \"two\"\n[backend]\nkind = \"hdd\"\nchannels = 32\n");
   const auto errors = load_errors(three);
   REQUIRE(errors.size() == 4);
   CHECK(errors[0].find("three.toml:2: workload.iodeth: unknown key (did you mean 'workload.iodepth'?)") != std::string::npos);
   CHECK(errors[1].find("three.toml:3: workload.bs: 1000 bytes is not a multiple of 512") != std::string::npos);
   CHECK(errors[2].find("three.toml:5: host.iothreads: expected a whole number") != std::string::npos);
-  CHECK(errors[3].find("three.toml:8: backend.channels: 32 with backend.kind = \"hdd\": a hard disk has one actuator") != std::string::npos);
+  CHECK(errors[3].find("three.toml:8: backend.channels: 32 with backend.kind = \"hdd\": a hard disk has one actuator") !=
+        std::string::npos);
   // The file's errors first, then --set's; a refused value is not reported again by the checks
   // that read it (aio=native with a misspelt cache mode is one error, not two).
   const auto more = load_errors(three, {"host.cache=writebak", "host.aio=native"});
@@ -373,11 +374,14 @@ TEST_CASE("contradictions: a hard disk has one actuator; QEMU versions reject wh
     const auto e = load_errors(def, overrides);
     return e.empty() ? std::string("no error") : e.front();
   };
-  CHECK(first_error({"backend.kind=hdd", "backend.channels=32"}).find("backend.channels: 32 with backend.kind = \"hdd\"") != std::string::npos);
-  CHECK(first_error({"backend.kind=md-raid1", "backend.leg=hdd", "backend.channels=4"}).find("and leg = \"hdd\"") != std::string::npos);
+  CHECK(first_error({"backend.kind=hdd", "backend.channels=32"}).find("backend.channels: 32 with backend.kind = \"hdd\"") !=
+        std::string::npos);
+  CHECK(first_error({"backend.kind=md-raid1", "backend.leg=hdd", "backend.channels=4"}).find("and leg = \"hdd\"") !=
+        std::string::npos);
   CHECK(load_errors(def, {"backend.kind=hdd", "backend.channels=1"}).empty());
   CHECK(load_errors(def, {"backend.kind=sata-ssd", "backend.channels=32"}).empty());
-  CHECK(first_error({"host.qemu_version=4.2.1", "host.aio=io_uring"}).find("aio=io_uring needs QEMU 5.0 or later") != std::string::npos);
+  CHECK(first_error({"host.qemu_version=4.2.1", "host.aio=io_uring"}).find("aio=io_uring needs QEMU 5.0 or later") !=
+        std::string::npos);
   CHECK(load_errors(def, {"host.qemu_version=5.0.0", "host.aio=io_uring"}).empty());
   // Several IOThreads for one device before 9.0: a what-if that runs (plan and sweeps ask it of
   // the seeds), with a warning that the figures are those of 9.0's iothread-vq-mapping.
@@ -416,7 +420,8 @@ TEST_CASE("host.qemu_version drives the version-dependent defaults; an explicit 
   CHECK(models::load_io_scenario(def, {"host.qemu_version=2.0.0", "host.virtio_blk_batching=none"}).host.virtio_blk_batching ==
         VirtioBlkBatching::none);
   const ScratchDir d("vqsim-test-qemu-version");
-  const std::string old_qemu = d.write("old.toml", "[host]\nqemu_version = \"2.0.0\"\nvirtio_blk_batching = \"all\"\npoll_max_us = 10\n");
+  const std::string old_qemu =
+      d.write("old.toml", "[host]\nqemu_version = \"2.0.0\"\nvirtio_blk_batching = \"all\"\npoll_max_us = 10\n");
   const auto own = models::load_io_scenario(old_qemu);
   CHECK(own.host.virtio_blk_batching == VirtioBlkBatching::all);
   CHECK(own.host.poll_max_ns == doctest::Approx(10000));
@@ -439,28 +444,32 @@ TEST_CASE("seed scenarios and manifests that set the version-dependent keys beha
   using models::VirtioBlkBatching;
   // Each seed states its QEMU's batching (and its queue count) itself; the version agrees.
   CHECK(models::load_io_scenario(kScenarios + "seed000-virtio-scsi.toml").host.virtio_blk_batching == VirtioBlkBatching::writes);
-  CHECK(models::load_io_scenario(kScenarios + "seed002-qemu2.2-writethrough.toml").host.virtio_blk_batching == VirtioBlkBatching::writes);
-  CHECK(models::load_io_scenario(kScenarios + "seed002-qemu2.4-writeback-iothread.toml").host.virtio_blk_batching == VirtioBlkBatching::all);
+  CHECK(models::load_io_scenario(kScenarios + "seed002-qemu2.2-writethrough.toml").host.virtio_blk_batching ==
+        VirtioBlkBatching::writes);
+  CHECK(models::load_io_scenario(kScenarios + "seed002-qemu2.4-writeback-iothread.toml").host.virtio_blk_batching ==
+        VirtioBlkBatching::all);
   CHECK(models::load_io_scenario(kScenarios + "seed004-vm.toml").host.virtio_blk_batching == VirtioBlkBatching::all);
   // Seed 000's manifest run on virtio-blk, with the keys it sets (calibration/data/seeds/
   // 000-virtio-scsi-vs-blk.toml), simulates exactly as before; and the same run stating only the
   // version (the case of the issue) now gets QEMU 2.0's batching too.
-  const std::vector<std::string> run{"guest.driver=virtio-blk", "workload.rw=randrw", "workload.rwmixread=50", "workload.iodepth=32",
-                                     "host.aio=threads", "host.cache=none", "host.iothreads=0", "backend.kind=md-raid1",
-                                     "workload.ios=20000"};
+  const std::vector<std::string> run{"guest.driver=virtio-blk", "workload.rw=randrw",    "workload.rwmixread=50",
+                                     "workload.iodepth=32",     "host.aio=threads",      "host.cache=none",
+                                     "host.iothreads=0",        "backend.kind=md-raid1", "workload.ios=20000"};
   auto with = [&](std::vector<std::string> extra) {
     auto v = run;
     v.insert(v.end(), extra.begin(), extra.end());
     return v;
   };
-  const Figures stated = simulate("seed000-virtio-scsi.toml", with({"host.qemu_version=2.0.0", "host.virtio_blk_batching=writes"}));
+  const Figures stated =
+      simulate("seed000-virtio-scsi.toml", with({"host.qemu_version=2.0.0", "host.virtio_blk_batching=writes"}));
   const Figures before = simulate("seed000-virtio-scsi.toml", with({}));  // the file's own keys: writes, one queue
   const Figures version_only = simulate("seed000-virtio-scsi.toml", with({"host.qemu_version=2.0.0"}));
   CHECK(stated.iops == doctest::Approx(before.iops).epsilon(1e-12));
   CHECK(stated.lat_ns == doctest::Approx(before.lat_ns).epsilon(1e-12));
   CHECK(version_only.iops == doctest::Approx(before.iops).epsilon(1e-12));
-  const auto v = models::load_io_scenario(kScenarios + "seed000-virtio-scsi.toml",
-                                          {"host.qemu_version=2.0.0", "host.virtio_blk_batching=none", "guest.driver=virtio-blk"});
+  const auto v =
+      models::load_io_scenario(kScenarios + "seed000-virtio-scsi.toml",
+                               {"host.qemu_version=2.0.0", "host.virtio_blk_batching=none", "guest.driver=virtio-blk"});
   CHECK(v.host.virtio_blk_batching == VirtioBlkBatching::none);
 }
 
@@ -491,12 +500,15 @@ TEST_CASE("warnings: setups fio runs differently from what they say, and keys an
   const std::string same = d.write("same.toml", "[workload]\nrw = \"randwrite\"\nrwmixread = 70\n");
   CHECK(has_warning(models::load_io_scenario(same), "same.toml:3: workload.rwmixread: 70 has no effect"));
   // Keys of another kind of device, page-cache hits under O_DIRECT, buffered guest I/O.
-  CHECK(has_warning(models::load_io_scenario(def, {"backend.rpm=15000"}), "backend.rpm: has no effect with backend.kind = \"nvme\""));
+  CHECK(has_warning(models::load_io_scenario(def, {"backend.rpm=15000"}),
+                    "backend.rpm: has no effect with backend.kind = \"nvme\""));
   CHECK(models::load_io_scenario(def, {"backend.kind=hdd", "backend.rpm=15000"}).warnings.empty());
   CHECK(has_warning(models::load_io_scenario(def, {"backend.rtt_us=100"}), "a Ceph key"));
   CHECK(has_warning(models::load_io_scenario(def, {"host.pagecache_hit_ratio=0.5"}), "O_DIRECT bypasses the host page cache"));
-  CHECK(models::load_io_scenario(def, {"host.pagecache_hit_ratio=0.5", "host.cache=writeback", "host.aio=threads"}).warnings.empty());
-  CHECK(has_warning(models::load_io_scenario(def, {"workload.direct=false"}), "workload.direct: false: the simulation models direct I/O only"));
+  CHECK(models::load_io_scenario(def, {"host.pagecache_hit_ratio=0.5", "host.cache=writeback", "host.aio=threads"})
+            .warnings.empty());
+  CHECK(has_warning(models::load_io_scenario(def, {"workload.direct=false"}),
+                    "workload.direct: false: the simulation models direct I/O only"));
   // Every scenario of the repository loads without a warning.
   for (const auto& entry : std::filesystem::recursive_directory_iterator(kScenarios)) {
     if (entry.path().extension() != ".toml" || !models::is_io_scenario_file(entry.path().string())) continue;

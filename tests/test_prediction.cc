@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "calibration/predict/prediction.h"
-#include "models/io_metrics.h"
 #include "models/config.h"
+#include "models/io_metrics.h"
 #include "models/io_results.h"
 #include "models/scenario.h"
 
@@ -120,7 +120,8 @@ TEST_CASE("parameter draws: with a second explanation (modes), the centres are s
   CHECK(values_of(draws[2]) == other);
   CHECK(values_of(draws[3]) == other);
   // A weight of 0.25: one draw in four at the mode.
-  const std::string weighted = write_scenario("weighted.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 8\nmodes = [[1.5, 45]]\nmode_weights = [0.25]\n");
+  const std::string weighted =
+      write_scenario("weighted.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 8\nmodes = [[1.5, 45]]\nmode_weights = [0.25]\n");
   const auto w = predict::parameter_draws(models::load_io_scenario(weighted));
   int at_mode = 0;
   for (const auto& dr : w) at_mode += values_of(dr) == other;
@@ -152,9 +153,10 @@ TEST_CASE("prediction: no parameter uncertainty and no model error give the simu
 }
 
 TEST_CASE("prediction: the model's own error widens the interval by its term, at the setup's distance") {
-  const std::string terms = "model_error = { throughput = 0.2, \"mean latency\" = 0.1, p50 = 0.3, p99 = 0.4, \"p99.9\" = 0.5 }\n"
-                            "model_error_fitted = { throughput = 0.05, \"mean latency\" = 0.05, p50 = 0.05, p99 = 0.05, \"p99.9\" = 0.05 }\n"
-                            "model_error_source = \"test\"\n";
+  const std::string terms =
+      "model_error = { throughput = 0.2, \"mean latency\" = 0.1, p50 = 0.3, p99 = 0.4, \"p99.9\" = 0.5 }\n"
+      "model_error_fitted = { throughput = 0.05, \"mean latency\" = 0.05, p50 = 0.05, p99 = 0.05, \"p99.9\" = 0.05 }\n"
+      "model_error_source = \"test\"\n";
   auto half = [](const predict::MetricPrediction& m) { return std::log(m.upper / m.mean); };
   auto expected = [](const predict::MetricPrediction& m, double sd) { return std::hypot(m.sim_half_width / m.mean, 1.96 * sd); };
   SUBCASE("a setup the calibration did not measure takes model_error, per figure kind") {
@@ -165,8 +167,11 @@ TEST_CASE("prediction: the model's own error widens the interval by its term, at
     CHECK(p.model_error_source == "test");
     for (const auto& m : p.metrics) {
       CAPTURE(m.name);
-      const double sd = models::figure_kind(m.name) == "throughput" ? 0.2 : models::figure_kind(m.name) == "mean latency" ? 0.1
-                        : m.name == "read.clat_p50_us" ? 0.3 : m.name == "read.clat_p99_us" ? 0.4 : 0.5;
+      const double sd = models::figure_kind(m.name) == "throughput"     ? 0.2
+                        : models::figure_kind(m.name) == "mean latency" ? 0.1
+                        : m.name == "read.clat_p50_us"                  ? 0.3
+                        : m.name == "read.clat_p99_us"                  ? 0.4
+                                                                        : 0.5;
       CHECK(m.model_sd_rel == sd);
       CHECK(half(m) == doctest::Approx(expected(m, sd)).epsilon(1e-9));
     }
@@ -174,7 +179,8 @@ TEST_CASE("prediction: the model's own error widens the interval by its term, at
   SUBCASE("a fitted setup takes model_error_fitted; the same setup at another depth takes model_error") {
     const std::string probe = write_scenario("probe.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 2\n" + terms);
     const std::string signature = models::setup_signature(models::load_io_scenario(probe));
-    const std::string path = write_scenario("fitted.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 2\n" + terms + "fitted_setups = [\"" + signature + "\"]\n");
+    const std::string path = write_scenario(
+        "fitted.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 2\n" + terms + "fitted_setups = [\"" + signature + "\"]\n");
     const Run r = nominal(path);
     const predict::Prediction p = predict::predict(path, {}, r.s, r.report, 2);
     CHECK(p.distance == "fitted setup");
@@ -200,7 +206,8 @@ TEST_CASE("prediction: the model's own error widens the interval by its term, at
 
 TEST_CASE("prediction: uncertain device time widens the IOPS interval of a device-bound run") {
   const std::string path = write_scenario(
-      "device.toml", "params = [\"backend.read_us\"]\nlog_sd = [0.2]\nlog_corr = [[1.0]]\ndraws = 8\nsource = \"test\"\n" + kNoModelError);
+      "device.toml",
+      "params = [\"backend.read_us\"]\nlog_sd = [0.2]\nlog_corr = [[1.0]]\ndraws = 8\nsource = \"test\"\n" + kNoModelError);
   const Run r = nominal(path);
   REQUIRE(r.report.bottleneck == "device");
   const predict::Prediction p = predict::predict(path, {}, r.s, r.report, 2);

@@ -116,7 +116,8 @@ std::vector<Finding> check_envelope(const std::vector<Measured>& ms, const std::
         sim.run_length = s.workload.runtime_ns > 0 ? detail::evidence_num(static_cast<double>(s.workload.runtime_ns) / 1e9) + " s"
                                                    : std::to_string(s.workload.ios) + " I/Os";
         sim.report = models::simulate_io(s, threads);
-        if (s.calibration.present() && s.calibration.draws > 0) sim.prediction = predict::predict(scenario, set, s, sim.report, threads);
+        if (s.calibration.present() && s.calibration.draws > 0)
+          sim.prediction = predict::predict(scenario, set, s, sim.report, threads);
       } catch (const std::exception& e) {
         sim.error = e.what();
       }
@@ -186,23 +187,26 @@ std::vector<Finding> check_envelope(const std::vector<Measured>& ms, const std::
         const double z = h > 0 ? 1.96 * std::log(ratio) / h : 0;
         char pct[32];
         std::snprintf(pct, sizeof pct, std::fabs(ratio - 1) < 10 ? "%+.1f%%" : "%+.3g%%", 100.0 * (ratio - 1));
-        f.evidence = "measured " + fig.label + " " + detail::evidence_num(fig.measured) + " vs predicted " + detail::evidence_num(pm->mean) +
-                     " (95% prediction interval " + detail::evidence_num(pm->lower) + " .. " + detail::evidence_num(pm->upper) + ": model error " +
-                     factor_text(1.96 * pm->model_sd_rel) + ", parameters " + factor_text(1.96 * pm->param_sd_rel) + ", simulation " +
-                     factor_text(pm->sim_half_width / pm->mean) + "; " + sim.prediction.distance + "): " + pct + ", " +
-                     detail::evidence_num(z) + " sd in log space; " + setup_text;
+        f.evidence = "measured " + fig.label + " " + detail::evidence_num(fig.measured) + " vs predicted " +
+                     detail::evidence_num(pm->mean) + " (95% prediction interval " + detail::evidence_num(pm->lower) + " .. " +
+                     detail::evidence_num(pm->upper) + ": model error " + factor_text(1.96 * pm->model_sd_rel) + ", parameters " +
+                     factor_text(1.96 * pm->param_sd_rel) + ", simulation " + factor_text(pm->sim_half_width / pm->mean) + "; " +
+                     sim.prediction.distance + "): " + pct + ", " + detail::evidence_num(z) + " sd in log space; " + setup_text;
         const bool inside = fig.measured >= pm->lower && fig.measured <= pm->upper;
         if (inside) {
           f.severity = Severity::info;
           f.cause = "inside the calibrated model's prediction interval";
         } else if (ratio > 0.5 && ratio < 2.0) {
           f.severity = Severity::warning;
-          f.cause = "outside the calibrated model's prediction interval: the setup differs from what was recorded (device, cache "
-                    "mode, CPU contention), or the model lacks a mechanism this run shows";
+          f.cause =
+              "outside the calibrated model's prediction interval: the setup differs from what was recorded (device, cache "
+              "mode, CPU contention), or the model lacks a mechanism this run shows";
         } else {
           f.severity = Severity::error;
-          f.cause = std::string("implausible for the model as calibrated: outside its prediction interval and off by more than 2x (") +
-                    detail::evidence_num(ratio) + "x); a unit slip, a cache, a different device, or a setup that is not what was recorded";
+          f.cause =
+              std::string("implausible for the model as calibrated: outside its prediction interval and off by more than 2x (") +
+              detail::evidence_num(ratio) +
+              "x); a unit slip, a cache, a different device, or a setup that is not what was recorded";
         }
         out.push_back(std::move(f));
         continue;
@@ -219,11 +223,12 @@ std::vector<Finding> check_envelope(const std::vector<Measured>& ms, const std::
       std::string sig = sigma > 0 ? detail::evidence_num(diff / sigma) + " sigma" : std::string("sigma 0 (no simulation noise)");
       char pct[32];
       std::snprintf(pct, sizeof pct, std::fabs(rel) < 10 ? "%+.1f%%" : "%+.3g%%", 100.0 * rel);
-      f.evidence = "measured " + fig.label + " " + detail::evidence_num(fig.measured) + " vs simulated " + detail::evidence_num(iv.mean) + " (95% prediction interval " +
-                   detail::evidence_num(iv.mean - pi) + " .. " + detail::evidence_num(iv.mean + pi) + ", " + std::to_string(sim.replications) + " replications of " +
-                   sim.run_length + "): " + pct + ", " + sig + "; " + setup_text +
-                   ". The scenario is not calibrated ([calibration] table absent): the interval is simulation noise only, and the "
-                   "model's own error is covered by the 10% tolerance alone";
+      f.evidence =
+          "measured " + fig.label + " " + detail::evidence_num(fig.measured) + " vs simulated " + detail::evidence_num(iv.mean) +
+          " (95% prediction interval " + detail::evidence_num(iv.mean - pi) + " .. " + detail::evidence_num(iv.mean + pi) + ", " +
+          std::to_string(sim.replications) + " replications of " + sim.run_length + "): " + pct + ", " + sig + "; " + setup_text +
+          ". The scenario is not calibrated ([calibration] table absent): the interval is simulation noise only, and the "
+          "model's own error is covered by the 10% tolerance alone";
       if (inside) {
         f.severity = Severity::info;
         f.cause = std::fabs(diff) <= pi ? "inside the model's prediction interval"

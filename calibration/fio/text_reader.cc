@@ -832,8 +832,10 @@ class NormalTextParser {
         if (std::size_t eq = item.find('='); eq != std::string_view::npos) item = item.substr(eq + 1);  // "r="
         auto n = to_uint(item);
         if (!n) fail(line, "unreadable issued count \"" + std::string(item) + "\"");
-        if (k == 0 && index == 3) j.sync_total_ios = *n;
-        else if (k == 0) dirs[index]->total_ios = *n;
+        if (k == 0 && index == 3)
+          j.sync_total_ios = *n;
+        else if (k == 0)
+          dirs[index]->total_ios = *n;
         else if (k == 1) dirs[index]->short_ios = *n;
         else dirs[index]->drop_ios = *n;
         ++index;

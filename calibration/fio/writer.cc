@@ -432,10 +432,9 @@ void direction_block(std::string& out, int dir, const DirectionStats& s) {
   const std::uint64_t io = whole(s.io_bytes);
   // fio 3.x ends a write line with "; N zone resets"; no source format vqsim reads carries the
   // count, so it is left out rather than written as 0.
-  appendf(out, "  %s: IOPS=%s, BW=%s (%s)(%s/%llumsec)\n", kDirNames[dir],
-          num2str(whole(s.iops), 4, false, Unit::none).c_str(), num2str(bw, 4, true, Unit::byte_per_s).c_str(),
-          num2str(bw, 4, false, Unit::byte_per_s).c_str(), num2str(io, 4, true, Unit::byte).c_str(),
-          static_cast<unsigned long long>(whole(s.runtime_ms)));
+  appendf(out, "  %s: IOPS=%s, BW=%s (%s)(%s/%llumsec)\n", kDirNames[dir], num2str(whole(s.iops), 4, false, Unit::none).c_str(),
+          num2str(bw, 4, true, Unit::byte_per_s).c_str(), num2str(bw, 4, false, Unit::byte_per_s).c_str(),
+          num2str(io, 4, true, Unit::byte).c_str(), static_cast<unsigned long long>(whole(s.runtime_ms)));
   latency_line(out, "slat", s.slat);
   latency_line(out, "clat", s.clat);
   latency_line(out, " lat", s.lat);
@@ -554,11 +553,11 @@ void job_block(std::string& out, const JobResult& job, const FioResult& r) {
   // fio prints target=0, window=0, percentile=100% and depth=iodepth unless a latency_target
   // run moved them: printed only when the depth is known and no latency_* option is set. fio's
   // JSON lists only the options a job changed, so there an absent iodepth is fio's default 1.
-  const bool json_options = (r.format == Format::json || r.format == Format::json_plus) &&
-                            (!job.options.empty() || !r.global_options.empty());
+  const bool json_options =
+      (r.format == Format::json || r.format == Format::json_plus) && (!job.options.empty() || !r.global_options.empty());
   const auto depth = json_options ? std::optional<unsigned>(iodepth_of(job, r)) : stated_iodepth(job, r);
-  const bool latency_options = find_option(job, r, "latency_target") || find_option(job, r, "latency_window") ||
-                               find_option(job, r, "latency_percentile");
+  const bool latency_options =
+      find_option(job, r, "latency_target") || find_option(job, r, "latency_window") || find_option(job, r, "latency_percentile");
   if (depth && !latency_options) appendf(out, "     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n", *depth);
 }
 
@@ -630,10 +629,9 @@ void option_preamble(std::string& out, const FioResult& r) {
         bs_text = {*bs, *bs, *bs};
       }
     }
-    appendf(out, "%s: (g=%d): rw=%s, bs=(R) %s-%s, (W) %s-%s, (T) %s-%s, ioengine=%s, iodepth=%u\n",
-            job.name.c_str(), job.groupid.value_or(0), rw ? rw->c_str() : "read", bs_text[0].c_str(), bs_text[0].c_str(),
-            bs_text[1].c_str(), bs_text[1].c_str(), bs_text[2].c_str(), bs_text[2].c_str(), engine ? engine->c_str() : "psync",
-            iodepth_of(job, r));
+    appendf(out, "%s: (g=%d): rw=%s, bs=(R) %s-%s, (W) %s-%s, (T) %s-%s, ioengine=%s, iodepth=%u\n", job.name.c_str(),
+            job.groupid.value_or(0), rw ? rw->c_str() : "read", bs_text[0].c_str(), bs_text[0].c_str(), bs_text[1].c_str(),
+            bs_text[1].c_str(), bs_text[2].c_str(), bs_text[2].c_str(), engine ? engine->c_str() : "psync", iodepth_of(job, r));
   }
 }
 

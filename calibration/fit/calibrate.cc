@@ -558,7 +558,8 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       simulated.push_back(c);
       auto pts = fitter->des(fit_runs, c);
       const double cost = fitter->des_cost(fit_runs, pts, c);
-      say(o, fmt("a second explanation from the multi-start: simulated cost %.4g", cost) + fmt(" (the estimate's %.4g)", best_cost));
+      say(o,
+          fmt("a second explanation from the multi-start: simulated cost %.4g", cost) + fmt(" (the estimate's %.4g)", best_cost));
       if (cost < best_cost) {
         alt = best_u;
         alt_cost = best_cost;
@@ -607,9 +608,11 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       std::string diff;
       for (long k = 0; k < p; ++k)
         if (std::fabs((*alt)[k] - best_u[k]) >= std::log(1.5))
-          diff += (diff.empty() ? "" : ", ") + keys[static_cast<std::size_t>(k)] + fmt(" %.3g", std::exp(best_u[k])) + fmt(" or %.3g", std::exp((*alt)[k]));
-      res.notes.push_back("two distinct explanations fit about equally (simulated cost " + fmt("%.4g", best_cost) + fmt(" and %.4g", alt_cost) +
-                          "): " + diff + "; the data cannot tell them apart, so predictions draw from both (FIT.toml [calibration] modes) "
+          diff += (diff.empty() ? "" : ", ") + keys[static_cast<std::size_t>(k)] + fmt(" %.3g", std::exp(best_u[k])) +
+                  fmt(" or %.3g", std::exp((*alt)[k]));
+      res.notes.push_back("two distinct explanations fit about equally (simulated cost " + fmt("%.4g", best_cost) +
+                          fmt(" and %.4g", alt_cost) + "): " + diff +
+                          "; the data cannot tell them apart, so predictions draw from both (FIT.toml [calibration] modes) "
                           "and held-out intervals hold both; measure a setup that loads these stages differently to decide");
     }
   }
@@ -650,10 +653,11 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     e.lower = std::max(e.lower, lo);
     e.upper = std::min(e.upper, hi);
     if (e.at_limit != 0)
-      res.notes.push_back(e.key + " stands at the " + (e.at_limit < 0 ? "lower" : "upper") + " limit of what it may take (" +
-                          fmt("%.3g", e.at_limit < 0 ? lo : hi) +
-                          "): the data would push it further, so the model lacks something these runs show; its estimate and interval "
-                          "stop at the limit and a prediction that depends on it is less certain than its interval says");
+      res.notes.push_back(
+          e.key + " stands at the " + (e.at_limit < 0 ? "lower" : "upper") + " limit of what it may take (" +
+          fmt("%.3g", e.at_limit < 0 ? lo : hi) +
+          "): the data would push it further, so the model lacks something these runs show; its estimate and interval "
+          "stop at the limit and a prediction that depends on it is less certain than its interval says");
     e.identified = e.log_sd < 0.5 * o.prior_log_sd && e.at_limit == 0;
     if (!(e.log_sd < 0.5 * o.prior_log_sd))
       res.notes.push_back(e.key + " is not identified by these runs: the data hardly narrows it (95% " + fmt("%.3g to %.3g", e.lower, e.upper) +
@@ -717,7 +721,8 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       // covariance (the fold's own, from one run fewer, would be a little wider).
       const Eigen::MatrixXd g = fitter->log_gradient(fit_runs[f], fold_u[f]);
       for (std::size_t t = 0; t < r.targets.size(); ++t) {
-        TargetFit tf = target_fit(r.targets[t], fold_points[f].value[t], fold_points[f].half_width[t], g.row(static_cast<long>(t)), cov);
+        TargetFit tf =
+            target_fit(r.targets[t], fold_points[f].value[t], fold_points[f].half_width[t], g.row(static_cast<long>(t)), cov);
         auto& [sum, n] = by_kind[tf.kind];
         sum += std::fabs(tf.error_rel());
         ++n;
@@ -752,12 +757,14 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     std::vector<double> loo;
     if (res.cv)
       for (const auto& f : res.cv->folds) errors_of(f.targets, kind, loo);
-    res.model_error.unmeasured[kind] = res.cv && !loo.empty() ? pooled_sd(predict::prior_model_error(kind), loo) : predict::prior_model_error(kind);
+    res.model_error.unmeasured[kind] =
+        res.cv && !loo.empty() ? pooled_sd(predict::prior_model_error(kind), loo) : predict::prior_model_error(kind);
     if (res.cv && loo.empty()) prior_kinds.push_back(kind);
   }
-  res.model_error.source = res.cv ? "the leave-one-out errors of " + std::to_string(res.cv->folds.size()) + " runs" +
-                                        (res.cv->folds.size() < 10 ? ", pooled with the documented prior as 2 runs (docs/calibration.md)" : "")
-                                  : "the documented prior (docs/calibration.md): no leave-one-out (--cv loo) to estimate it from these runs";
+  res.model_error.source =
+      res.cv ? "the leave-one-out errors of " + std::to_string(res.cv->folds.size()) + " runs" +
+                   (res.cv->folds.size() < 10 ? ", pooled with the documented prior as 2 runs (docs/calibration.md)" : "")
+             : "the documented prior (docs/calibration.md): no leave-one-out (--cv loo) to estimate it from these runs";
   if (!prior_kinds.empty()) {
     std::string list;
     for (const auto& k : prior_kinds) list += (list.empty() ? "" : ", ") + k;

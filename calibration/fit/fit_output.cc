@@ -107,7 +107,8 @@ std::string fit_toml(const Dataset& d, const CalibrationResult& r, const std::st
   for (const auto& p : r.params)
     t += p.key + " = " + toml_num(p.estimate) + "  # 95%: " + toml_num(p.lower) + " to " + toml_num(p.upper) +
          (p.at_limit != 0 ? std::string(" (at the ") + (p.at_limit < 0 ? "lower" : "upper") + " limit of its range)"
-                          : p.identified ? "" : " (not identified by the data)") +
+          : p.identified  ? ""
+                          : " (not identified by the data)") +
          "; default " + toml_num(p.start) + "\n";
   t += "\n[calibration]\n";
   t += "params = [";
@@ -131,7 +132,8 @@ std::string fit_toml(const Dataset& d, const CalibrationResult& r, const std::st
     for (const char* kind : {"throughput", "mean latency", "p50", "p99", "p99.9"}) {
       const auto it = m.find(kind);
       if (it == m.end()) continue;
-      out += (first ? "" : ", ") + (std::string(kind).find_first_of(" .") == std::string::npos ? std::string(kind) : quoted(kind)) + " = " +
+      out += (first ? "" : ", ") +
+             (std::string(kind).find_first_of(" .") == std::string::npos ? std::string(kind) : quoted(kind)) + " = " +
              toml_num(finite(it->second));
       first = false;
     }
@@ -145,8 +147,8 @@ std::string fit_toml(const Dataset& d, const CalibrationResult& r, const std::st
   if (r.alternative) {
     t += "modes = [[";
     for (std::size_t i = 0; i < r.alternative->size(); ++i) t += (i ? ", " : "") + toml_num(finite((*r.alternative)[i]));
-    t += "]]  # a second explanation the data fit about as well (simulated cost " + toml_num(finite(r.alternative_cost)) + " vs " +
-         toml_num(finite(r.best_cost)) + ")\nmode_weights = [" + toml_num(finite(r.alternative_weight)) +
+    t += "]]  # a second explanation the data fit about as well (simulated cost " + toml_num(finite(r.alternative_cost)) +
+         " vs " + toml_num(finite(r.best_cost)) + ")\nmode_weights = [" + toml_num(finite(r.alternative_weight)) +
          "]  # each mode's share of the parameter draws (the estimate has the rest)\n";
   }
   if (!r.fitted_setups.empty()) {
@@ -204,7 +206,8 @@ nlohmann::ordered_json report_json(const Dataset& d, const CalibrationResult& r)
   }
   j["notes"] = r.notes;
   j["fit_quality"] = fit_quality_line(d, r);
-  j["model_error"] = {{"unmeasured", r.model_error.unmeasured}, {"fitted", r.model_error.fitted}, {"source", r.model_error.source}};
+  j["model_error"] = {
+      {"unmeasured", r.model_error.unmeasured}, {"fitted", r.model_error.fitted}, {"source", r.model_error.source}};
   j["fitted_setups"] = r.fitted_setups;
   if (r.alternative)
     j["alternative"] = {{"values", *r.alternative},
@@ -261,7 +264,9 @@ std::string fit_quality_line(const Dataset& d, const CalibrationResult& r) {
       const bool fast = t.kind == "throughput" ? t.fitted > t.measured : t.fitted < t.measured;
       for (Group& g : groups) {
         const std::string name = g.name;
-        const bool member = name == "QD1 runs" ? qd1 : name == "runs at depth" ? !qd1 : t.metric.rfind(name == "reads" ? "read." : "write.", 0) == 0;
+        const bool member = name == "QD1 runs"        ? qd1
+                            : name == "runs at depth" ? !qd1
+                                                      : t.metric.rfind(name == "reads" ? "read." : "write.", 0) == 0;
         if (!member) continue;
         ++g.figures;
         if (out) (fast ? g.fast : g.slow)++;
@@ -292,9 +297,11 @@ std::string report_text(const Dataset& d, const CalibrationResult& r) {
   t += buf;
   t += "parameters (95% intervals):\n";
   for (const auto& p : r.params) {
-    std::snprintf(buf, sizeof buf, "  %-26s %10s  [%s .. %s]  default %s%s\n", p.key.c_str(), num(p.estimate).c_str(), num(p.lower).c_str(),
-                  num(p.upper).c_str(), num(p.start).c_str(),
-                  p.at_limit != 0 ? (p.at_limit < 0 ? "  (at its lower limit)" : "  (at its upper limit)") : p.identified ? "" : "  (not identified)");
+    std::snprintf(buf, sizeof buf, "  %-26s %10s  [%s .. %s]  default %s%s\n", p.key.c_str(), num(p.estimate).c_str(),
+                  num(p.lower).c_str(), num(p.upper).c_str(), num(p.start).c_str(),
+                  p.at_limit != 0 ? (p.at_limit < 0 ? "  (at its lower limit)" : "  (at its upper limit)")
+                  : p.identified  ? ""
+                                  : "  (not identified)");
     t += buf;
   }
   t += "\nruns: measured -> model (error) [95% interval]\n";
@@ -324,7 +331,9 @@ std::string report_text(const Dataset& d, const CalibrationResult& r) {
       if (u == r.model_error.unmeasured.end()) continue;
       const auto f = r.model_error.fitted.find(kind);
       std::snprintf(buf, sizeof buf, "  %-13s x/ %.2f for setups not measured%s\n", kind, std::exp(1.96 * u->second),
-                    f == r.model_error.fitted.end() ? "" : printf_text(", x/ %.2f for the fitted ones", std::exp(1.96 * f->second)).c_str());
+                    f == r.model_error.fitted.end()
+                        ? ""
+                        : printf_text(", x/ %.2f for the fitted ones", std::exp(1.96 * f->second)).c_str());
       t += buf;
     }
   }

@@ -85,14 +85,17 @@ std::vector<std::string> split_settings(const std::string& text) {
     p = first == std::string::npos ? "" : p.substr(first, last - first + 1);
     const auto eq = p.find('=');
     if (p.empty() || eq == 0)
-      throw std::invalid_argument("--vs '" + text + "': expected KEY=VALUE[,KEY=VALUE...], e.g. --vs host.aio=io_uring,host.iothreads=2");
-    if (eq == std::string::npos) throw std::invalid_argument("--vs '" + text + "': '" + p + "' is not KEY=VALUE, e.g. --vs host.aio=io_uring");
+      throw std::invalid_argument("--vs '" + text +
+                                  "': expected KEY=VALUE[,KEY=VALUE...], e.g. --vs host.aio=io_uring,host.iothreads=2");
+    if (eq == std::string::npos)
+      throw std::invalid_argument("--vs '" + text + "': '" + p + "' is not KEY=VALUE, e.g. --vs host.aio=io_uring");
     out.push_back(p);
   }
   return out;
 }
 
-models::IoScenario load_alternative(const std::string& path, const std::vector<std::string>& overrides, const std::vector<std::string>& vs) {
+models::IoScenario load_alternative(const std::string& path, const std::vector<std::string>& overrides,
+                                    const std::vector<std::string>& vs) {
   std::vector<std::string> all = overrides;
   all.insert(all.end(), vs.begin(), vs.end());
   try {
@@ -136,8 +139,9 @@ CompareResult compare(const CompareOptions& o, const Progress& progress) {
   // (an alternative that sets a calibrated key holds it at its own value: its overrides come last).
   models::IoScenario drawn = res.base;
   if (o.draws >= 0) drawn.calibration.draws = o.draws;
-  const std::vector<std::vector<std::string>> draws =
-      drawn.calibration.present() && drawn.calibration.draws > 0 ? parameter_draws(drawn) : std::vector<std::vector<std::string>>{};
+  const std::vector<std::vector<std::string>> draws = drawn.calibration.present() && drawn.calibration.draws > 0
+                                                          ? parameter_draws(drawn)
+                                                          : std::vector<std::vector<std::string>>{};
   if (draws.size() == 1) throw std::invalid_argument("a paired comparison over parameter draws needs at least 2 draws");
   res.draws = static_cast<int>(draws.size());
 
@@ -185,8 +189,8 @@ CompareResult compare(const CompareOptions& o, const Progress& progress) {
       try {
         s = models::load_io_scenario(o.scenario_path, all);
       } catch (const models::ConfigError& e) {
-        throw models::ConfigError("parameter draw " + std::to_string(k) + (side > 0 ? " with --vs " + joined(res.comparisons[side - 1].vs) : "") +
-                                  ": " + e.what());
+        throw models::ConfigError("parameter draw " + std::to_string(k) +
+                                  (side > 0 ? " with --vs " + joined(res.comparisons[side - 1].vs) : "") + ": " + e.what());
       }
       s.run.seed = res.base.run.seed;
       s.run.replications = 1;

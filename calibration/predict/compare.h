@@ -26,11 +26,11 @@
 namespace vqsim::predict {
 
 struct MetricComparison {
-  std::string name;             // an io_metric name: read.iops, write.clat_p99_us, total.iops, ...
-  bool higher_is_better = true; // IOPS and bandwidth; every latency is lower-is-better
-  double base = 0, alt = 0;     // the nominal runs' means, in the metric's unit (percentiles within fio's bins)
-  double delta = 0;             // alt - base
-  double delta_rel = 0;         // alt / base - 1
+  std::string name;                     // an io_metric name: read.iops, write.clat_p99_us, total.iops, ...
+  bool higher_is_better = true;         // IOPS and bandwidth; every latency is lower-is-better
+  double base = 0, alt = 0;             // the nominal runs' means, in the metric's unit (percentiles within fio's bins)
+  double delta = 0;                     // alt - base
+  double delta_rel = 0;                 // alt / base - 1
   double lower_rel = 0, upper_rel = 0;  // the paired 95% interval of delta_rel
   double sim_half_width_log = 0;        // its parts, as half-widths of ln(alt / base)
   double param_half_width_log = 0;      // 0 without parameter draws
@@ -39,8 +39,8 @@ struct MetricComparison {
 };
 
 struct Comparison {
-  std::vector<std::string> vs;            // the alternative's key=value settings
-  models::IoScenario alt;                 // the alternative as run
+  std::vector<std::string> vs;  // the alternative's key=value settings
+  models::IoScenario alt;       // the alternative as run
   models::IoRunReport alt_report;
   std::vector<MetricComparison> metrics;  // in the order asked
   std::vector<std::string> one_sided;     // metrics that are 0 on one side (a direction one side does not do)
@@ -72,7 +72,8 @@ std::vector<std::string> split_settings(const std::string& text);
 
 // The scenario of one alternative: the file, `overrides`, then `vs`. A ConfigError names the
 // --vs on every line.
-models::IoScenario load_alternative(const std::string& path, const std::vector<std::string>& overrides, const std::vector<std::string>& vs);
+models::IoScenario load_alternative(const std::string& path, const std::vector<std::string>& overrides,
+                                    const std::vector<std::string>& vs);
 
 // Runs the base, every alternative, and the shared parameter draws (progress counts every
 // simulation). Throws models::ConfigError for a bad scenario or setting (naming the --vs it came

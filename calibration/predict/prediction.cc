@@ -183,9 +183,10 @@ Prediction predict(const std::string& scenario_path, const std::vector<std::stri
   for (std::size_t k = 0; k < c.keys.size(); ++k) (c.fixed_by_set[k] ? p.fixed_by_set : p.sampled).push_back(c.keys[k]);
   p.overrides = parameter_draws(nominal);
   p.distance = setup_distance(nominal);
-  p.model_error_source = c.model_error_source.empty() && c.model_error_log_sd.empty()
-                             ? "the documented prior (docs/calibration.md): this calibration carries no model-error terms of its own"
-                             : c.model_error_source;
+  p.model_error_source =
+      c.model_error_source.empty() && c.model_error_log_sd.empty()
+          ? "the documented prior (docs/calibration.md): this calibration carries no model-error terms of its own"
+          : c.model_error_source;
   const std::vector<std::string> names = prediction_metric_names(nominal_report);
 
   const double missing = std::numeric_limits<double>::quiet_NaN();

@@ -35,7 +35,7 @@ struct MetricPrediction {
   double sim_half_width = 0;   // the nominal run's 95% half-width (simulation noise)
   double param_sd_rel = 0;     // sample sd of ln(metric) over the parameter draws
   double model_sd_rel = 0;     // the model-error term applied (sd of ln(model / measured))
-  double lower = 0, upper = 0; // 95% prediction interval: parameters, simulation and model error
+  double lower = 0, upper = 0;  // 95% prediction interval: parameters, simulation and model error
   // The parameters' share of the squared log half-width: (1.96 sd)^2 / ((1.96 sd)^2 + (hw/mean)^2).
   double param_share = 0;
   bool operator==(const MetricPrediction&) const = default;
@@ -51,7 +51,7 @@ struct Prediction {
   // How far the prediction extrapolates: "fitted setup" (the calibration measured this setup),
   // "another depth" (a measured setup at another iodepth or job count) or "unmeasured setup".
   std::string distance;
-  std::string model_error_source;                  // where the model-error terms come from
+  std::string model_error_source;  // where the model-error terms come from
   bool operator==(const Prediction&) const = default;
 };
 
