@@ -1,9 +1,9 @@
 #include "cli/commands.h"
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
-#include <algorithm>
 #include <deque>
 #include <functional>
 #include <iostream>
@@ -99,7 +99,8 @@ TandemFigures hand_tandem(int customers, int stations, long cycles, std::uint64_
   auto arrive = [&](int k, int job) {
     auto& q = line[static_cast<std::size_t>(k)];
     q.push_back(job);
-    if (q.size() == 1) pq.push(Ev{now + service[static_cast<std::size_t>(k)].sample_ns(rng[static_cast<std::size_t>(k)]), seq++, k});
+    if (q.size() == 1)
+      pq.push(Ev{now + service[static_cast<std::size_t>(k)].sample_ns(rng[static_cast<std::size_t>(k)]), seq++, k});
   };
   for (int j = 0; j < customers; ++j) arrive(0, j);
   const long warmup = cycles / 100 + 1;
@@ -116,7 +117,9 @@ TandemFigures hand_tandem(int customers, int stations, long cycles, std::uint64_
     auto& q = line[static_cast<std::size_t>(e.station)];
     const int job = q.front();
     q.pop_front();
-    if (!q.empty()) pq.push(Ev{now + service[static_cast<std::size_t>(e.station)].sample_ns(rng[static_cast<std::size_t>(e.station)]), seq++, e.station});
+    if (!q.empty())
+      pq.push(Ev{now + service[static_cast<std::size_t>(e.station)].sample_ns(rng[static_cast<std::size_t>(e.station)]), seq++,
+                 e.station});
     if (e.station + 1 < stations) {
       arrive(e.station + 1, job);
     } else {
@@ -146,15 +149,16 @@ int bench_tandem(const std::vector<std::string>& args) {
       "process, alternately; each is run --repeat times and the median is reported. Prints\n"
       "events/s, cycles/s, throughput and mean cycle time of both, exact MVA, and the ratio.\n\n"
       "Options");
-  opts.add_options()("help,h", "show this help")(
-      "customers", po::value(&customers)->default_value(customers), "jobs circulating (closed population)")(
+  opts.add_options()("help,h", "show this help")("customers", po::value(&customers)->default_value(customers),
+                                                 "jobs circulating (closed population)")(
       "stations", po::value(&stations)->default_value(stations), "stations in the tandem")(
       "cycles", po::value(&cycles)->default_value(cycles), "measured cycles (round trips) per run")(
       "repeat", po::value(&repeats)->default_value(repeats), "runs of each side; the median is reported")(
       "seed", po::value(&seed)->default_value(seed), "random seed")("json", po::bool_switch(&json), "print JSON");
   po::variables_map vm;
   if (!parse_options(args, opts, vm)) return 0;
-  if (customers < 1 || stations < 1 || cycles < 1 || repeats < 1) throw UsageError("customers, stations, cycles and repeat must be positive");
+  if (customers < 1 || stations < 1 || cycles < 1 || repeats < 1)
+    throw UsageError("customers, stations, cycles and repeat must be positive");
 
   std::vector<TandemFigures> engine, hand;
   for (int r = 0; r < repeats; ++r) {
@@ -189,11 +193,13 @@ int bench_tandem(const std::vector<std::string>& args) {
     std::cout << j.dump(2) << '\n';
     return 0;
   }
-  std::printf("closed tandem: %d customers, %d exponential stations, %ld cycles, median of %d runs\n\n", customers,
-              stations, cycles, repeats);
+  std::printf("closed tandem: %d customers, %d exponential stations, %ld cycles, median of %d runs\n\n", customers, stations,
+              cycles, repeats);
   std::printf("%-10s %12s %12s %16s %18s\n", "", "events/s", "cycles/s", "throughput/s", "mean cycle (ns)");
-  std::printf("%-10s %12.3e %12.3e %16.1f %18.1f\n", "engine", e.events_per_s(), e.cycles_per_s(), e.throughput_per_s, e.response_mean_ns);
-  std::printf("%-10s %12.3e %12.3e %16.1f %18.1f\n", "hand loop", h.events_per_s(), h.cycles_per_s(), h.throughput_per_s, h.response_mean_ns);
+  std::printf("%-10s %12.3e %12.3e %16.1f %18.1f\n", "engine", e.events_per_s(), e.cycles_per_s(), e.throughput_per_s,
+              e.response_mean_ns);
+  std::printf("%-10s %12.3e %12.3e %16.1f %18.1f\n", "hand loop", h.events_per_s(), h.cycles_per_s(), h.throughput_per_s,
+              h.response_mean_ns);
   std::printf("%-10s %12s %12s %16.1f %18.1f\n\n", "exact MVA", "", "", x_exact, exact.cycle_time[0]);
   std::printf("engine / hand loop speed: %.2fx    engine throughput vs MVA: %+.3f%%\n", ratio, 100 * x_err);
   return 0;
@@ -227,7 +233,9 @@ int bench_queue(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_options(args, opts, vm)) return 0;
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  if (!json) std::printf("%8s %18s %18s %18s   (hold operations per second)\n", "pending", "4-ary heap", "binary heap", "std::priority_queue");
+  if (!json)
+    std::printf("%8s %18s %18s %18s   (hold operations per second)\n", "pending", "4-ary heap", "binary heap",
+                "std::priority_queue");
   for (std::size_t size : {8, 32, 128, 1024, 16384}) {
     auto push_d = [](auto& q, const Event& e) { q.push(e); };
     auto pop_d = [](auto& q) { return q.pop(); };
@@ -268,7 +276,8 @@ int bench_main(const std::vector<std::string>& args) {
   if (args[0] == "tandem") return bench_tandem(rest);
   if (args[0] == "queue") return bench_queue(rest);
   if (args[0] == "e2e") return bench_e2e(rest);
-  throw UsageError("unknown benchmark '" + args[0] + "'" + did_you_mean(args[0], {"tandem", "queue", "e2e"}) + "; expected tandem, queue or e2e (see vqsim bench --help)");
+  throw UsageError("unknown benchmark '" + args[0] + "'" + did_you_mean(args[0], {"tandem", "queue", "e2e"}) +
+                   "; expected tandem, queue or e2e (see vqsim bench --help)");
 }
 
 }  // namespace vqsim::cli

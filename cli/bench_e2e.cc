@@ -36,8 +36,10 @@ int bench_e2e(const std::vector<std::string>& args) {
       "simulated I/Os per wall-clock second (median) and events per second; then, with --long-ios,\n"
       "one long run and the peak resident set size of the process (target: <= 64 MiB at 100M I/Os).\n\n"
       "Example: vqsim bench e2e --long-ios 100000000\n\nOptions");
-  opts.add_options()("help,h", "show this help")("scenario", po::value(&scenario), "I/O-path scenario (default: seed 000 virtio-blk)")(
-      "ios", po::value(&ios), "measured I/Os per timed run (default 2000000)")("repeat", po::value(&repeat), "timed runs (default 3)")(
+  opts.add_options()("help,h", "show this help")("scenario", po::value(&scenario),
+                                                 "I/O-path scenario (default: seed 000 virtio-blk)")(
+      "ios", po::value(&ios), "measured I/Os per timed run (default 2000000)")("repeat", po::value(&repeat),
+                                                                               "timed runs (default 3)")(
       "long-ios", po::value(&long_ios), "I/Os of the memory run (0 = skip)")("json", po::bool_switch(&json), "print JSON");
   po::variables_map vm;
   if (!parse_options(args, opts, vm)) return 0;
@@ -83,11 +85,10 @@ int bench_e2e(const std::vector<std::string>& args) {
     return 0;
   }
   std::printf("bench e2e: %s\n", scenario.c_str());
-  std::printf("  %lld I/Os per run, %d runs on one thread: median %.3g simulated I/Os per wall second (%.3g events/s)\n", ios, repeat, median,
-              median_events);
+  std::printf("  %lld I/Os per run, %d runs on one thread: median %.3g simulated I/Os per wall second (%.3g events/s)\n", ios,
+              repeat, median, median_events);
   std::printf("  peak RSS after the timed runs: %.1f MiB\n", rss_before);
-  if (long_ios > 0)
-    std::printf("  long run: %lld I/Os in %.1f s; peak RSS %.1f MiB\n", long_ios, long_seconds, rss_after);
+  if (long_ios > 0) std::printf("  long run: %lld I/Os in %.1f s; peak RSS %.1f MiB\n", long_ios, long_seconds, rss_after);
   return 0;
 }
 

@@ -2,6 +2,7 @@
 // calibrated scenario (FIT.toml) that `vqsim run` predicts from, with intervals. Wires
 // calibration/fit (dataset, fit, output) to the command line; nothing is written unless the fit
 // converged, and what is written appears whole or not at all.
+#include <unistd.h>
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
@@ -9,7 +10,6 @@
 #include <iostream>
 #include <sstream>
 #include <thread>
-#include <unistd.h>
 
 #include "calibration/fit/calibrate.h"
 #include "calibration/fit/fit_output.h"
@@ -67,7 +67,7 @@ int calibrate_main(const std::vector<std::string>& args) {
       "loss", po::value(&loss)->default_value("cauchy"),
       "cauchy: figures the model cannot come near (beyond ~10%) weigh less than the rest | squares: plain least squares")(
       "report", po::value(&report), "also write the report as JSON")("format", po::value(&format)->default_value("text"),
-                                                                       "report on stdout: text | json")(
+                                                                     "report on stdout: text | json")(
       "threads", po::value(&threads)->default_value(0), "threads (0 = all cores); results do not depend on it")(
       "replications", po::value(&replications)->default_value(2), "simulation replications per run and round")(
       "seed", po::value(&seed)->default_value(1), "simulation seed (the same in every round: common random numbers)")(
@@ -83,8 +83,10 @@ int calibrate_main(const std::vector<std::string>& args) {
   }
   if (std::filesystem::is_directory(out)) throw UsageError("--out " + out + ": is a directory, expected a file name");
   if (!cv.empty() && cv != "loo") throw UsageError("--cv: only loo (leave-one-out) is supported" + did_you_mean(cv, {"loo"}));
-  if (loss != "cauchy" && loss != "squares") throw UsageError("--loss must be cauchy or squares" + did_you_mean(loss, {"cauchy", "squares"}));
-  if (format != "text" && format != "json") throw UsageError("--format must be text or json" + did_you_mean(format, {"text", "json"}));
+  if (loss != "cauchy" && loss != "squares")
+    throw UsageError("--loss must be cauchy or squares" + did_you_mean(loss, {"cauchy", "squares"}));
+  if (format != "text" && format != "json")
+    throw UsageError("--format must be text or json" + did_you_mean(format, {"text", "json"}));
   if (threads < 0) throw UsageError("--threads must be >= 0");
   if (replications < 2 || replications > 100) throw UsageError("--replications must be 2..100 (intervals need two)");
   if (seed < 0) throw UsageError("--seed must be >= 0");
@@ -121,8 +123,10 @@ int calibrate_main(const std::vector<std::string>& args) {
     command += " " + args[i];
   }
   if (!report.empty()) write_atomically(report, fit::report_json(d, r).dump(2) + "\n");
-  if (format == "json") std::cout << fit::report_json(d, r).dump(2) << '\n';
-  else std::cout << fit::report_text(d, r);
+  if (format == "json")
+    std::cout << fit::report_json(d, r).dump(2) << '\n';
+  else
+    std::cout << fit::report_text(d, r);
   if (!r.converged) {
     std::cerr << "vqsim: calibrate: the fit did not converge (" << r.stop_reason << "); " << out << " was not written\n";
     return 1;

@@ -91,7 +91,8 @@ int check_main(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_options(args, opts, vm, &pos)) return 0;
   if (files.empty()) throw UsageError("vqsim check needs at least one fio output or manifest, e.g. vqsim check result.json");
-  if (format != "text" && format != "json") throw UsageError("--format must be text or json" + did_you_mean(format, {"text", "json"}));
+  if (format != "text" && format != "json")
+    throw UsageError("--format must be text or json" + did_you_mean(format, {"text", "json"}));
   if (threads < 0) throw UsageError("--threads must be >= 0");
   if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (!device.empty()) {
@@ -105,7 +106,7 @@ int check_main(const std::vector<std::string>& args) {
   std::deque<fio::ParsedFile> parsed;
   std::deque<std::vector<fio::FioResult>> kept;
   std::vector<check::Measured> ms;
-  std::vector<bool> plain_file;  // per Measured: from a fio output named on the command line
+  std::vector<bool> plain_file;          // per Measured: from a fio output named on the command line
   std::vector<std::size_t> input_index;  // per Measured: the input it came from
   std::vector<Input> inputs;
   std::vector<check::Finding> no_io;  // jobs of fio files without any measured direction
@@ -252,7 +253,8 @@ int check_main(const std::vector<std::string>& args) {
       throw UsageError(e.what());
     }
   };
-  std::map<std::tuple<std::map<std::string, std::string>, std::string, std::string, std::string>, std::vector<check::Measured>> same;
+  std::map<std::tuple<std::map<std::string, std::string>, std::string, std::string, std::string>, std::vector<check::Measured>>
+      same;
   for (std::size_t i = 0; i < ms.size(); ++i) {
     const check::Measured& m = ms[i];
     if (plain_file[i]) continue;
@@ -341,9 +343,11 @@ int check_main(const std::vector<std::string>& args) {
     }
   }
 
-  std::stable_sort(findings.begin(), findings.end(), [](const auto& a, const auto& b) { return rank(a.severity) < rank(b.severity); });
+  std::stable_sort(findings.begin(), findings.end(),
+                   [](const auto& a, const auto& b) { return rank(a.severity) < rank(b.severity); });
   int errors = 0, warnings = 0, notes = 0;
-  for (const auto& f : findings) (f.severity == check::Severity::error ? errors : f.severity == check::Severity::warning ? warnings : notes)++;
+  for (const auto& f : findings)
+    (f.severity == check::Severity::error ? errors : f.severity == check::Severity::warning ? warnings : notes)++;
   const int status = errors > 0 ? 3 : 0;
 
   // Which input a finding belongs to: the longest source its subject starts with.
@@ -363,8 +367,11 @@ int check_main(const std::vector<std::string>& args) {
       out["files"].push_back({{"file", in.path}, {"detected", in.detected}, {"measured", in.measured}});
     out["findings"] = nlohmann::ordered_json::array();
     for (const auto& f : findings) {
-      nlohmann::ordered_json j = {{"severity", check::severity_name(f.severity)}, {"rule", f.rule}, {"subject", f.subject},
-                                  {"evidence", f.evidence},                       {"cause", f.cause}};
+      nlohmann::ordered_json j = {{"severity", check::severity_name(f.severity)},
+                                  {"rule", f.rule},
+                                  {"subject", f.subject},
+                                  {"evidence", f.evidence},
+                                  {"cause", f.cause}};
       if (f.corrected && std::isfinite(*f.corrected)) j["corrected"] = *f.corrected;
       const int i = input_of(f);
       j["file"] = i >= 0 ? nlohmann::ordered_json(inputs[static_cast<std::size_t>(i)].path) : nlohmann::ordered_json(nullptr);
@@ -405,7 +412,8 @@ int check_main(const std::vector<std::string>& args) {
       header = true;
       print(findings[k]);
     }
-  std::cout << "\n" << errors << (errors == 1 ? " error, " : " errors, ") << warnings << (warnings == 1 ? " warning, " : " warnings, ")
+  std::cout << "\n"
+            << errors << (errors == 1 ? " error, " : " errors, ") << warnings << (warnings == 1 ? " warning, " : " warnings, ")
             << notes << (notes == 1 ? " note" : " notes") << "\n";
   std::cout << (status == 3 ? "exit 3: at least one result is implausible\n" : "exit 0: nothing implausible\n");
   return status;

@@ -19,7 +19,7 @@ int import_main(const std::vector<std::string>& args);
 int sweep_main(const std::vector<std::string>& args);
 int keys_main(const std::vector<std::string>& args);
 int graph_main(const std::vector<std::string>& args);
-int check_main(const std::vector<std::string>& args);  // cli/check.cc
+int check_main(const std::vector<std::string>& args);      // cli/check.cc
 int calibrate_main(const std::vector<std::string>& args);  // cli/calibrate.cc
 
 // `vqsim run` on an I/O-path scenario (cli/run_io.cc).

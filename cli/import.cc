@@ -35,7 +35,8 @@ int import_main(const std::vector<std::string>& args) {
       "Options");
   opts.add_options()("help,h", "show this help")("file", po::value(&files), "fio output file(s)")(
       "format", po::value(&format)->default_value("json"), "json | fio-json | text")(
-      "all-documents", po::bool_switch(&all_documents), "fio-json/text: every --status-interval document, not only the final one");
+      "all-documents", po::bool_switch(&all_documents),
+      "fio-json/text: every --status-interval document, not only the final one");
   po::positional_options_description pos;
   pos.add("file", -1);
   po::variables_map vm;
@@ -81,8 +82,10 @@ int import_main(const std::vector<std::string>& args) {
   }
   if (all.size() == 1 && format == "fio-json")
     std::cout << fio::to_fio_json_text(*only);
-  else if (all.size() == 1) std::cout << all[0].dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-  else std::cout << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // invalid UTF-8 in fio names: U+FFFD
+  else if (all.size() == 1)
+    std::cout << all[0].dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  else
+    std::cout << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // invalid UTF-8 in fio names: U+FFFD
   return 0;
 }
 

@@ -152,10 +152,11 @@ std::string idle_iothreads_warning(const models::IoScenario& s) {
 std::string open_loop_warning(const models::IoScenario& s, double offered, double served, const char* how) {
   if (offered <= 0 || !(served < 0.95 * offered)) return "";
   char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "open loop beyond capacity: offered %.0f IOPS (workload.rate_iops %g x %d job%s), served %.0f (%s); arrivals wait "
-                "for a free iodepth slot in a backlog that grows without bound with run length",
-                offered, s.workload.rate_iops, s.workload.numjobs, s.workload.numjobs == 1 ? "" : "s", served, how);
+  std::snprintf(
+      buf, sizeof buf,
+      "open loop beyond capacity: offered %.0f IOPS (workload.rate_iops %g x %d job%s), served %.0f (%s); arrivals wait "
+      "for a free iodepth slot in a backlog that grows without bound with run length",
+      offered, s.workload.rate_iops, s.workload.numjobs, s.workload.numjobs == 1 ? "" : "s", served, how);
   return buf;
 }
 
@@ -176,45 +177,53 @@ void check_run_size(const models::IoScenario& s, bool allow_long_runs) {
   auto duration = [](double ios_count) {
     const double seconds = ios_count / kIosPerSecond;
     char buf[64];
-    if (seconds < 120) std::snprintf(buf, sizeof buf, "%.0f seconds", seconds);
-    else if (seconds < 7200) std::snprintf(buf, sizeof buf, "%.0f minutes", seconds / 60);
-    else if (seconds < 2 * 86400) std::snprintf(buf, sizeof buf, "%.0f hours", seconds / 3600);
-    else std::snprintf(buf, sizeof buf, "%.3g days", seconds / 86400);
+    if (seconds < 120)
+      std::snprintf(buf, sizeof buf, "%.0f seconds", seconds);
+    else if (seconds < 7200)
+      std::snprintf(buf, sizeof buf, "%.0f minutes", seconds / 60);
+    else if (seconds < 2 * 86400)
+      std::snprintf(buf, sizeof buf, "%.0f hours", seconds / 3600);
+    else
+      std::snprintf(buf, sizeof buf, "%.3g days", seconds / 86400);
     return std::string(buf);
   };
   const std::string lift = " (use --allow-long-runs to lift it)";
   char buf[768];
   if (ios > kMaxIosPerReplication) {
     if (ramp_s * served > measured)
-      std::snprintf(buf, sizeof buf,
-                    "%s: workload.ramp_time: %g s of warm-up at about %.0f IOPS (MVA) is %.3g I/Os per replication and would take "
-                    "about %s on one core; the limit is %.0f I/Os per replication%s",
-                    s.path.c_str(), ramp_s, served, ios, duration(ios).c_str(), kMaxIosPerReplication, lift.c_str());
+      std::snprintf(
+          buf, sizeof buf,
+          "%s: workload.ramp_time: %g s of warm-up at about %.0f IOPS (MVA) is %.3g I/Os per replication and would take "
+          "about %s on one core; the limit is %.0f I/Os per replication%s",
+          s.path.c_str(), ramp_s, served, ios, duration(ios).c_str(), kMaxIosPerReplication, lift.c_str());
     else if (runtime)
-      std::snprintf(buf, sizeof buf,
-                    "%s: workload.runtime: %g s at about %.0f IOPS (MVA) is %.3g I/Os per replication and would take about %s on one "
-                    "core; the limit is %.0f I/Os per replication%s",
-                    s.path.c_str(), static_cast<double>(w.runtime_ns) / 1e9, served, ios, duration(ios).c_str(), kMaxIosPerReplication,
-                    lift.c_str());
+      std::snprintf(
+          buf, sizeof buf,
+          "%s: workload.runtime: %g s at about %.0f IOPS (MVA) is %.3g I/Os per replication and would take about %s on one "
+          "core; the limit is %.0f I/Os per replication%s",
+          s.path.c_str(), static_cast<double>(w.runtime_ns) / 1e9, served, ios, duration(ios).c_str(), kMaxIosPerReplication,
+          lift.c_str());
     else
       std::snprintf(buf, sizeof buf,
-                    "%s: workload.ios: %.3g I/Os per replication would take about %s on one core; the limit is %.0f%s", s.path.c_str(),
-                    static_cast<double>(w.ios), duration(ios).c_str(), kMaxIosPerReplication, lift.c_str());
+                    "%s: workload.ios: %.3g I/Os per replication would take about %s on one core; the limit is %.0f%s",
+                    s.path.c_str(), static_cast<double>(w.ios), duration(ios).c_str(), kMaxIosPerReplication, lift.c_str());
     throw UsageError(buf);
   }
   if (arrivals > kMaxIosPerReplication) {
-    std::snprintf(buf, sizeof buf,
-                  "%s: workload.rate_iops: %.0f IOPS offered over %.3g simulated seconds is %.3g arrivals per replication (the path "
-                  "serves about %.0f IOPS) and would take about %s on one core; the limit is %.0f%s",
-                  s.path.c_str(), offered, sim_s, arrivals, served, duration(arrivals).c_str(), kMaxIosPerReplication, lift.c_str());
+    std::snprintf(
+        buf, sizeof buf,
+        "%s: workload.rate_iops: %.0f IOPS offered over %.3g simulated seconds is %.3g arrivals per replication (the path "
+        "serves about %.0f IOPS) and would take about %s on one core; the limit is %.0f%s",
+        s.path.c_str(), offered, sim_s, arrivals, served, duration(arrivals).c_str(), kMaxIosPerReplication, lift.c_str());
     throw UsageError(buf);
   }
   const double total = (ios + arrivals) * s.run.replications;
   if (total > kMaxIosPerRun) {
-    std::snprintf(buf, sizeof buf,
-                  "%s: run.replications: %d replications x %.3g I/Os is %.3g simulated I/Os and would take about %s on one core; the "
-                  "limit is %.0f in all%s",
-                  s.path.c_str(), s.run.replications, ios + arrivals, total, duration(total).c_str(), kMaxIosPerRun, lift.c_str());
+    std::snprintf(
+        buf, sizeof buf,
+        "%s: run.replications: %d replications x %.3g I/Os is %.3g simulated I/Os and would take about %s on one core; the "
+        "limit is %.0f in all%s",
+        s.path.c_str(), s.run.replications, ios + arrivals, total, duration(total).c_str(), kMaxIosPerRun, lift.c_str());
     throw UsageError(buf);
   }
 }
@@ -225,9 +234,12 @@ std::string setup_line(const models::IoScenario& s) {
     os << "bare metal";
   } else {
     os << models::driver_name(s.guest.driver) << ", " << s.guest.vcpus << " vCPU, ";
-    if (s.guest.driver == models::GuestDriver::vhost_scsi || s.guest.driver == models::GuestDriver::vhost_user_blk) os << "vhost worker";
-    else if (s.host.iothreads == 0) os << "main loop";
-    else os << s.host.iothreads << " IOThread" << (s.host.iothreads > 1 ? "s" : "");
+    if (s.guest.driver == models::GuestDriver::vhost_scsi || s.guest.driver == models::GuestDriver::vhost_user_blk)
+      os << "vhost worker";
+    else if (s.host.iothreads == 0)
+      os << "main loop";
+    else
+      os << s.host.iothreads << " IOThread" << (s.host.iothreads > 1 ? "s" : "");
     os << ", aio=" << models::aio_name(s.host.aio) << ", cache=" << models::cache_name(s.host.cache);
   }
   os << ", " << models::backend_name(s.backend.kind) << "; " << s.workload.rw << " " << s.workload.bs_read_bytes / 1024 << "k";
@@ -245,8 +257,10 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
   if (!s.description.empty()) out << s.description << "\n";
   out << setup_line(s) << "\n";
   out << s.run.replications << " replications, seed " << s.run.seed << ", ";
-  if (s.workload.runtime_ns > 0) out << s.workload.runtime_ns / 1e9 << " s simulated";
-  else out << s.workload.ios << " I/Os";
+  if (s.workload.runtime_ns > 0)
+    out << s.workload.runtime_ns / 1e9 << " s simulated";
+  else
+    out << s.workload.ios << " I/Os";
   out << " each after a " << s.workload.ramp_time_ns / 1e6 << " ms ramp; ± are 95% intervals\n";
   for (const auto& n : s.notes) out << "note: " << n << "\n";
   out << "\n";
@@ -257,8 +271,8 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
     const auto bw = r.get(dir + ".bw_bytes_per_s");
     char head[64];
     std::snprintf(head, sizeof head, "%5s: IOPS=", d);
-    out << head << si(iops.mean) << " ± " << si(iops.half_width) << ", BW=" << bytes_rate(bw.mean) << " ± " << bytes_rate(bw.half_width)
-        << "\n";
+    out << head << si(iops.mean) << " ± " << si(iops.half_width) << ", BW=" << bytes_rate(bw.mean) << " ± "
+        << bytes_rate(bw.half_width) << "\n";
     for (const char* kind : {"slat", "clat", "lat"}) {
       const std::string p = dir + "." + kind;
       const auto mean = r.get(p + ".mean_ns");
@@ -266,8 +280,9 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
       double scale;
       pick_unit(mean.mean, &unit, &scale);
       char line[256];
-      std::snprintf(line, sizeof line, "    %4s (%s): min=%.0f, max=%.0f, avg=%.2f ± %.2f, stdev=%.2f\n", kind, unit, r.get(p + ".min_ns").mean / scale,
-                    r.get(p + ".max_ns").mean / scale, mean.mean / scale, mean.half_width / scale, r.get(p + ".stddev_ns").mean / scale);
+      std::snprintf(line, sizeof line, "    %4s (%s): min=%.0f, max=%.0f, avg=%.2f ± %.2f, stdev=%.2f\n", kind, unit,
+                    r.get(p + ".min_ns").mean / scale, r.get(p + ".max_ns").mean / scale, mean.mean / scale,
+                    mean.half_width / scale, r.get(p + ".stddev_ns").mean / scale);
       out << line;
     }
     const std::string clat = dir + ".clat";
@@ -289,25 +304,30 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
   for (const auto& st : r.stages) {
     char line[256];
     const std::string cap = st.capacity > 0 ? std::to_string(st.capacity) : "infinite";
-    const std::string util = st.has_utilization ? printf_string("%.3f ± %.3f", st.utilization.mean, st.utilization.half_width) : "-";
+    const std::string util =
+        st.has_utilization ? printf_string("%.3f ± %.3f", st.utilization.mean, st.utilization.half_width) : "-";
     const std::string queue = st.has_wait ? printf_string("%.2f", st.queue_mean.mean) : "-";
     const std::string wait = st.has_wait ? printf_string("%.2f", st.wait_mean_ns.mean / 1e3) : "-";
-    std::snprintf(line, sizeof line, "%-24s %8s  %-15s %8s %12s %17.2f %12.1f%%\n", st.name.c_str(), cap.c_str(), util.c_str(), queue.c_str(),
-                  wait.c_str(), st.response_mean_ns.mean / 1e3, 100 * st.share_of_latency);
+    std::snprintf(line, sizeof line, "%-24s %8s  %-15s %8s %12s %17.2f %12.1f%%\n", st.name.c_str(), cap.c_str(), util.c_str(),
+                  queue.c_str(), wait.c_str(), st.response_mean_ns.mean / 1e3, 100 * st.share_of_latency);
     out << line;
   }
-  out << "\nbottleneck: " << (r.bottleneck.empty() ? "-" : r.bottleneck) << printf_string(" (utilization %.3f)\n", r.bottleneck_utilization);
+  out << "\nbottleneck: " << (r.bottleneck.empty() ? "-" : r.bottleneck)
+      << printf_string(" (utilization %.3f)\n", r.bottleneck_utilization);
   if (mva) {
     const double des_iops = r.get("read.iops").mean + r.get("write.iops").mean;
     const double des_lat = des_iops > 0 ? (r.get("read.iops").mean * r.get("read.lat.mean_ns").mean +
-                                           r.get("write.iops").mean * r.get("write.lat.mean_ns").mean) / des_iops
+                                           r.get("write.iops").mean * r.get("write.lat.mean_ns").mean) /
+                                              des_iops
                                         : 0;
     const double d_iops = des_iops > 0 ? (mva->iops - des_iops) / des_iops : 0;
     const double d_lat = des_lat > 0 ? (mva->lat_mean_ns - des_lat) / des_lat : 0;
     out << printf_string("MVA: %.0f IOPS, mean lat %.2f µs", mva->iops, mva->lat_mean_ns / 1e3)
-        << printf_string(" (%+.1f%% and %+.1f%% vs the simulation)", 100 * d_iops, 100 * d_lat) << "; bottleneck " << mva->bottleneck << "\n";
+        << printf_string(" (%+.1f%% and %+.1f%% vs the simulation)", 100 * d_iops, 100 * d_lat) << "; bottleneck "
+        << mva->bottleneck << "\n";
     if (std::fabs(d_iops) > 0.10 || std::fabs(d_lat) > 0.10)
-      out << "MVA and DES disagree by more than 10%: the stages' non-exponential times, token limits or state-dependent kicks matter here;"
+      out << "MVA and DES disagree by more than 10%: the stages' non-exponential times, token limits or state-dependent kicks "
+             "matter here;"
              " trust the DES\n";
     // Where: stages whose time per I/O differs by more than 10% (and 1 µs).
     for (const auto& st : mva->stages) {
@@ -321,9 +341,10 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
     }
   }
   char line[256];
-  std::snprintf(line, sizeof line, "Little's law: worst relative error %.4f%% (%s, replication %llu), %.4f%% beyond edge effects: %s\n",
-                100 * r.little_worst, r.little_where.empty() ? "-" : r.little_where.c_str(), static_cast<unsigned long long>(r.little_replication),
-                100 * r.little_excess, r.little_ok ? "ok" : "VIOLATED");
+  std::snprintf(line, sizeof line,
+                "Little's law: worst relative error %.4f%% (%s, replication %llu), %.4f%% beyond edge effects: %s\n",
+                100 * r.little_worst, r.little_where.empty() ? "-" : r.little_where.c_str(),
+                static_cast<unsigned long long>(r.little_replication), 100 * r.little_excess, r.little_ok ? "ok" : "VIOLATED");
   out << line;
   return out.str();
 }
@@ -391,7 +412,10 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
     m["clat_mean_ns"] = mva->clat_mean_ns;
     m["bottleneck"] = mva->bottleneck;
     for (const auto& st : mva->stages)
-      m["stages"].push_back({{"name", st.name}, {"residence_ns", st.residence_ns}, {"utilization", st.utilization}, {"number_mean", st.number_mean}});
+      m["stages"].push_back({{"name", st.name},
+                             {"residence_ns", st.residence_ns},
+                             {"utilization", st.utilization},
+                             {"number_mean", st.number_mean}});
     j["mva"] = m;
   }
   if (prediction && prediction->draws > 0) j["prediction"] = prediction_json(*prediction);

@@ -1,7 +1,7 @@
 // vqsim: the command-line entry point. It parses the command name and hands the rest of the
 // arguments to the subcommand; it holds no model logic.
-#include <algorithm>
 #include <unistd.h>
+#include <algorithm>
 
 #include <csignal>
 #include <exception>
@@ -47,7 +47,8 @@ void print_help(std::ostream& out) {
          "commands:\n";
   std::size_t width = 0;
   for (const auto& c : kCommands) width = std::max(width, std::string(c.name).size());
-  for (const auto& c : kCommands) out << "  " << c.name << std::string(width + 2 - std::string(c.name).size(), ' ') << c.summary << "\n";
+  for (const auto& c : kCommands)
+    out << "  " << c.name << std::string(width + 2 - std::string(c.name).size(), ' ') << c.summary << "\n";
   out << "\noptions:\n"
          "  -h, --help     this help\n"
          "  --version      print the version\n\n"
@@ -100,7 +101,8 @@ int main(int argc, char** argv) {
       if (name == c.name) return c.main(std::vector<std::string>(args.begin() + 1, args.end()));
       names.push_back(c.name);
     }
-    throw vqsim::cli::UsageError("unknown command '" + name + "'" + vqsim::models::did_you_mean(name, names) + "; see vqsim --help");
+    throw vqsim::cli::UsageError("unknown command '" + name + "'" + vqsim::models::did_you_mean(name, names) +
+                                 "; see vqsim --help");
   } catch (const vqsim::cli::UsageError& e) {
     std::cerr << "vqsim: " << e.what() << "\n";
     return 2;

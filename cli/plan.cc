@@ -75,8 +75,14 @@ std::string search_summary(const models::PlanResult& r) {
   int mva = 0, des = 0;
   for (const auto& p : r.tried) (p.method == "MVA" ? mva : des) += 1;
   std::string s = "search: ";
-  s.append(std::to_string(mva)).append(mva == 1 ? " MVA point" : " MVA points").append(" (binary search), candidate ").append(std::to_string(r.mva_candidate));
-  s.append("; ").append(std::to_string(des)).append(des == 1 ? " DES point (" : " DES points (").append(std::to_string(r.request.replications));
+  s.append(std::to_string(mva))
+      .append(mva == 1 ? " MVA point" : " MVA points")
+      .append(" (binary search), candidate ")
+      .append(std::to_string(r.mva_candidate));
+  s.append("; ")
+      .append(std::to_string(des))
+      .append(des == 1 ? " DES point (" : " DES points (")
+      .append(std::to_string(r.request.replications));
   s.append(" replications x ").append(std::to_string(r.request.ios)).append(" I/Os each) to find the boundary");
   return s;
 }
@@ -177,14 +183,16 @@ void print_text(const models::PlanResult& r, const models::IoScenario& at) {
   for (const auto& c : q.constraints) names.push_back(c.text());
   for (std::size_t i = 0; i < names.size(); ++i) {
     std::size_t cw = names[i].size();
-    for (const auto& p : r.tried) cw = std::max(cw, display_width(check_cell(p.checks[i], p.method)) + 3 + p.checks[i].verdict().size());
+    for (const auto& p : r.tried)
+      cw = std::max(cw, display_width(check_cell(p.checks[i], p.method)) + 3 + p.checks[i].verdict().size());
     widths.push_back(cw);
     header.append(pad_right(names[i], cw + 2));
   }
   header.append("point");
   std::printf("  %s\n", header.c_str());
   for (const auto& p : r.tried) {
-    std::string line = pad_right(std::to_string(p.value), std::max<std::size_t>(q.knob.size(), 6)) + "  " + pad_right(p.method, 7) + "  ";
+    std::string line =
+        pad_right(std::to_string(p.value), std::max<std::size_t>(q.knob.size(), 6)) + "  " + pad_right(p.method, 7) + "  ";
     for (std::size_t i = 0; i < p.checks.size(); ++i) {
       std::string cell = check_cell(p.checks[i], p.method);
       cell.append(" : ").append(p.checks[i].verdict());
@@ -196,10 +204,14 @@ void print_text(const models::PlanResult& r, const models::IoScenario& at) {
   bool guide = false;
   for (const auto& p : r.tried)
     for (const auto& k : p.checks) guide = guide || (p.method == "MVA" && k.guide);
-  if (guide) std::printf("\nMVA has no percentiles: its mean clat of the same direction guided the search for percentile bounds.\n");
+  if (guide)
+    std::printf("\nMVA has no percentiles: its mean clat of the same direction guided the search for percentile bounds.\n");
   bool cal = false;
   for (const auto& p : r.tried) cal = cal || p.method == "MVA-cal";
-  if (cal) std::printf("MVA-cal: the MVA scaled by DES / MVA at the last simulated point, searched again between the simulated points; its answer.\n");
+  if (cal)
+    std::printf(
+        "MVA-cal: the MVA scaled by DES / MVA at the last simulated point, searched again between the simulated points; its "
+        "answer.\n");
   for (const auto& n : r.notes) std::printf("note: %s\n", n.c_str());
 }
 
@@ -214,7 +226,8 @@ void print_json(const models::PlanResult& r, const models::IoScenario& at, const
   j["range"] = {q.lo, q.hi};
   j["constraints"] = nlohmann::ordered_json::array();
   for (const auto& c : q.constraints)
-    j["constraints"].push_back({{"metric", c.metric}, {"op", models::plan_op_symbol(c.op)}, {"bound", c.bound}, {"text", c.text()}});
+    j["constraints"].push_back(
+        {{"metric", c.metric}, {"op", models::plan_op_symbol(c.op)}, {"bound", c.bound}, {"text", c.text()}});
   j["question"] = r.question;
   j["setup_at_answer"] = setup_line(at);
   j["seed"] = at.run.seed;
@@ -287,29 +300,36 @@ int plan_main(const std::vector<std::string>& args) {
       "Exit status: 0 an answer was found, 1 no value in the range satisfies the constraints\n"
       "(the nearest miss is shown), 2 bad usage or input. See docs/plan.md.\n\nOptions");
   opts.add_options()("help,h", "show this help")("scenario", po::value(&path), "scenario TOML file")(
-      "maximize", po::value(&maximize), "the knob to maximize, e.g. workload.numjobs")("minimize", po::value(&minimize),
-                                                                                     "the knob to minimize, e.g. host.iothreads")(
+      "maximize", po::value(&maximize), "the knob to maximize, e.g. workload.numjobs")(
+      "minimize", po::value(&minimize), "the knob to minimize, e.g. host.iothreads")(
       "subject-to", po::value(&subject_to)->composing(), "a constraint 'METRIC OP VALUE' (repeatable; all must hold)")(
       "range", po::value(&range), "LO:HI, the values to search (inclusive)")(
       "set", po::value(&overrides)->composing(), "override a scenario key (repeatable), applied at every point")(
       "replications", po::value(&replications)->default_value(3), "DES replications per simulated point")(
       "ios", po::value(&ios)->default_value(50000), "measured I/Os per replication at each simulated point")(
       "allow-long-runs", po::bool_switch(&allow_long_runs), "lift the limits on --ios and --ios x --replications")(
-      "threads", po::value(&threads)->default_value(0), "worker threads for replications (0 = all cores); the output does not depend on it")(
+      "threads", po::value(&threads)->default_value(0),
+      "worker threads for replications (0 = all cores); the output does not depend on it")(
       "format", po::value(&format)->default_value("text"), "text | json");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
   if (!parse_options(args, opts, vm, &pos)) return 0;
   if (path.empty())
-    throw UsageError("vqsim plan needs a scenario file, e.g. vqsim plan scenarios/seed004-vm.toml --maximize workload.numjobs --subject-to 'read.clat_p99_us <= 2000'");
-  if (format != "text" && format != "json") throw UsageError("--format must be text or json" + did_you_mean(format, {"text", "json"}));
+    throw UsageError(
+        "vqsim plan needs a scenario file, e.g. vqsim plan scenarios/seed004-vm.toml --maximize workload.numjobs --subject-to "
+        "'read.clat_p99_us <= 2000'");
+  if (format != "text" && format != "json")
+    throw UsageError("--format must be text or json" + did_you_mean(format, {"text", "json"}));
   if (maximize.empty() == minimize.empty()) throw UsageError("vqsim plan needs exactly one of --maximize KEY or --minimize KEY");
-  if (subject_to.empty()) throw UsageError("vqsim plan needs at least one --subject-to 'METRIC OP VALUE', e.g. --subject-to 'read.clat_p99_us <= 2000'");
+  if (subject_to.empty())
+    throw UsageError(
+        "vqsim plan needs at least one --subject-to 'METRIC OP VALUE', e.g. --subject-to 'read.clat_p99_us <= 2000'");
   if (replications < 1) throw UsageError("--replications must be >= 1");
   if (ios < 1) throw UsageError("--ios must be >= 1");
   if (!allow_long_runs && static_cast<double>(ios) > kMaxIosPerReplication)
-    throw UsageError("--ios " + std::to_string(ios) + ": more than " + std::to_string(static_cast<long long>(kMaxIosPerReplication)) +
+    throw UsageError("--ios " + std::to_string(ios) + ": more than " +
+                     std::to_string(static_cast<long long>(kMaxIosPerReplication)) +
                      " I/Os per replication at every simulated point (use --allow-long-runs to lift the limit)");
   if (!allow_long_runs && static_cast<double>(ios) * replications > kMaxIosPerRun)
     throw UsageError("--ios x --replications: more than " + std::to_string(static_cast<long long>(kMaxIosPerRun)) +

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli/common.h"
 #include "cli/commands.h"
+#include "cli/common.h"
 #include "models/network.h"
 #include "models/scenario.h"
 #include "sim/replications.h"
@@ -68,7 +68,8 @@ int run_main(const std::vector<std::string>& args) {
       "top-level \"prediction\" object; fio-json: unchanged). Keys given with --set are held at that\n"
       "value, not drawn. Each draw costs one replication; results do not depend on --threads\n"
       "(docs/prediction.md).\n\n"
-      "Generic network scenarios ([[station]] tables): simulates the scenario: independent replications (in parallel), each with a warm-up that is\n"
+      "Generic network scenarios ([[station]] tables): simulates the scenario: independent replications (in parallel), each with "
+      "a warm-up that is\n"
       "discarded and a measured window; prints per-station throughput, response time (mean, p50,\n"
       "p99 from fio's histogram), utilization and mean number present with 95% intervals, the exact\n"
       "MVA answer when the network is closed and product-form, and Little's law checked on every\n"
@@ -80,9 +81,11 @@ int run_main(const std::vector<std::string>& args) {
       "threads", po::value(&threads)->default_value(0), "worker threads for replications (0 = all cores)")(
       "format", po::value(&format)->default_value("text"), "text | json | fio-json (I/O-path scenarios: fio 3.x JSON)")(
       "ios", po::value(&ios), "I/O-path scenarios: measured I/Os per replication (sets workload.ios, clears runtime)")(
-      "runtime", po::value(&runtime), "I/O-path scenarios: simulated measured time per replication, e.g. 2s (sets workload.runtime)")(
+      "runtime", po::value(&runtime),
+      "I/O-path scenarios: simulated measured time per replication, e.g. 2s (sets workload.runtime)")(
       "compare-mva", "I/O-path scenarios: also solve by MVA and report where DES and MVA differ by more than 10%")(
-      "allow-long-runs", "I/O-path scenarios: lift the run-size limits (2e8 simulated I/Os or open-loop arrivals per replication, 2e9 in all)")(
+      "allow-long-runs",
+      "I/O-path scenarios: lift the run-size limits (2e8 simulated I/Os or open-loop arrivals per replication, 2e9 in all)")(
       "draws", po::value(&draws),
       "calibrated scenarios: parameter draws for the prediction intervals (default: the [calibration] table's draws; 0 = none, "
       "the nominal run only)");
@@ -111,7 +114,8 @@ int run_main(const std::vector<std::string>& args) {
     o.draws = vm.count("draws") ? draws : -1;
     return run_io(o);
   }
-  if (format == "fio-json") throw UsageError("--format fio-json needs an I/O-path scenario; " + scenario_path + " is a generic network");
+  if (format == "fio-json")
+    throw UsageError("--format fio-json needs an I/O-path scenario; " + scenario_path + " is a generic network");
   models::NetworkScenario sc = models::load_network(scenario_path, overrides);
   if (seed >= 0) sc.seed = static_cast<std::uint64_t>(seed);
   if (vm.count("replications")) {
@@ -150,14 +154,22 @@ int run_main(const std::vector<std::string>& args) {
     j["network"] = sc.closed ? "closed" : "open";
     auto& metrics = j["metrics"];
     for (const auto& s : summary)
-      metrics[s.name] = {{"mean", s.interval.mean}, {"half_width_95", s.interval.half_width}, {"lower", s.interval.lower}, {"upper", s.interval.upper}};
-    j["little"] = {{"worst_rel_error", little_worst[worst_rep]}, {"where", little_where[worst_rep]}, {"replication", worst_rep}, {"ok", little_ok}};
+      metrics[s.name] = {{"mean", s.interval.mean},
+                         {"half_width_95", s.interval.half_width},
+                         {"lower", s.interval.lower},
+                         {"upper", s.interval.upper}};
+    j["little"] = {{"worst_rel_error", little_worst[worst_rep]},
+                   {"where", little_where[worst_rep]},
+                   {"replication", worst_rep},
+                   {"ok", little_ok}};
     if (mva) {
       nlohmann::ordered_json m;
       m["throughput_per_s"] = mva->throughput[0] * 1e9;
       m["response_mean_ns"] = mva->cycle_time[0];
       for (std::size_t k = 0; k < sc.stations.size(); ++k)
-        m["stations"][sc.stations[k].name] = {{"residence_ns", mva->residence[k][0]}, {"number_mean", mva->queue_length[k][0]}, {"utilization", mva->utilization[k][0]}};
+        m["stations"][sc.stations[k].name] = {{"residence_ns", mva->residence[k][0]},
+                                              {"number_mean", mva->queue_length[k][0]},
+                                              {"utilization", mva->utilization[k][0]}};
       j["mva"] = m;
     }
     std::cout << j.dump(2) << '\n';
@@ -181,7 +193,8 @@ int run_main(const std::vector<std::string>& args) {
     const sim::MetricSummary* number = sim::find(summary, name + ".number_mean");
     columns(name, {with_interval(get(name + ".throughput_per_s"), 1, 0), with_interval(get(name + ".response_mean_ns"), 1e3, 3),
                    fmt("%.3f", get(name + ".response_p50_ns").mean / 1e3), fmt("%.3f", get(name + ".response_p99_ns").mean / 1e3),
-                   has_util ? with_interval(get(name + ".utilization"), 1, 4) : "-", number ? with_interval(number->interval, 1, 3) : "-"});
+                   has_util ? with_interval(get(name + ".utilization"), 1, 4) : "-",
+                   number ? with_interval(number->interval, 1, 3) : "-"});
   };
   for (const auto& c : sc.cpus) row(c.name, true);
   for (const auto& st : sc.stations) row(st.name, st.kind != models::NetworkStation::Kind::Delay);
@@ -191,19 +204,24 @@ int run_main(const std::vector<std::string>& args) {
     const double x = mva->throughput[0] * 1e9;
     const auto& sim_x = get(flow + ".throughput_per_s");
     const auto& sim_r = get(flow + ".response_mean_ns");
-    std::snprintf(line, sizeof line, "exact MVA: throughput %.0f/s, cycle time %.3f µs; simulation differs by %+.2f%% and %+.2f%%%s\n", x,
-                  mva->cycle_time[0] / 1e3, 100 * (sim_x.mean - x) / x, 100 * (sim_r.mean - mva->cycle_time[0]) / mva->cycle_time[0],
-                  std::fabs(sim_x.mean - x) <= sim_x.half_width ? " (inside the interval)" : " (outside the 95% interval)");
+    std::snprintf(
+        line, sizeof line, "exact MVA: throughput %.0f/s, cycle time %.3f µs; simulation differs by %+.2f%% and %+.2f%%%s\n", x,
+        mva->cycle_time[0] / 1e3, 100 * (sim_x.mean - x) / x, 100 * (sim_r.mean - mva->cycle_time[0]) / mva->cycle_time[0],
+        std::fabs(sim_x.mean - x) <= sim_x.half_width ? " (inside the interval)" : " (outside the 95% interval)");
     out << line;
   } else {
-    out << "exact MVA: not available (" << (sc.closed ? "not product-form: a non-exponential FCFS station, a shared cpu or multi-server PS" : "open network")
+    out << "exact MVA: not available ("
+        << (sc.closed ? "not product-form: a non-exponential FCFS station, a shared cpu or multi-server PS" : "open network")
         << ")\n";
   }
-  std::snprintf(line, sizeof line, "Little's law: worst relative error %.4f%% (%s, replication %zu): %s\n", 100 * little_worst[worst_rep],
-                little_where[worst_rep].empty() ? "-" : little_where[worst_rep].c_str(), worst_rep, little_ok ? "ok" : "VIOLATED");
+  std::snprintf(line, sizeof line, "Little's law: worst relative error %.4f%% (%s, replication %zu): %s\n",
+                100 * little_worst[worst_rep], little_where[worst_rep].empty() ? "-" : little_where[worst_rep].c_str(), worst_rep,
+                little_ok ? "ok" : "VIOLATED");
   out << line;
   std::cout << out.str();
-  if (!little_ok) std::cerr << "vqsim: Little's law is violated beyond " << 100 * kLittleTolerance << "%: this is a bug in the model or the engine\n";
+  if (!little_ok)
+    std::cerr << "vqsim: Little's law is violated beyond " << 100 * kLittleTolerance
+              << "%: this is a bug in the model or the engine\n";
   return little_ok ? 0 : 1;
 }
 

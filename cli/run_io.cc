@@ -38,7 +38,8 @@ int run_io(const IoRunOptions& o) {
   if (o.replications < 0) throw UsageError("--replications must be >= 1");
   if (o.draws == 1 || o.draws > 10000) throw UsageError("--draws must be 0 (no prediction) or from 2 to 10000");
   if (o.draws > 0 && !s.calibration.present())
-    throw UsageError("--draws: " + o.scenario_path + " has no [calibration] table (a calibrated scenario, as vqsim calibrate writes it)");
+    throw UsageError("--draws: " + o.scenario_path +
+                     " has no [calibration] table (a calibrated scenario, as vqsim calibrate writes it)");
   if (o.draws >= 0) s.calibration.draws = o.draws;
 
   check_run_size(s, o.allow_long_runs);

@@ -19,9 +19,12 @@ namespace po = boost::program_options;
 
 namespace {
 models::IoScenario load_for(const std::string& path, const std::vector<std::string>& overrides, const char* command) {
-  if (path.empty()) throw UsageError(std::string("vqsim ") + command + " needs a scenario file, e.g. vqsim " + command + " scenarios/default.toml");
+  if (path.empty())
+    throw UsageError(std::string("vqsim ") + command + " needs a scenario file, e.g. vqsim " + command +
+                     " scenarios/default.toml");
   if (!models::is_io_scenario_file(path))
-    throw UsageError(path + " is a generic [[station]] network; vqsim " + command + " takes I/O-path scenarios (vqsim run solves networks by MVA)");
+    throw UsageError(path + " is a generic [[station]] network; vqsim " + command +
+                     " takes I/O-path scenarios (vqsim run solves networks by MVA)");
   models::IoScenario s = models::load_io_scenario(path, overrides);
   for (const auto& w : s.warnings) std::cerr << "vqsim: warning: " << w << "\n";
   return s;
@@ -39,21 +42,22 @@ int solve_main(const std::vector<std::string>& args) {
       "with the simulation: vqsim run S.toml --compare-mva.\n\n"
       "Example: vqsim solve scenarios/seed004-vm.toml --set host.iothreads=4\n\nOptions");
   opts.add_options()("help,h", "show this help")("scenario", po::value(&path), "scenario TOML file")(
-      "set", po::value(&overrides)->composing(), "override a scenario key (repeatable)")("format", po::value(&format)->default_value("text"),
-                                                                                         "text | json");
+      "set", po::value(&overrides)->composing(), "override a scenario key (repeatable)")(
+      "format", po::value(&format)->default_value("text"), "text | json");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
   if (!parse_options(args, opts, vm, &pos)) return 0;
-  if (format != "text" && format != "json") throw UsageError("--format must be text or json" + did_you_mean(format, {"text", "json"}));
+  if (format != "text" && format != "json")
+    throw UsageError("--format must be text or json" + did_you_mean(format, {"text", "json"}));
   const models::IoScenario s = load_for(path, overrides, "solve");
   const auto t0 = std::chrono::steady_clock::now();
   const models::IoMvaResult r = models::solve_io_mva(s);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   const std::string idle_threads = idle_iothreads_warning(s);
   // An open loop beyond what the path serves at this iodepth: the same words as `vqsim run`.
-  const std::string overload =
-      open_loop_warning(s, offered_iops(s), r.open_loop ? capacity_iops(s) : 0, "the most the path serves at this iodepth, by MVA");
+  const std::string overload = open_loop_warning(s, offered_iops(s), r.open_loop ? capacity_iops(s) : 0,
+                                                 "the most the path serves at this iodepth, by MVA");
   // Past saturation the open-network formulas give unbounded means; JSON has null for them.
   auto finite_or_null = [](double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr); };
   if (format == "json") {
@@ -64,7 +68,8 @@ int solve_main(const std::vector<std::string>& args) {
     j["iops"] = r.iops;
     j["read_iops"] = r.read_iops;
     j["write_iops"] = r.write_iops;
-    j["bw_bytes_per_s"] = r.read_iops * static_cast<double>(s.workload.bs_read_bytes) + r.write_iops * static_cast<double>(s.workload.bs_write_bytes);
+    j["bw_bytes_per_s"] = r.read_iops * static_cast<double>(s.workload.bs_read_bytes) +
+                          r.write_iops * static_cast<double>(s.workload.bs_write_bytes);
     j["lat_mean_ns"] = finite_or_null(r.lat_mean_ns);
     j["slat_mean_ns"] = finite_or_null(r.slat_mean_ns);
     j["clat_mean_ns"] = finite_or_null(r.clat_mean_ns);
@@ -92,7 +97,9 @@ int solve_main(const std::vector<std::string>& args) {
     return std::string(buf);
   };
   std::printf("vqsim %s solve %s (MVA, %.1f ms)\n%s\n\n", VQSIM_VERSION, s.path.c_str(), ms, setup_line(s).c_str());
-  if (!overload.empty()) std::printf("%s%s\n", overload.c_str(), r.saturated ? "; some stage is over 100% busy and the mean latencies are unbounded" : "");
+  if (!overload.empty())
+    std::printf("%s%s\n", overload.c_str(),
+                r.saturated ? "; some stage is over 100% busy and the mean latencies are unbounded" : "");
   std::printf("IOPS %.0f (read %.0f, write %.0f); mean lat %s µs = slat %s + clat %s\n\n", r.iops, r.read_iops, r.write_iops,
               us(r.lat_mean_ns).c_str(), us(r.slat_mean_ns).c_str(), us(r.clat_mean_ns).c_str());
   std::printf("%-26s %14s %12s %10s\n", "stage", "residence (µs)", "utilization", "number");
@@ -137,7 +144,8 @@ int graph_main(const std::vector<std::string>& args) {
       "with-results", po::bool_switch(&with_results), "simulate briefly and colour the nodes by utilization")(
       "ios", po::value(&ios)->default_value(20000), "--with-results: measured I/Os per replication")(
       "replications", po::value(&replications)->default_value(2), "--with-results: replications (2 or more)")(
-      "threads", po::value(&threads)->default_value(0), "--with-results: worker threads (0 = all cores); the output does not depend on it");
+      "threads", po::value(&threads)->default_value(0),
+      "--with-results: worker threads (0 = all cores); the output does not depend on it");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
@@ -165,7 +173,8 @@ int graph_main(const std::vector<std::string>& args) {
   for (const auto& st : report.stages)
     models::add_station_load(loads, st.name, st.has_utilization, st.utilization.mean, st.share_of_latency);
   char note[160];
-  std::snprintf(note, sizeof note, "fill: utilization, white 0%% → orange 50%% → red 100%% (%d x %llu simulated I/Os); bold: bottleneck",
+  std::snprintf(note, sizeof note,
+                "fill: utilization, white 0%% → orange 50%% → red 100%% (%d x %llu simulated I/Os); bold: bottleneck",
                 replications, static_cast<unsigned long long>(ios));
   std::cout << models::topology_dot(g, setup_line(s), &loads, models::topology_node_of(report.bottleneck), note);
   return 0;

@@ -131,7 +131,10 @@ std::string fio_plot_name(const nlohmann::ordered_json& row) {
     dir.append(part);
   }
   std::string file = options.value("rw", std::string("rw"));
-  file.append("-iodepth-").append(options.value("iodepth", std::string("1"))).append("-numjobs-").append(options.value("numjobs", std::string("1")));
+  file.append("-iodepth-")
+      .append(options.value("iodepth", std::string("1")))
+      .append("-numjobs-")
+      .append(options.value("numjobs", std::string("1")));
   file.append(".json");
   return dir.empty() ? file : dir + "/" + file;
 }
@@ -148,7 +151,8 @@ class Progress {
     if (tty_) {
       const int width = 30;
       const int filled = static_cast<int>(static_cast<double>(width) * static_cast<double>(done_) / static_cast<double>(total_));
-      std::fprintf(stderr, "\r[%s%s] %zu/%zu points, %.1f/s, ETA %.0f s ", std::string(static_cast<std::size_t>(filled), '#').c_str(),
+      std::fprintf(stderr, "\r[%s%s] %zu/%zu points, %.1f/s, ETA %.0f s ",
+                   std::string(static_cast<std::size_t>(filled), '#').c_str(),
                    std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), done_, total_, rate, eta);
       if (done_ == total_) std::fprintf(stderr, "\n");
     } else if (secs - last_ >= 5 || done_ == total_) {
@@ -186,8 +190,9 @@ std::map<std::size_t, std::string> read_journals(const fs::path& dir, const std:
       if (first) {
         first = false;
         if (!j.contains("fingerprint") || j["fingerprint"] != fingerprint)
-          throw UsageError(e.path().string() + ": this journal belongs to another sweep (the spec or its scenario changed); remove " +
-                           dir.string() + " or use another --out");
+          throw UsageError(e.path().string() +
+                           ": this journal belongs to another sweep (the spec or its scenario changed); remove " + dir.string() +
+                           " or use another --out");
         continue;
       }
       rows[j["point"].get<std::size_t>()] = line;
@@ -216,8 +221,9 @@ int sweep_main(const std::vector<std::string>& args) {
       "  vqsim sweep scenarios/sweeps/iothreads-iodepth.toml --out out/iothreads\n"
       "  vqsim sweep scenarios/sweeps/iothreads-iodepth.toml --out out/iothreads --resume\n"
       "  mpirun -np 4 vqsim sweep scenarios/sweeps/blk-vs-scsi.toml --out out/blk-scsi\n\nOptions");
-  opts.add_options()("help,h", "show this help")("spec", po::value(&spec_path), "sweep spec TOML")("out", po::value(&out_dir), "output directory")(
-      "jobs", po::value(&jobs)->default_value(0), "points in parallel on this machine (0 = all cores)")(
+  opts.add_options()("help,h", "show this help")("spec", po::value(&spec_path), "sweep spec TOML")(
+      "out", po::value(&out_dir), "output directory")("jobs", po::value(&jobs)->default_value(0),
+                                                      "points in parallel on this machine (0 = all cores)")(
       "resume", po::bool_switch(&resume), "keep the points already in DIR's journal, run the rest")(
       "mva", po::bool_switch(&mva), "a fast first pass: every point by MVA (means only, no percentiles, no fio-plot tree)")(
       "set", po::value(&overrides)->composing(), "a scenario key for every point (repeatable)")(
@@ -226,7 +232,8 @@ int sweep_main(const std::vector<std::string>& args) {
   pos.add("spec", 1);
   po::variables_map vm;
   if (!parse_options(args, opts, vm, &pos)) return 0;
-  if (spec_path.empty()) throw UsageError("vqsim sweep needs a spec, e.g. vqsim sweep scenarios/sweeps/iothreads-iodepth.toml --out out");
+  if (spec_path.empty())
+    throw UsageError("vqsim sweep needs a spec, e.g. vqsim sweep scenarios/sweeps/iothreads-iodepth.toml --out out");
   if (out_dir.empty()) throw UsageError("vqsim sweep needs --out DIR for its results");
   if (jobs < 0) throw UsageError("--jobs must be >= 0");
 
@@ -271,8 +278,8 @@ int sweep_main(const std::vector<std::string>& args) {
   for (const auto& p : spec.points)
     if (!done.count(p.index) && static_cast<int>(p.index % static_cast<std::size_t>(ranks)) == rank) todo.push_back(p.index);
   if (rank == 0)
-    std::fprintf(stderr, "sweep: %zu points (%zu done before), %d rank%s, %s\n", spec.points.size(), done.size(), ranks, ranks > 1 ? "s" : "",
-                 mva ? "MVA" : "DES");
+    std::fprintf(stderr, "sweep: %zu points (%zu done before), %d rank%s, %s\n", spec.points.size(), done.size(), ranks,
+                 ranks > 1 ? "s" : "", mva ? "MVA" : "DES");
 
   // This rank's journal: a header line with the fingerprint, then one line per finished point,
   // each flushed and synced before the next point is counted.
@@ -293,7 +300,8 @@ int sweep_main(const std::vector<std::string>& args) {
   std::exception_ptr failure;
   std::mutex fmu;
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  const int nthreads = static_cast<int>(std::min<std::size_t>(jobs > 0 ? static_cast<std::size_t>(jobs) : hw, std::max<std::size_t>(1, todo.size())));
+  const int nthreads = static_cast<int>(
+      std::min<std::size_t>(jobs > 0 ? static_cast<std::size_t>(jobs) : hw, std::max<std::size_t>(1, todo.size())));
   auto worker = [&] {
     for (;;) {
       if (g_interrupted) return;
@@ -326,7 +334,8 @@ int sweep_main(const std::vector<std::string>& args) {
   std::signal(SIGTERM, previous_term);
   if (failure) std::rethrow_exception(failure);
   if (g_interrupted) {
-    std::fprintf(stderr, "\nsweep: interrupted; finished points are kept in %s; run again with --resume to finish\n", dir.c_str());
+    std::fprintf(stderr, "\nsweep: interrupted; finished points are kept in %s; run again with --resume to finish\n",
+                 dir.c_str());
     return 130;
   }
 #ifdef VQSIM_HAVE_MPI
@@ -337,7 +346,8 @@ int sweep_main(const std::vector<std::string>& args) {
   // Assemble the results in point order from every rank's journal.
   const auto rows = read_journals(dir, fingerprint);
   if (rows.size() != spec.points.size())
-    throw std::runtime_error("sweep: " + std::to_string(rows.size()) + " of " + std::to_string(spec.points.size()) + " points in the journals");
+    throw std::runtime_error("sweep: " + std::to_string(rows.size()) + " of " + std::to_string(spec.points.size()) +
+                             " points in the journals");
   std::string jsonl, csv;
   std::vector<std::string> keys;
   for (const auto& [k, v] : spec.points.front().settings) keys.push_back(k);
@@ -371,7 +381,9 @@ int sweep_main(const std::vector<std::string>& args) {
     if (row.contains("fio")) {
       const std::string name = fio_plot_name(row);
       if (fio_files.count(name))
-        std::fprintf(stderr, "sweep: fio-plot/%s: two points map to this file (an axis fio-plot cannot show); the later one is kept\n", name.c_str());
+        std::fprintf(stderr,
+                     "sweep: fio-plot/%s: two points map to this file (an axis fio-plot cannot show); the later one is kept\n",
+                     name.c_str());
       fio_files[name] = row["fio"].dump(2) + "\n";
     }
   }
@@ -385,7 +397,8 @@ int sweep_main(const std::vector<std::string>& args) {
   // The journals have served; the results are complete.
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().filename().string().rfind("journal", 0) == 0) fs::remove(e.path());
-  std::fprintf(stderr, "sweep: %zu points -> %s/results.csv, results.jsonl%s\n", rows.size(), dir.c_str(), fio_files.empty() ? "" : ", fio-plot/");
+  std::fprintf(stderr, "sweep: %zu points -> %s/results.csv, results.jsonl%s\n", rows.size(), dir.c_str(),
+               fio_files.empty() ? "" : ", fio-plot/");
   return 0;
 }
 

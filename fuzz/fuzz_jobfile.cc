@@ -18,9 +18,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text = vqsim::fuzz::as_text(data, size);
   if (vqsim::fuzz::names_special_file(text)) return 0;
   static const std::string base_dir = vqsim::fuzz::scratch_dir().string();
-  static const std::map<std::string, std::string> env = {
-      {"pagesize", "4096"}, {"mb_memory", "16384"}, {"ncpus", "8"},
-      {"BS", "4k"},         {"DEPTH", "32"},        {"SIZE", "1g"},  {"DEV", "vdb"}};
+  static const std::map<std::string, std::string> env = {{"pagesize", "4096"}, {"mb_memory", "16384"}, {"ncpus", "8"},
+                                                         {"BS", "4k"},         {"DEPTH", "32"},        {"SIZE", "1g"},
+                                                         {"DEV", "vdb"}};
   try {
     const vqsim::fio::JobFile jf = vqsim::fio::parse_job_text(text, "fuzz.fio", base_dir, env);
     (void)jf;

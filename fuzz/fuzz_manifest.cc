@@ -23,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                        "calibration/data/seeds/002-qemu2.4-writeback-iothread.fio.txt",
                                        "tests/data/fio/mixed.json.out",
                                        "tests/data/check/real/writes.json",
-                                   }) / "fuzz-manifest.toml")
+                                   }) /
+                                   "fuzz-manifest.toml")
                                       .string();
   vqsim::fuzz::write_file(path, text);
   std::vector<vqsim::fio::FioResult> keep;

@@ -20,7 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                        "scenarios/seed003-request-path.toml",
                                        "scenarios/seed004-bare-metal.toml",
                                        "tests/data/jobfiles/seed000_readtest.fio",
-                                   }) / "fuzz-input.toml")
+                                   }) /
+                                   "fuzz-input.toml")
                                       .string();
   vqsim::fuzz::write_file(path, text);
   try {

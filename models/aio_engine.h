@@ -20,15 +20,15 @@
 namespace vqsim::models {
 
 struct AioEngine {
-  int slots = 0;           // requests in the engine at once (0 = no limit)
-  bool handoff = false;    // aio=threads: a worker hand-off each way
-  double submit_ns = 0;    // emulation-thread CPU per request for the submission itself
+  int slots = 0;         // requests in the engine at once (0 = no limit)
+  bool handoff = false;  // aio=threads: a worker hand-off each way
+  double submit_ns = 0;  // emulation-thread CPU per request for the submission itself
 };
 AioEngine aio_engine(const IoScenario& s);
 
 struct CacheSemantics {
-  bool direct;             // O_DIRECT: no host page cache
-  bool flush_after_write;  // writethrough / directsync
+  bool direct;               // O_DIRECT: no host page cache
+  bool flush_after_write;    // writethrough / directsync
   bool writes_to_pagecache;  // writeback / unsafe: a write completes in the page cache
 };
 CacheSemantics cache_semantics(const IoScenario& s);

@@ -25,10 +25,18 @@ DeviceSpec device_spec(const BackendParams& p, BackendKind kind) {
   d.rotation_ns = 60e9 / p.rpm;
   d.ncq_depth = p.ncq_depth;
   switch (kind) {
-    case BackendKind::nvme: d = {kind, 32, 80000, 20000, 20000, 3.2e9, p.service_cv, p.seek_ns, d.rotation_ns, p.ncq_depth}; break;
-    case BackendKind::sata_ssd: d = {kind, 8, 100000, 60000, 1500000, 530e6, p.service_cv, p.seek_ns, d.rotation_ns, p.ncq_depth}; break;
-    case BackendKind::hdd: d = {kind, 1, 100000, 100000, 12000000, 180e6, p.service_cv, p.seek_ns, d.rotation_ns, p.ncq_depth}; break;
-    default: d = {kind, 32, 80000, 20000, 20000, 3.2e9, p.service_cv, p.seek_ns, d.rotation_ns, p.ncq_depth}; break;
+    case BackendKind::nvme:
+      d = {kind, 32, 80000, 20000, 20000, 3.2e9, p.service_cv, p.seek_ns, d.rotation_ns, p.ncq_depth};
+      break;
+    case BackendKind::sata_ssd:
+      d = {kind, 8, 100000, 60000, 1500000, 530e6, p.service_cv, p.seek_ns, d.rotation_ns, p.ncq_depth};
+      break;
+    case BackendKind::hdd:
+      d = {kind, 1, 100000, 100000, 12000000, 180e6, p.service_cv, p.seek_ns, d.rotation_ns, p.ncq_depth};
+      break;
+    default:
+      d = {kind, 32, 80000, 20000, 20000, 3.2e9, p.service_cv, p.seek_ns, d.rotation_ns, p.ncq_depth};
+      break;
   }
   // Explicit scenario values win, but only for the top-level device: a RAID1 leg takes the
   // scenario's device figures too (the legs are what the keys describe).
@@ -79,7 +87,10 @@ sim::time_ns DeviceStation::service_ns(sim::JobId job) {
 }
 
 CopyDelay::CopyDelay(sim::Simulator& sim, std::string name, IoTable& io, double per_4k_ns, double cv)
-    : sim::DelayStation(sim, std::move(name), sim::Distribution::deterministic(0)), io_(io), per_4k_ns_(per_4k_ns), factor_(unit_factor(cv)) {}
+    : sim::DelayStation(sim, std::move(name), sim::Distribution::deterministic(0)),
+      io_(io),
+      per_4k_ns_(per_4k_ns),
+      factor_(unit_factor(cv)) {}
 
 sim::time_ns CopyDelay::delay_ns(sim::JobId job) {
   const double pages = std::max(1.0, static_cast<double>(io_[job].bytes) / 4096.0);
@@ -99,7 +110,8 @@ sim::time_ns StallDelay::delay_ns(sim::JobId) {
   return u < ratio_ ? to_ns(stall) : 0;
 }
 
-BarrierFlush::BarrierFlush(sim::Simulator& sim, std::string name, double rtt_ns) : sim::Component(sim, std::move(name)), rtt_ns_(rtt_ns) {}
+BarrierFlush::BarrierFlush(sim::Simulator& sim, std::string name, double rtt_ns)
+    : sim::Component(sim, std::move(name)), rtt_ns_(rtt_ns) {}
 
 void BarrierFlush::accept(sim::JobId job, int) {
   flow_.arrive(sim_.now());
@@ -141,7 +153,8 @@ void BarrierFlush::handle(std::uint32_t, std::uint64_t) {
   }
 }
 
-Backend::Backend(sim::Simulator& sim, const IoScenario& s, IoTable& io, sim::Component& router, int done_port, int flush_done_port)
+Backend::Backend(sim::Simulator& sim, const IoScenario& s, IoTable& io, sim::Component& router, int done_port,
+                 int flush_done_port)
     : sim_(sim), io_(io) {
   const BackendParams& p = s.backend;
   auto to_router = [&](sim::Port& port) { sim::connect(port, router, done_port); };
@@ -170,9 +183,9 @@ Backend::Backend(sim::Simulator& sim, const IoScenario& s, IoTable& io, sim::Com
     case BackendKind::krbd: {
       // librbd: msgr_threads inside QEMU; krbd: the host kernel's client, one thread per core.
       const int threads = p.kind == BackendKind::ceph_rbd ? p.msgr_threads : std::max(1, s.host.cores > 0 ? s.host.cores : 8);
-      msgr_ = &sim.make<sim::FcfsStation>(p.kind == BackendKind::ceph_rbd ? "rbd.msgr" : "krbd.client", threads,
-                                          p.msgr_ns > 0 ? sim::Distribution::lognormal_mean_cv(p.msgr_ns, s.host.cpu_cv)
-                                                        : sim::Distribution::deterministic(0));
+      msgr_ = &sim.make<sim::FcfsStation>(
+          p.kind == BackendKind::ceph_rbd ? "rbd.msgr" : "krbd.client", threads,
+          p.msgr_ns > 0 ? sim::Distribution::lognormal_mean_cv(p.msgr_ns, s.host.cpu_cv) : sim::Distribution::deterministic(0));
       net_out_ = &sim.make<sim::DelayStation>("ceph.net_out", sim::Distribution::deterministic(p.rtt_ns / 2));
       DeviceSpec osd = device_spec(p, BackendKind::nvme);
       osd.kind = BackendKind::ceph_rbd;
@@ -212,11 +225,12 @@ Backend::Backend(sim::Simulator& sim, const IoScenario& s, IoTable& io, sim::Com
     double flush_ns = 0;
     if (!devices_.empty()) flush_ns = devices_.front()->spec().flush_ns;
     flush_ = &sim.make<sim::BatchStation>("flush", flush_ns > 0 ? sim::Distribution::lognormal_mean_cv(flush_ns, p.service_cv)
-                                                                 : sim::Distribution::deterministic(0));
+                                                                : sim::Distribution::deterministic(0));
     sim::connect(flush_->out, router, flush_done_port);
   }
   for (auto* d : devices_) stations_.push_back(d);
-  for (sim::Component* c : std::initializer_list<sim::Component*>{mirror_, msgr_, net_out_, stall_, net_back_, fixed_, cache_, flush_, barrier_})
+  for (sim::Component* c :
+       std::initializer_list<sim::Component*>{mirror_, msgr_, net_out_, stall_, net_back_, fixed_, cache_, flush_, barrier_})
     if (c != nullptr) stations_.push_back(c);
 }
 
@@ -249,8 +263,10 @@ void Backend::submit(sim::JobId job) {
 void Backend::pagecache(sim::JobId job) { cache_->accept(job, 0); }
 
 void Backend::flush(sim::JobId job) {
-  if (barrier_ != nullptr) barrier_->accept(job, 0);
-  else flush_->accept(job, 0);
+  if (barrier_ != nullptr)
+    barrier_->accept(job, 0);
+  else
+    flush_->accept(job, 0);
 }
 
 bool Backend::device_done(sim::JobId job) {

@@ -121,7 +121,7 @@ class BarrierFlush : public sim::Component {
   std::set<std::uint64_t> in_flight_;
   std::uint64_t last_seq_ = 0;
   std::vector<Waiting> waiting_, serving_;
-  bool busy_ = false;          // a flush is in progress
+  bool busy_ = false;  // a flush is in progress
   bool barrier_passed_ = false;
   std::uint64_t barrier_ = 0;  // writes up to this seq must complete
   sim::FlowStats flow_;
@@ -134,9 +134,9 @@ class Backend {
  public:
   Backend(sim::Simulator& sim, const IoScenario& s, IoTable& io, sim::Component& router, int done_port, int flush_done_port);
 
-  void submit(sim::JobId job);         // a read or write to the device
-  void flush(sim::JobId job);          // the flush after a write
-  void pagecache(sim::JobId job);      // served by host memory
+  void submit(sim::JobId job);     // a read or write to the device
+  void flush(sim::JobId job);      // the flush after a write
+  void pagecache(sim::JobId job);  // served by host memory
   // Called by the router for everything arriving on done_port; returns true when the job is a
   // finished request (false: a fork-join child that was handed back to its join).
   bool device_done(sim::JobId job);
@@ -146,14 +146,14 @@ class Backend {
  private:
   sim::Simulator& sim_;
   IoTable& io_;
-  std::vector<DeviceStation*> devices_;   // one, or the two RAID1 legs, or the OSDs
+  std::vector<DeviceStation*> devices_;  // one, or the two RAID1 legs, or the OSDs
   sim::ForkJoin* mirror_ = nullptr;
   sim::FcfsStation* msgr_ = nullptr;
   sim::DelayStation* net_out_ = nullptr;
   sim::DelayStation* net_back_ = nullptr;
   StallDelay* stall_ = nullptr;
-  sim::DelayStation* fixed_ = nullptr;    // null device or page cache backend
-  CopyDelay* cache_ = nullptr;            // host page cache hits
+  sim::DelayStation* fixed_ = nullptr;  // null device or page cache backend
+  CopyDelay* cache_ = nullptr;          // host page cache hits
   sim::BatchStation* flush_ = nullptr;
   BarrierFlush* barrier_ = nullptr;
   std::vector<sim::Component*> stations_;

@@ -140,12 +140,14 @@ std::uint64_t parse_size_bytes(std::string_view text) {
     }
     bytes = value * found->factor;
   }
-  if (bytes != std::floor(bytes) || bytes > 1.8e19) throw std::invalid_argument("size \"" + std::string(text) + "\" is not a whole number of bytes");
+  if (bytes != std::floor(bytes) || bytes > 1.8e19)
+    throw std::invalid_argument("size \"" + std::string(text) + "\" is not a whole number of bytes");
   return static_cast<std::uint64_t>(bytes);
 }
 
 double parse_frequency_hz(std::string_view text) {
-  return scaled(text, "a frequency such as \"3.2GHz\" or \"800MHz\"", {{"Hz", 1}, {"kHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}}, true);
+  return scaled(text, "a frequency such as \"3.2GHz\" or \"800MHz\"", {{"Hz", 1}, {"kHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}},
+                true);
 }
 
 namespace {
@@ -223,28 +225,34 @@ std::vector<std::string> ConfigError::messages() const {
 void ConfigReader::fail(const toml::node* node, const std::string& key, const std::string& message) const {
   std::ostringstream out;
   out << path_;
-  if (node != nullptr && node->source().begin.line > 0) out << ':' << node->source().begin.line;
-  else if (node != nullptr) out << " (from --set)";
+  if (node != nullptr && node->source().begin.line > 0)
+    out << ':' << node->source().begin.line;
+  else if (node != nullptr)
+    out << " (from --set)";
   out << ": " << key << ": " << message;
   throw ConfigError(out.str());
 }
 
-void ConfigReader::check_keys(const toml::table& table, const std::string& prefix, const std::vector<std::string>& allowed) const {
+void ConfigReader::check_keys(const toml::table& table, const std::string& prefix,
+                              const std::vector<std::string>& allowed) const {
   for (const auto& [k, v] : table) {
     const std::string key(k.str());
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-    fail(&v, prefix.empty() ? key : prefix + "." + key, "unknown key" + did_you_mean(key, allowed) + "; known here: " + join(allowed));
+    fail(&v, prefix.empty() ? key : prefix + "." + key,
+         "unknown key" + did_you_mean(key, allowed) + "; known here: " + join(allowed));
   }
 }
 
-std::int64_t ConfigReader::integer(const toml::table& t, const std::string& prefix, const std::string& key,
-                                   std::int64_t fallback, std::int64_t min, std::int64_t max) const {
+std::int64_t ConfigReader::integer(const toml::table& t, const std::string& prefix, const std::string& key, std::int64_t fallback,
+                                   std::int64_t min, std::int64_t max) const {
   const toml::node* n = t.get(key);
   if (n == nullptr) return fallback;
   const std::string full = prefix.empty() ? key : prefix + "." + key;
   const auto v = n->value<std::int64_t>();
   if (!v || !n->is_integer()) fail(n, full, "expected an integer");
-  if (*v < min || *v > max) fail(n, full, "expected an integer from " + std::to_string(min) + " to " + std::to_string(max) + ", got " + std::to_string(*v));
+  if (*v < min || *v > max)
+    fail(n, full,
+         "expected an integer from " + std::to_string(min) + " to " + std::to_string(max) + ", got " + std::to_string(*v));
   return *v;
 }
 
@@ -271,7 +279,8 @@ double ConfigReader::duration_value(const toml::node& node, const std::string& k
   }
 }
 
-sim::time_ns ConfigReader::duration(const toml::table& t, const std::string& prefix, const std::string& key, sim::time_ns fallback) const {
+sim::time_ns ConfigReader::duration(const toml::table& t, const std::string& prefix, const std::string& key,
+                                    sim::time_ns fallback) const {
   const toml::node* n = t.get(key);
   if (n == nullptr) return fallback;
   return static_cast<sim::time_ns>(std::llround(duration_value(*n, prefix.empty() ? key : prefix + "." + key)));
@@ -280,10 +289,15 @@ sim::time_ns ConfigReader::duration(const toml::table& t, const std::string& pre
 sim::Distribution ConfigReader::distribution(const toml::node& node, const std::string& key) const {
   if (node.is_string()) return sim::Distribution::deterministic(duration_value(node, key));
   const toml::table* t = node.as_table();
-  if (t == nullptr) fail(&node, key, "expected a duration such as \"10us\" or a table such as { dist = \"exponential\", mean = \"10us\" }");
-  const std::vector<std::string> kinds = {"deterministic", "exponential", "uniform", "normal", "lognormal", "gamma", "erlang", "hyperexponential", "empirical"};
+  if (t == nullptr)
+    fail(&node, key, "expected a duration such as \"10us\" or a table such as { dist = \"exponential\", mean = \"10us\" }");
+  const std::vector<std::string> kinds = {"deterministic", "exponential", "uniform",          "normal",   "lognormal",
+                                          "gamma",         "erlang",      "hyperexponential", "empirical"};
   const std::string kind = string(*t, key, "dist", "", kinds);
-  if (kind.empty()) fail(&node, key, "missing 'dist' (one of deterministic, exponential, uniform, normal, lognormal, gamma, erlang, hyperexponential, empirical)");
+  if (kind.empty())
+    fail(&node, key,
+         "missing 'dist' (one of deterministic, exponential, uniform, normal, lognormal, gamma, erlang, hyperexponential, "
+         "empirical)");
   auto need = [&](const char* field) -> double {
     const toml::node* n = t->get(field);
     if (n == nullptr) fail(&node, key, std::string("a ") + kind + " distribution needs '" + field + "'");
@@ -337,7 +351,8 @@ sim::Distribution ConfigReader::distribution(const toml::node& node, const std::
     check_keys(*t, key, {"dist", "samples", "percentiles"});
     if (const toml::array* a = t->get_as<toml::array>("samples")) {
       std::vector<double> samples;
-      for (std::size_t i = 0; i < a->size(); ++i) samples.push_back(duration_value(*a->get(i), key + ".samples[" + std::to_string(i) + "]"));
+      for (std::size_t i = 0; i < a->size(); ++i)
+        samples.push_back(duration_value(*a->get(i), key + ".samples[" + std::to_string(i) + "]"));
       return sim::Distribution::empirical_samples(std::move(samples));
     }
     if (const toml::table* p = t->get_as<toml::table>("percentiles")) {
@@ -346,7 +361,8 @@ sim::Distribution ConfigReader::distribution(const toml::node& node, const std::
         double percent = 0;
         const std::string pks(pk.str());
         const auto [ptr, ec] = std::from_chars(pks.data(), pks.data() + pks.size(), percent);
-        if (ec != std::errc() || ptr != pks.data() + pks.size()) fail(&pv, key + ".percentiles." + pks, "the key must be a percentile such as \"99.9\"");
+        if (ec != std::errc() || ptr != pks.data() + pks.size())
+          fail(&pv, key + ".percentiles." + pks, "the key must be a percentile such as \"99.9\"");
         points.emplace_back(percent, duration_value(pv, key + ".percentiles." + pks));
       }
       return sim::Distribution::empirical_percentiles(std::move(points));
@@ -370,19 +386,22 @@ toml::table parse_toml_file(const std::string& path, const char* what) {
   if (!in) throw ConfigError(path + ": cannot read: permission denied or not a file; expected " + what + " (TOML)");
   std::string text;
   char buf[1 << 16];
-  while (text.size() <= kMaxBytes && (in.read(buf, sizeof buf) || in.gcount() > 0)) text.append(buf, static_cast<std::size_t>(in.gcount()));
+  while (text.size() <= kMaxBytes && (in.read(buf, sizeof buf) || in.gcount() > 0))
+    text.append(buf, static_cast<std::size_t>(in.gcount()));
   if (in.bad()) throw ConfigError(path + ": read error; expected " + what + " (TOML)");
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw ConfigError(path + ": empty file; expected " + what + " (TOML)");
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw ConfigError(path + ": empty file; expected " + what + " (TOML)");
   if (const std::size_t nul = text.find('\0'); nul != std::string::npos)
-    throw ConfigError(path + ":" + std::to_string(1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n')) +
+    throw ConfigError(path + ":" +
+                      std::to_string(1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n')) +
                       ": binary data (a NUL byte); expected " + what + " (TOML)");
   std::size_t line = 1, start = 0;
   for (;;) {
     const std::size_t nl = text.find('\n', start);
     const std::size_t len = (nl == std::string::npos ? text.size() : nl) - start;
     if (len > kMaxLine)
-      throw ConfigError(path + ":" + std::to_string(line) + ": a line of more than " + std::to_string(kMaxLine) + " bytes; expected " + what +
-                        " (TOML) with lines of at most " + std::to_string(kMaxLine) + " bytes");
+      throw ConfigError(path + ":" + std::to_string(line) + ": a line of more than " + std::to_string(kMaxLine) +
+                        " bytes; expected " + what + " (TOML) with lines of at most " + std::to_string(kMaxLine) + " bytes");
     if (nl == std::string::npos) break;
     start = nl + 1;
     ++line;
@@ -401,7 +420,8 @@ toml::table parse_toml_file(const std::string& path, const char* what) {
 void apply_overrides(toml::table& root, const std::vector<std::string>& overrides) {
   for (const auto& item : overrides) {
     const auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) throw ConfigError("--set " + item + ": expected key=value, e.g. --set population.customers=16");
+    if (eq == std::string::npos || eq == 0)
+      throw ConfigError("--set " + item + ": expected key=value, e.g. --set population.customers=16");
     const std::string key = item.substr(0, eq);
     const std::string text = item.substr(eq + 1);
     // Read the value as TOML; a bare word such as 10us becomes a string.
@@ -432,8 +452,10 @@ void apply_overrides(toml::table& root, const std::vector<std::string>& override
         const std::string index_text = key.substr(dot + 1, dot2 == std::string::npos ? std::string::npos : dot2 - dot - 1);
         std::size_t index = 0;
         const auto [ptr, ec] = std::from_chars(index_text.data(), index_text.data() + index_text.size(), index);
-        if (ec != std::errc() || ptr != index_text.data() + index_text.size() || index >= arr->size() || dot2 == std::string::npos)
-          throw ConfigError("--set " + item + ": '" + part + "' is a list; name an entry by its index, 0 to " + std::to_string(arr->size() - 1) + ", then a key");
+        if (ec != std::errc() || ptr != index_text.data() + index_text.size() || index >= arr->size() ||
+            dot2 == std::string::npos)
+          throw ConfigError("--set " + item + ": '" + part + "' is a list; name an entry by its index, 0 to " +
+                            std::to_string(arr->size() - 1) + ", then a key");
         next = arr->get(index);
         start = dot2 + 1;
       } else {

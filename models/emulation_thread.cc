@@ -5,8 +5,8 @@
 
 namespace vqsim::models {
 
-EmulationThread::EmulationThread(sim::Simulator& sim, std::string name, IoTable& io, double submit_ns, double complete_ns, double cpu_cv,
-                                 double poll_window_ns, bool always_polling, double per_page_ns)
+EmulationThread::EmulationThread(sim::Simulator& sim, std::string name, IoTable& io, double submit_ns, double complete_ns,
+                                 double cpu_cv, double poll_window_ns, bool always_polling, double per_page_ns)
     : sim::FcfsStation(sim, std::move(name), 1, sim::Distribution::deterministic(0)),
       io_(io),
       submit_ns_(submit_ns),

@@ -76,7 +76,8 @@ void FioWorkload::issue(std::uint32_t job, std::uint32_t ios) {
   const sim::time_ns now = sim_.now();
   const sim::JobId id = sim_.jobs().allocate(now);
   IoRequest& r = io_[id];
-  const bool read = s_.workload.read_fraction >= 1.0 || (s_.workload.read_fraction > 0.0 && rng_.uniform01() < s_.workload.read_fraction);
+  const bool read =
+      s_.workload.read_fraction >= 1.0 || (s_.workload.read_fraction > 0.0 && rng_.uniform01() < s_.workload.read_fraction);
   r.dir = read ? Direction::read : Direction::write;
   r.ios = ios;
   r.bytes = static_cast<std::uint32_t>(ios * (read ? s_.workload.bs_read_bytes : s_.workload.bs_write_bytes));
@@ -100,14 +101,18 @@ void FioWorkload::issue(std::uint32_t job, std::uint32_t ios) {
 
 void FioWorkload::arrival(std::uint32_t job) {
   sim_.schedule_in(interarrival_.sample_ns(rng_), this, kArrival, job);
-  if (outstanding_[job] < depth_) issue(job);
-  else ++backlog_[job];
+  if (outstanding_[job] < depth_)
+    issue(job);
+  else
+    ++backlog_[job];
 }
 
 void FioWorkload::handle(std::uint32_t kind, std::uint64_t payload) {
   const auto job = static_cast<std::uint32_t>(payload & 0xffffffffu);
-  if (kind == kArrival) arrival(job);
-  else issue_slots(job, static_cast<int>(payload >> 32));  // after a thinktime
+  if (kind == kArrival)
+    arrival(job);
+  else
+    issue_slots(job, static_cast<int>(payload >> 32));  // after a thinktime
 }
 
 void FioWorkload::complete(sim::JobId id) {
@@ -136,7 +141,8 @@ void FioWorkload::complete(sim::JobId id) {
       issue(job);
     }
   } else if (s_.workload.thinktime_ns > 0) {
-    sim_.schedule_in(static_cast<sim::time_ns>(s_.workload.thinktime_ns), this, kIssue, job | (static_cast<std::uint64_t>(ios) << 32));
+    sim_.schedule_in(static_cast<sim::time_ns>(s_.workload.thinktime_ns), this, kIssue,
+                     job | (static_cast<std::uint64_t>(ios) << 32));
   } else {
     issue_slots(job, static_cast<int>(ios));
   }
@@ -162,7 +168,8 @@ void FioWorkload::report(sim::Metrics& m, sim::time_ns now) const {
     m.add(dir + ".ios", static_cast<double>(r.ios));
     m.add(dir + ".iops", seconds > 0 ? static_cast<double>(r.ios) / seconds : 0.0);
     m.add(dir + ".bw_bytes_per_s", seconds > 0 ? static_cast<double>(r.bytes) / seconds : 0.0);
-    for (const auto& [kind, rec] : {std::pair<const char*, const LatencyRecord*>{"slat", &r.slat}, {"clat", &r.clat}, {"lat", &r.lat}}) {
+    for (const auto& [kind, rec] :
+         {std::pair<const char*, const LatencyRecord*>{"slat", &r.slat}, {"clat", &r.clat}, {"lat", &r.lat}}) {
       std::string p = dir;
       p += '.';
       p += kind;

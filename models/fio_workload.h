@@ -39,10 +39,10 @@ struct GuestCpuCosts {
   double per_request_submit = 0;  // block layer + driver, per request
   double per_io_complete = 0;
   double per_request_complete = 0;
-  double kick_exit = 0;           // the notify exit, when not suppressed
-  double irq_handler = 0;         // one interrupt (entry, vring_interrupt, exit), charged to the
-                                  // completion that raised it; the others it delivers ride along
-  double cv = 0;                  // spread (lognormal) of every cost
+  double kick_exit = 0;    // the notify exit, when not suppressed
+  double irq_handler = 0;  // one interrupt (entry, vring_interrupt, exit), charged to the
+                           // completion that raised it; the others it delivers ride along
+  double cv = 0;           // spread (lognormal) of every cost
 };
 
 // One fio job's thread on its vCPU.
@@ -128,9 +128,9 @@ class FioWorkload : public sim::Component {
   IoTable& io_;
   RequestSink* sink_ = nullptr;
   int depth_;
-  int merge_ios_;  // fio I/Os per request (plug merging), 1 = none
-  std::vector<int> outstanding_;        // per job
-  std::vector<std::uint64_t> backlog_;  // open loop: arrivals waiting for a free slot
+  int merge_ios_;                           // fio I/Os per request (plug merging), 1 = none
+  std::vector<int> outstanding_;            // per job
+  std::vector<std::uint64_t> backlog_;      // open loop: arrivals waiting for a free slot
   std::vector<std::uint64_t> next_offset_;  // sequential patterns: next block per job
   sim::Distribution interarrival_;
   std::array<DirectionRecord, 2> records_;

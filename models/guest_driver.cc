@@ -14,12 +14,18 @@ struct Defaults {
 };
 Defaults defaults_for(GuestDriver d) {
   switch (d) {
-    case GuestDriver::virtio_blk: return {1500, 1000, 2000, 1300};
-    case GuestDriver::virtio_scsi: return {3500, 3000, 3000, 2000};
-    case GuestDriver::vhost_scsi: return {3500, 3000, 0, 0};      // QEMU is off the data path
-    case GuestDriver::vhost_user_blk: return {1500, 1000, 0, 0};
-    case GuestDriver::scsi_hba: return {6000, 5000, 12000, 8000};
-    case GuestDriver::none: return {500, 500, 0, 0};              // host NVMe/AHCI driver
+    case GuestDriver::virtio_blk:
+      return {1500, 1000, 2000, 1300};
+    case GuestDriver::virtio_scsi:
+      return {3500, 3000, 3000, 2000};
+    case GuestDriver::vhost_scsi:
+      return {3500, 3000, 0, 0};  // QEMU is off the data path
+    case GuestDriver::vhost_user_blk:
+      return {1500, 1000, 0, 0};
+    case GuestDriver::scsi_hba:
+      return {6000, 5000, 12000, 8000};
+    case GuestDriver::none:
+      return {500, 500, 0, 0};  // host NVMe/AHCI driver
   }
   return {0, 0, 0, 0};
 }
@@ -37,10 +43,17 @@ DriverCosts driver_costs(const IoScenario& s) {
   c.uses_qemu_thread = s.guest.driver == GuestDriver::virtio_blk || s.guest.driver == GuestDriver::virtio_scsi ||
                        s.guest.driver == GuestDriver::scsi_hba;
   switch (s.guest.driver) {
-    case GuestDriver::virtio_scsi: c.inflight_limit = s.guest.cmd_per_lun; break;  // QEMU cmd_per_lun
-    case GuestDriver::vhost_scsi: c.inflight_limit = std::min(s.guest.cmd_per_lun, 1024); break;  // vhost-scsi: 1024 per device
-    case GuestDriver::scsi_hba: c.inflight_limit = s.guest.hba_queue_depth; break;
-    default: c.inflight_limit = 0;
+    case GuestDriver::virtio_scsi:
+      c.inflight_limit = s.guest.cmd_per_lun;
+      break;  // QEMU cmd_per_lun
+    case GuestDriver::vhost_scsi:
+      c.inflight_limit = std::min(s.guest.cmd_per_lun, 1024);
+      break;  // vhost-scsi: 1024 per device
+    case GuestDriver::scsi_hba:
+      c.inflight_limit = s.guest.hba_queue_depth;
+      break;
+    default:
+      c.inflight_limit = 0;
   }
   return c;
 }

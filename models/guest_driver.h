@@ -9,13 +9,13 @@
 namespace vqsim::models {
 
 struct DriverCosts {
-  double submit_ns;       // guest vCPU per request, driver part of the submit path
-  double complete_ns;     // guest vCPU per request, interrupt handler + driver completion
-  double emu_submit_ns;   // host emulation thread per request (pop, parse, submit)
-  double emu_complete_ns; // host emulation thread per request (complete, push, notify)
-  int inflight_limit;     // requests the driver/device accepts at once (0 = no extra limit)
-  bool has_virtqueue;     // kicks and interrupts go through a virtqueue
-  bool uses_qemu_thread;  // served by QEMU's main loop / IOThread (not a vhost worker)
+  double submit_ns;        // guest vCPU per request, driver part of the submit path
+  double complete_ns;      // guest vCPU per request, interrupt handler + driver completion
+  double emu_submit_ns;    // host emulation thread per request (pop, parse, submit)
+  double emu_complete_ns;  // host emulation thread per request (complete, push, notify)
+  int inflight_limit;      // requests the driver/device accepts at once (0 = no extra limit)
+  bool has_virtqueue;      // kicks and interrupts go through a virtqueue
+  bool uses_qemu_thread;   // served by QEMU's main loop / IOThread (not a vhost worker)
 };
 
 // The driver's costs: scenario overrides where given, else the driver's defaults.

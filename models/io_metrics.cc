@@ -35,7 +35,8 @@ bool parse_percentile(const std::string& name, std::string* dir, double* pct, st
   const std::string suffix = "_us";
   for (const std::string k : {"clat", "lat"}) {
     const std::string prefix = k + "_p";
-    if (rest.rfind(prefix, 0) != 0 || rest.size() <= prefix.size() + suffix.size() || rest.substr(rest.size() - suffix.size()) != suffix)
+    if (rest.rfind(prefix, 0) != 0 || rest.size() <= prefix.size() + suffix.size() ||
+        rest.substr(rest.size() - suffix.size()) != suffix)
       continue;
     const std::string number = rest.substr(prefix.size(), rest.size() - prefix.size() - suffix.size());
     char* end = nullptr;
@@ -108,7 +109,8 @@ const std::vector<std::string>& io_metric_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> n;
     for (const char* d : {"read", "write"})
-      for (const char* m : {"iops", "bw_kib", "lat_mean_us", "slat_mean_us", "clat_mean_us", "clat_p50_us", "clat_p99_us", "clat_p99.9_us"})
+      for (const char* m :
+           {"iops", "bw_kib", "lat_mean_us", "slat_mean_us", "clat_mean_us", "clat_p50_us", "clat_p99_us", "clat_p99.9_us"})
         n.push_back(std::string(d) + "." + m);
     n.emplace_back("total.iops");
     n.emplace_back("total.bw_kib");
@@ -133,7 +135,8 @@ sim::Interval io_metric(const IoRunReport& r, const std::string& name, bool inte
     const std::string key =
         dir + "." + kind + ".p" + sim::FioHistogram::percentile_key(pct) + (interpolated ? "_interpolated_ns" : "_ns");
     if (!r.has(key))
-      throw std::invalid_argument("metric " + name + ": vqsim records fio's default percentiles (1, 5, 10, 20, …, 99.9, 99.95, 99.99); " +
+      throw std::invalid_argument("metric " + name +
+                                  ": vqsim records fio's default percentiles (1, 5, 10, 20, …, 99.9, 99.95, 99.99); " +
                                   sim::FioHistogram::percentile_key(pct) + " is not one of them");
     return scaled(r.get(key), 1e-3);
   }
@@ -187,7 +190,8 @@ sim::Interval io_metric(const IoRunReport& r, const std::string& name, bool inte
 double io_metric_mva(const IoMvaResult& r, const IoScenario& s, const std::string& name) {
   std::string dir;
   double pct;
-  if (parse_percentile(name, &dir, &pct)) throw std::invalid_argument("metric " + name + ": MVA gives means only, not percentiles");
+  if (parse_percentile(name, &dir, &pct))
+    throw std::invalid_argument("metric " + name + ": MVA gives means only, not percentiles");
   const auto dot = name.find('.');
   const std::string d = dot == std::string::npos ? "" : name.substr(0, dot);
   const std::string m = dot == std::string::npos ? name : name.substr(dot + 1);

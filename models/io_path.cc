@@ -57,16 +57,17 @@ IoPath::IoPath(sim::Simulator& sim, std::string name, const IoScenario& s)
       const double extra = s.host.iothreads == 0 ? s.host.main_loop_ns : 0.0;
       for (int t = 0; t < n; ++t) {
         const std::string tname = s.host.iothreads == 0 ? std::string("host.main_loop") : "host.iothread" + std::to_string(t);
-        auto& th = sim.make<EmulationThread>(tname, io_, driver_.emu_submit_ns + aio_.submit_ns + extra, driver_.emu_complete_ns + extra, cv,
-                                             s.host.iothreads > 0 ? s.host.poll_max_ns : 0.0, false, s.host.emu_per_page_ns);
+        auto& th =
+            sim.make<EmulationThread>(tname, io_, driver_.emu_submit_ns + aio_.submit_ns + extra, driver_.emu_complete_ns + extra,
+                                      cv, s.host.iothreads > 0 ? s.host.poll_max_ns : 0.0, false, s.host.emu_per_page_ns);
         host_threads_.push_back(&th);
       }
     } else if (s.guest.driver == GuestDriver::vhost_scsi) {
-      host_threads_.push_back(&sim.make<EmulationThread>("host.vhost_worker", io_, 0.6 * s.host.vhost_worker_ns, 0.4 * s.host.vhost_worker_ns,
-                                                         cv, 0.0, false));
+      host_threads_.push_back(&sim.make<EmulationThread>("host.vhost_worker", io_, 0.6 * s.host.vhost_worker_ns,
+                                                         0.4 * s.host.vhost_worker_ns, cv, 0.0, false));
     } else {
-      host_threads_.push_back(
-          &sim.make<EmulationThread>("host.vhost_user", io_, 0.6 * s.host.vhost_user_ns, 0.4 * s.host.vhost_user_ns, cv, 0.0, true));
+      host_threads_.push_back(&sim.make<EmulationThread>("host.vhost_user", io_, 0.6 * s.host.vhost_user_ns,
+                                                         0.4 * s.host.vhost_user_ns, cv, 0.0, true));
     }
     if (qemu && s.guest.driver == GuestDriver::virtio_blk && s.host.virtio_blk_batching != VirtioBlkBatching::none) {
       for (auto* th : host_threads_) {
@@ -175,12 +176,16 @@ void IoPath::to_backend(sim::JobId job, IoRequest& r) {
   const bool write = r.dir == Direction::write;
   r.pagecache = false;
   if (!cache_.direct) {
-    if (write) r.pagecache = cache_.writes_to_pagecache;
-    else r.pagecache = s_.host.pagecache_hit_ratio > 0 && rng_.uniform01() < s_.host.pagecache_hit_ratio;
+    if (write)
+      r.pagecache = cache_.writes_to_pagecache;
+    else
+      r.pagecache = s_.host.pagecache_hit_ratio > 0 && rng_.uniform01() < s_.host.pagecache_hit_ratio;
   }
   r.needs_flush = write && cache_.flush_after_write;
-  if (r.pagecache) backend_->pagecache(job);
-  else backend_->submit(job);
+  if (r.pagecache)
+    backend_->pagecache(job);
+  else
+    backend_->submit(job);
 }
 
 void IoPath::after_device(sim::JobId job, IoRequest& r) {
@@ -204,23 +209,33 @@ void IoPath::to_guest_complete(sim::JobId job, IoRequest& r) {
 }
 
 void IoPath::release_limits(sim::JobId job, IoRequest& r) {
-  if (limit_ != nullptr) limit_->accept(job, sim::TokenPool::kRelease);
-  else tags_[r.queue % tags_.size()]->accept(job, sim::TokenPool::kRelease);
+  if (limit_ != nullptr)
+    limit_->accept(job, sim::TokenPool::kRelease);
+  else
+    tags_[r.queue % tags_.size()]->accept(job, sim::TokenPool::kRelease);
 }
 
 void IoPath::accept(sim::JobId job, int in_port) {
   IoRequest& r = io_[job];
   switch (static_cast<Port>(in_port)) {
     case kTagGranted:
-      if (limit_ != nullptr) limit_->accept(job, sim::TokenPool::kAcquire);
-      else to_guest_submit(job, r);
+      if (limit_ != nullptr)
+        limit_->accept(job, sim::TokenPool::kAcquire);
+      else
+        to_guest_submit(job, r);
       break;
-    case kLimitGranted: to_guest_submit(job, r); break;
+    case kLimitGranted:
+      to_guest_submit(job, r);
+      break;
     case kGuestCpuDone:
-      if (r.step == Step::guest_submit) after_guest_submit(job, r);
-      else release_limits(job, r);
+      if (r.step == Step::guest_submit)
+        after_guest_submit(job, r);
+      else
+        release_limits(job, r);
       break;
-    case kWakeupDone: to_host_submit(job, r); break;
+    case kWakeupDone:
+      to_host_submit(job, r);
+      break;
     case kHostThreadDone:
       if (r.step == Step::host_submit) {
         if (batches_.empty()) {
@@ -229,8 +244,10 @@ void IoPath::accept(sim::JobId job, int in_port) {
           const auto t = static_cast<std::size_t>(r.thread);
           const bool last = --submits_queued_[t] == 0;  // the ring is empty: the handler returns
           NotificationBatch& batch = *batches_[t];
-          if (batch.holds(r)) batch.accept(job, 0);
-          else after_host_submit(job, r);
+          if (batch.holds(r))
+            batch.accept(job, 0);
+          else
+            after_host_submit(job, r);
           if (last) batch.end_of_notification();
         }
       } else {
@@ -247,8 +264,10 @@ void IoPath::accept(sim::JobId job, int in_port) {
       }
       break;
     case kHandoffDone:
-      if (r.step == Step::aio_handoff) to_backend(job, r);
-      else to_host_complete(job, r);
+      if (r.step == Step::aio_handoff)
+        to_backend(job, r);
+      else
+        to_host_complete(job, r);
       break;
     case kDeviceDone:
       // Fork-join children go back to their join; only whole requests carry on.
@@ -260,7 +279,9 @@ void IoPath::accept(sim::JobId job, int in_port) {
         after_device(job, r);
       }
       break;
-    case kFlushDone: after_device(job, r); break;
+    case kFlushDone:
+      after_device(job, r);
+      break;
     case kAioReleased:
       if (handoff_ != nullptr) {
         r.step = Step::aio_return;
@@ -269,10 +290,18 @@ void IoPath::accept(sim::JobId job, int in_port) {
         to_host_complete(job, r);
       }
       break;
-    case kIrqDone: to_guest_complete(job, r); break;
-    case kBatchReleased: after_host_submit(job, r); break;
-    case kLimitReleased: tags_[r.queue % tags_.size()]->accept(job, sim::TokenPool::kRelease); break;
-    case kTagReleased: workload_->complete(job); break;
+    case kIrqDone:
+      to_guest_complete(job, r);
+      break;
+    case kBatchReleased:
+      after_host_submit(job, r);
+      break;
+    case kLimitReleased:
+      tags_[r.queue % tags_.size()]->accept(job, sim::TokenPool::kRelease);
+      break;
+    case kTagReleased:
+      workload_->complete(job);
+      break;
   }
 }
 
@@ -281,8 +310,10 @@ sim::Metrics run_io_replication(const IoScenario& s, std::uint64_t replication, 
   sim.make<IoPath>("path", s);
   sim::RunLimits limits;
   limits.warmup_ns = s.workload.ramp_time_ns;
-  if (s.workload.runtime_ns > 0) limits.measure_ns = s.workload.runtime_ns;
-  else limits.measure_completions = s.workload.ios;
+  if (s.workload.runtime_ns > 0)
+    limits.measure_ns = s.workload.runtime_ns;
+  else
+    limits.measure_completions = s.workload.ios;
   const sim::RunResult rr = sim.run(limits);
   if (events != nullptr) *events = rr.events;
   sim::Metrics m = sim.report();

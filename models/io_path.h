@@ -24,9 +24,9 @@ namespace vqsim::models {
 
 // Where a stage sits on the path, for reports and the topology graph.
 struct StageInfo {
-  std::string name;    // component name, e.g. "host.iothread0"
-  std::string stage;   // "fio", "guest", "virtqueue", "host", "aio", "backend", "cpu"
-  int capacity;        // servers or tokens (0 = unlimited)
+  std::string name;   // component name, e.g. "host.iothread0"
+  std::string stage;  // "fio", "guest", "virtqueue", "host", "aio", "backend", "cpu"
+  int capacity;       // servers or tokens (0 = unlimited)
 };
 
 class IoPath : public sim::Component, public RequestSink {
@@ -76,15 +76,15 @@ class IoPath : public sim::Component, public RequestSink {
   AioEngine aio_;
   CacheSemantics cache_;
   FioWorkload* workload_ = nullptr;
-  std::vector<sim::TokenPool*> tags_;          // per hardware queue
-  sim::TokenPool* limit_ = nullptr;            // driver / device in-flight limit
-  std::vector<FioThread*> fio_threads_;        // per fio job
-  std::vector<EmulationThread*> host_threads_; // main loop, IOThreads or vhost workers
+  std::vector<sim::TokenPool*> tags_;           // per hardware queue
+  sim::TokenPool* limit_ = nullptr;             // driver / device in-flight limit
+  std::vector<FioThread*> fio_threads_;         // per fio job
+  std::vector<EmulationThread*> host_threads_;  // main loop, IOThreads or vhost workers
   std::vector<NotificationBatch*> batches_;     // per host thread, when virtio-blk batches
   std::vector<int> submits_queued_;             // per host thread: submit-side jobs not yet handled
   std::unique_ptr<Virtqueues> vqs_;
   sim::DelayStation* wakeup_ = nullptr;
-  std::vector<InterruptLine*> irqs_;          // per virtqueue
+  std::vector<InterruptLine*> irqs_;  // per virtqueue
   sim::TokenPool* aio_slots_ = nullptr;
   sim::DelayStation* handoff_ = nullptr;
   std::unique_ptr<Backend> backend_;

@@ -21,9 +21,7 @@ int requests_per_job(const IoScenario& s) {
   const int d = s.workload.effective_depth();
   return (d + m - 1) / m;
 }
-double ios_per_request(const IoScenario& s) {
-  return static_cast<double>(s.workload.effective_depth()) / requests_per_job(s);
-}
+double ios_per_request(const IoScenario& s) { return static_cast<double>(s.workload.effective_depth()) / requests_per_job(s); }
 
 struct Stage {
   std::string name;
@@ -87,7 +85,8 @@ std::vector<Stage> build_stages(const IoScenario& plain, double p_kick, double p
     st.push_back({"guest.vcpus (complete)", sim::MvaStationKind::MultiServer, c, guest_complete, false});
   } else {
     for (int j = 0; j < w.numjobs; ++j)
-      st.push_back({"guest.fio_job" + std::to_string(j), sim::MvaStationKind::Queue, 1, (guest_submit + guest_complete) / w.numjobs, true});
+      st.push_back({"guest.fio_job" + std::to_string(j), sim::MvaStationKind::Queue, 1,
+                    (guest_submit + guest_complete) / w.numjobs, true});
   }
   // Host thread(s).
   if (!bare) {
@@ -114,7 +113,8 @@ std::vector<Stage> build_stages(const IoScenario& plain, double p_kick, double p
     for (int t = 0; t < used; ++t)
       st.push_back({n == 1 ? base : base + std::to_string(t), sim::MvaStationKind::Queue, 1, (submit + complete) / used, false});
     st.push_back({"virtqueue.irq", sim::MvaStationKind::Delay, 1, s.vq.irq_ns, false});
-    if (drv.uses_qemu_thread && aio.handoff) st.push_back({"aio.handoff", sim::MvaStationKind::Delay, 1, 2 * s.host.threads_handoff_ns, false});
+    if (drv.uses_qemu_thread && aio.handoff)
+      st.push_back({"aio.handoff", sim::MvaStationKind::Delay, 1, 2 * s.host.threads_handoff_ns, false});
   }
   // Page cache and the device.
   double to_cache = 0;  // share of I/Os served by the host page cache
@@ -146,8 +146,9 @@ std::vector<Stage> build_stages(const IoScenario& plain, double p_kick, double p
       writes.workload.read_fraction = 0;
       const double per_leg = dev_share * (w.read_fraction * device_mean_ns(d, reads) / 2 + wf * device_mean_ns(d, writes));
       for (int leg = 0; leg < 2; ++leg)
-        st.push_back({"raid1.leg" + std::to_string(leg), d.channels > 1 ? sim::MvaStationKind::MultiServer : sim::MvaStationKind::Queue,
-                      d.channels, per_leg, false});
+        st.push_back({"raid1.leg" + std::to_string(leg),
+                      d.channels > 1 ? sim::MvaStationKind::MultiServer : sim::MvaStationKind::Queue, d.channels, per_leg,
+                      false});
       flush_ns = d.flush_ns;
       break;
     }
@@ -155,20 +156,26 @@ std::vector<Stage> build_stages(const IoScenario& plain, double p_kick, double p
     case BackendKind::krbd: {
       const int threads = p.kind == BackendKind::ceph_rbd ? p.msgr_threads : std::max(1, s.host.cores > 0 ? s.host.cores : 8);
       st.push_back({p.kind == BackendKind::ceph_rbd ? "rbd.msgr" : "krbd.client",
-                    threads > 1 ? sim::MvaStationKind::MultiServer : sim::MvaStationKind::Queue, threads, dev_share * p.msgr_ns, false});
+                    threads > 1 ? sim::MvaStationKind::MultiServer : sim::MvaStationKind::Queue, threads, dev_share * p.msgr_ns,
+                    false});
       st.push_back({"ceph.net", sim::MvaStationKind::Delay, 1, dev_share * p.rtt_ns, false});
       const double bytes = w.read_fraction * w.bs_read_bytes + wf * w.bs_write_bytes;
-      const double osd = w.read_fraction * p.osd_read_ns + wf * p.osd_write_ns + std::max(0.0, bytes - 4096) / (3.2e9 / p.osd_slots) * 1e9;
+      const double osd =
+          w.read_fraction * p.osd_read_ns + wf * p.osd_write_ns + std::max(0.0, bytes - 4096) / (3.2e9 / p.osd_slots) * 1e9;
       st.push_back({"ceph.osd", sim::MvaStationKind::MultiServer, p.osd_slots, dev_share * osd, false});
       const double stall_ns = p.osd_stall_ratio * p.osd_stall_ns;
       st.push_back({"ceph.stall", sim::MvaStationKind::Delay, 1, dev_share * stall_ns, false});
       flush_ns = p.osd_write_ns + p.rtt_ns + stall_ns;  // a barrier waits about one write's time
       break;
     }
-    case BackendKind::pagecache: break;
-    case BackendKind::null: st.push_back({"null", sim::MvaStationKind::Delay, 1, p.latency_ns, false}); break;
+    case BackendKind::pagecache:
+      break;
+    case BackendKind::null:
+      st.push_back({"null", sim::MvaStationKind::Delay, 1, p.latency_ns, false});
+      break;
   }
-  if (cache.flush_after_write && wf > 0 && flush_ns > 0) st.push_back({"flush", sim::MvaStationKind::Delay, 1, wf * flush_ns, false});
+  if (cache.flush_after_write && wf > 0 && flush_ns > 0)
+    st.push_back({"flush", sim::MvaStationKind::Delay, 1, wf * flush_ns, false});
   if (w.thinktime_ns > 0) st.push_back({"fio.thinktime", sim::MvaStationKind::Delay, 1, w.thinktime_ns, false});
   return st;
 }
@@ -202,7 +209,8 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
           util[k] = u;
           if (u >= 1) out.saturated = true;
           // M/M/c waiting by Erlang C would be exact for c > 1; D/(1-U) is its c = 1 form.
-          residence[k] = u < 1 ? (st[k].servers == 1 ? d / (1 - u) : d + d / st[k].servers * std::pow(u, st[k].servers) / (1 - u)) : INFINITY;
+          residence[k] = u < 1 ? (st[k].servers == 1 ? d / (1 - u) : d + d / st[k].servers * std::pow(u, st[k].servers) / (1 - u))
+                               : INFINITY;
         }
         number[k] = x_ns * residence[k];
       }

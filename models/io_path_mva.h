@@ -27,15 +27,15 @@ struct IoMvaStage {
 };
 
 struct IoMvaResult {
-  double iops = 0;          // all directions
+  double iops = 0;  // all directions
   double read_iops = 0, write_iops = 0;
-  double lat_mean_ns = 0;   // fio's lat
+  double lat_mean_ns = 0;  // fio's lat
   double slat_mean_ns = 0;
   double clat_mean_ns = 0;
   std::vector<IoMvaStage> stages;
   std::string bottleneck;
   bool open_loop = false;
-  bool saturated = false;   // open loop beyond capacity
+  bool saturated = false;  // open loop beyond capacity
 };
 
 IoMvaResult solve_io_mva(const IoScenario& s);

@@ -15,35 +15,35 @@ namespace vqsim::models {
 
 // Where a request is on its path; IoPath routes on it.
 enum class Step : std::uint8_t {
-  tag,            // waiting for a blk-mq tag / ring slot
-  guest_submit,   // fio + block layer + driver (+ kick exit) on the job's vCPU
-  wakeup,         // eventfd wake-up of a sleeping host thread
-  host_submit,    // emulation thread (or vhost worker): pop, parse, submit
-  aio_slot,       // waiting for an AIO worker / ring entry
-  aio_handoff,    // aio=threads: hand-off to the worker
-  device,         // backend
-  flush,          // cache flush after a write (writethrough / directsync)
-  aio_return,     // aio=threads: completion back to the emulation thread
-  host_complete,  // emulation thread: push used element, irqfd
-  irq,            // interrupt injection
-  guest_complete, // interrupt handler + driver + fio reap on the vCPU
+  tag,             // waiting for a blk-mq tag / ring slot
+  guest_submit,    // fio + block layer + driver (+ kick exit) on the job's vCPU
+  wakeup,          // eventfd wake-up of a sleeping host thread
+  host_submit,     // emulation thread (or vhost worker): pop, parse, submit
+  aio_slot,        // waiting for an AIO worker / ring entry
+  aio_handoff,     // aio=threads: hand-off to the worker
+  device,          // backend
+  flush,           // cache flush after a write (writethrough / directsync)
+  aio_return,      // aio=threads: completion back to the emulation thread
+  host_complete,   // emulation thread: push used element, irqfd
+  irq,             // interrupt injection
+  guest_complete,  // interrupt handler + driver + fio reap on the vCPU
 };
 
 struct IoRequest {
   Direction dir = Direction::read;
   bool sequential = false;
-  bool pagecache = false;        // served by the host page cache instead of the device
-  bool needs_flush = false;      // a write that must be followed by a flush
-  bool irq_leader = false;       // its completion raised the interrupt (others rode along)
+  bool pagecache = false;    // served by the host page cache instead of the device
+  bool needs_flush = false;  // a write that must be followed by a flush
+  bool irq_leader = false;   // its completion raised the interrupt (others rode along)
   Step step = Step::tag;
   std::uint32_t bytes = 4096;     // all of its I/Os together
-  std::uint32_t ios = 1;         // fio I/Os merged into this request (plug merging)
-  std::uint32_t job = 0;         // fio job (clone) index
-  std::uint32_t queue = 0;       // hardware queue / virtqueue
-  std::uint32_t thread = 0;      // emulation thread the virtqueue is mapped to
-  std::uint64_t seq = 0;         // order of issue at the backend (Ceph flush barrier)
-  sim::time_ns issued_ns = 0;    // fio's io_u prep: start of slat and lat
-  sim::time_ns submitted_ns = 0; // the submit call returned: end of slat, start of clat
+  std::uint32_t ios = 1;          // fio I/Os merged into this request (plug merging)
+  std::uint32_t job = 0;          // fio job (clone) index
+  std::uint32_t queue = 0;        // hardware queue / virtqueue
+  std::uint32_t thread = 0;       // emulation thread the virtqueue is mapped to
+  std::uint64_t seq = 0;          // order of issue at the backend (Ceph flush barrier)
+  sim::time_ns issued_ns = 0;     // fio's io_u prep: start of slat and lat
+  sim::time_ns submitted_ns = 0;  // the submit call returned: end of slat, start of clat
 };
 
 // Requests by sim job id; grows with the job pool, never shrinks.

@@ -13,13 +13,13 @@ namespace vqsim::models {
 
 struct StageRow {
   std::string name, stage;
-  int capacity = 0;                  // servers or tokens, 0 = unlimited
-  sim::Interval utilization;         // busy servers / capacity (n/a for delays: number_mean)
-  sim::Interval queue_mean;          // jobs waiting (FCFS, pools)
-  sim::Interval wait_mean_ns;        // before service (FCFS) or for a token (pools)
-  sim::Interval response_mean_ns;    // time per visit
-  sim::Interval throughput_per_s;    // visits per second
-  double share_of_latency = 0;       // of fio's mean lat, from visits x time per visit
+  int capacity = 0;                // servers or tokens, 0 = unlimited
+  sim::Interval utilization;       // busy servers / capacity (n/a for delays: number_mean)
+  sim::Interval queue_mean;        // jobs waiting (FCFS, pools)
+  sim::Interval wait_mean_ns;      // before service (FCFS) or for a token (pools)
+  sim::Interval response_mean_ns;  // time per visit
+  sim::Interval throughput_per_s;  // visits per second
+  double share_of_latency = 0;     // of fio's mean lat, from visits x time per visit
   bool has_utilization = false, has_wait = false;
 };
 
@@ -31,7 +31,7 @@ struct IoRunReport {
   std::string bottleneck;
   double bottleneck_utilization = 0;
   double little_worst = 0;
-  double little_excess = 0;         // the largest error beyond what edge effects explain (little_edge_allowance); ok <= 1%
+  double little_excess = 0;  // the largest error beyond what edge effects explain (little_edge_allowance); ok <= 1%
   std::string little_where;
   std::uint64_t little_replication = 0;
   bool little_ok = true;

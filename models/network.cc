@@ -24,15 +24,20 @@ NetworkScenario load_network(const std::string& path, const std::vector<std::str
   sc.seed = static_cast<std::uint64_t>(cfg.integer(run, "run", "seed", 1, 0, std::numeric_limits<std::int64_t>::max()));
   sc.replications = static_cast<int>(cfg.integer(run, "run", "replications", 10, 1, 100000));
   sc.limits.warmup_ns = cfg.duration(run, "run", "warmup", 0);
-  sc.limits.warmup_completions = static_cast<std::uint64_t>(cfg.integer(run, "run", "warmup_completions", 0, 0, std::numeric_limits<std::int64_t>::max()));
+  sc.limits.warmup_completions =
+      static_cast<std::uint64_t>(cfg.integer(run, "run", "warmup_completions", 0, 0, std::numeric_limits<std::int64_t>::max()));
   sc.limits.measure_ns = cfg.duration(run, "run", "duration", 0);
-  sc.limits.measure_completions = static_cast<std::uint64_t>(cfg.integer(run, "run", "completions", 0, 0, std::numeric_limits<std::int64_t>::max()));
-  if (sc.limits.warmup_ns > 0 && sc.limits.warmup_completions > 0) cfg.fail(run.get("warmup"), "run.warmup", "give either warmup or warmup_completions, not both");
-  if (sc.limits.measure_ns == 0 && sc.limits.measure_completions == 0) cfg.fail(&run, "run", "needs 'duration' (e.g. \"1s\") or 'completions' (e.g. 100000) to know when to stop");
+  sc.limits.measure_completions =
+      static_cast<std::uint64_t>(cfg.integer(run, "run", "completions", 0, 0, std::numeric_limits<std::int64_t>::max()));
+  if (sc.limits.warmup_ns > 0 && sc.limits.warmup_completions > 0)
+    cfg.fail(run.get("warmup"), "run.warmup", "give either warmup or warmup_completions, not both");
+  if (sc.limits.measure_ns == 0 && sc.limits.measure_completions == 0)
+    cfg.fail(&run, "run", "needs 'duration' (e.g. \"1s\") or 'completions' (e.g. 100000) to know when to stop");
 
   const toml::table* population = root["population"].as_table();
   const toml::table* source = root["source"].as_table();
-  if ((population == nullptr) == (source == nullptr)) cfg.fail(&root, "population/source", "give exactly one of [population] (closed network) or [source] (open network)");
+  if ((population == nullptr) == (source == nullptr))
+    cfg.fail(&root, "population/source", "give exactly one of [population] (closed network) or [source] (open network)");
   if (population != nullptr) {
     cfg.check_keys(*population, "population", {"customers"});
     sc.closed = true;
@@ -51,7 +56,8 @@ NetworkScenario load_network(const std::string& path, const std::vector<std::str
     if (name.empty()) cfg.fail(&t, key + ".name", "every entry needs a name");
     for (const char* reserved : {"population", "source", "sink", "run"})
       if (name == reserved) cfg.fail(t.get("name"), key + ".name", "\"" + name + "\" is reserved");
-    if (std::find(names.begin(), names.end(), name) != names.end()) cfg.fail(t.get("name"), key + ".name", "\"" + name + "\" is used twice");
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      cfg.fail(t.get("name"), key + ".name", "\"" + name + "\" is used twice");
     names.push_back(name);
     return name;
   };
@@ -75,22 +81,27 @@ NetworkScenario load_network(const std::string& path, const std::vector<std::str
     NetworkStation st;
     st.name = claim_name(t, key);
     const std::string kind = cfg.string(t, key, "kind", "fcfs", {"fcfs", "ps", "delay"});
-    st.kind = kind == "fcfs" ? NetworkStation::Kind::Fcfs : kind == "ps" ? NetworkStation::Kind::ProcessorSharing : NetworkStation::Kind::Delay;
+    st.kind = kind == "fcfs" ? NetworkStation::Kind::Fcfs
+              : kind == "ps" ? NetworkStation::Kind::ProcessorSharing
+                             : NetworkStation::Kind::Delay;
     st.servers = static_cast<int>(cfg.integer(t, key, "servers", 1, 1, 1'000'000));
-    if (st.kind == NetworkStation::Kind::Delay && t.contains("servers")) cfg.fail(t.get("servers"), key + ".servers", "a delay station has no servers to count (every job is served at once)");
+    if (st.kind == NetworkStation::Kind::Delay && t.contains("servers"))
+      cfg.fail(t.get("servers"), key + ".servers", "a delay station has no servers to count (every job is served at once)");
     const toml::node* service = t.get("service");
     if (service == nullptr) cfg.fail(&t, key + ".service", "missing, e.g. { dist = \"exponential\", mean = \"10us\" }");
     st.service = cfg.distribution(*service, key + ".service");
     st.cpu = cfg.string(t, key, "cpu", "");
     if (!st.cpu.empty()) {
-      if (st.kind != NetworkStation::Kind::Fcfs) cfg.fail(t.get("cpu"), key + ".cpu", "only fcfs stations run their servers on a shared cpu");
+      if (st.kind != NetworkStation::Kind::Fcfs)
+        cfg.fail(t.get("cpu"), key + ".cpu", "only fcfs stations run their servers on a shared cpu");
       bool found = false;
       std::vector<std::string> cpu_names;
       for (const auto& c : sc.cpus) {
         found = found || c.name == st.cpu;
         cpu_names.push_back(c.name);
       }
-      if (!found) cfg.fail(t.get("cpu"), key + ".cpu", "no [[cpu]] is named \"" + st.cpu + "\"" + did_you_mean(st.cpu, cpu_names));
+      if (!found)
+        cfg.fail(t.get("cpu"), key + ".cpu", "no [[cpu]] is named \"" + st.cpu + "\"" + did_you_mean(st.cpu, cpu_names));
     }
     sc.stations.push_back(std::move(st));
   }

@@ -26,7 +26,8 @@ std::string trim(const std::string& s) {
   return s.substr(a, b - a);
 }
 
-const char* kConstraintForm = "expected METRIC OP VALUE, e.g. 'read.clat_p99_us <= 2000' or 'total.iops >= 300k' (OP is <=, >=, < or >)";
+const char* kConstraintForm =
+    "expected METRIC OP VALUE, e.g. 'read.clat_p99_us <= 2000' or 'total.iops >= 300k' (OP is <=, >=, < or >)";
 
 std::string quoted(const std::string& s) {
   std::string q = "'";
@@ -40,7 +41,8 @@ bool percentile_of(const std::string& name, std::string* dir, std::string* numbe
   const auto dot = name.find('.');
   if (dot == std::string::npos) return false;
   const std::string rest = name.substr(dot + 1), prefix = "clat_p", suffix = "_us";
-  if (rest.rfind(prefix, 0) != 0 || rest.size() <= prefix.size() + suffix.size() || rest.substr(rest.size() - suffix.size()) != suffix)
+  if (rest.rfind(prefix, 0) != 0 || rest.size() <= prefix.size() + suffix.size() ||
+      rest.substr(rest.size() - suffix.size()) != suffix)
     return false;
   *dir = name.substr(0, dot);
   *number = rest.substr(prefix.size(), rest.size() - prefix.size() - suffix.size());
@@ -62,15 +64,21 @@ void check_metric(const std::string& metric) {
         known.append(buf);
       }
       std::string msg = "metric ";
-      msg.append(metric).append(": vqsim records fio's default percentiles (").append(known).append("); ").append(number).append(
-          " is not one of them");
+      msg.append(metric)
+          .append(": vqsim records fio's default percentiles (")
+          .append(known)
+          .append("); ")
+          .append(number)
+          .append(" is not one of them");
       throw std::invalid_argument(msg);
     }
   }
   if (!is_io_metric(metric)) {
     std::string msg = "unknown metric ";
     msg.append(quoted(metric)).append(io_metric_suggestion(metric));
-    msg.append("; metrics are <read|write>.<iops|bw_kib|lat_mean_us|slat_mean_us|clat_mean_us|clat_p<P>_us> or total.<iops|bw_kib|lat_mean_us>");
+    msg.append(
+        "; metrics are <read|write>.<iops|bw_kib|lat_mean_us|slat_mean_us|clat_mean_us|clat_p<P>_us> or "
+        "total.<iops|bw_kib|lat_mean_us>");
     throw std::invalid_argument(msg);
   }
 }
@@ -84,9 +92,12 @@ double parse_bound(const std::string& text, const std::string& whole, const std:
   double v = std::strtod(begin, &end);
   std::string rest(end);
   double k = 1;
-  if (rest == "k" || rest == "K") k = 1e3;
-  else if (rest == "M") k = 1e6;
-  else if (rest == "G") k = 1e9;
+  if (rest == "k" || rest == "K")
+    k = 1e3;
+  else if (rest == "M")
+    k = 1e6;
+  else if (rest == "G")
+    k = 1e9;
   else if (!rest.empty() && latency && end != begin) {
     try {
       v = parse_duration_ns_real(text) / 1e3;
@@ -193,8 +204,8 @@ class Planner {
   }
 
   const std::vector<double>& mva_raw(long long t);  // the MVA's value of each constraint's metric (or guide)
-  bool mva(long long t);                           // scaled by scale_, recorded as a point
-  long long mva_search(long long a, long long b);  // the last feasible position in [a, b] by MVA
+  bool mva(long long t);                            // scaled by scale_, recorded as a point
+  long long mva_search(long long a, long long b);   // the last feasible position in [a, b] by MVA
   bool des(long long t);
   void bracket(long long* good, long long* bad) const;
 
@@ -207,8 +218,8 @@ class Planner {
   std::map<long long, std::vector<double>> des_mean_;  // each constraint's DES mean
   std::vector<double> scale_;                          // DES / MVA per constraint (1 in round 0)
   int round_ = 0;
-  std::vector<bool> reversed_;  // per constraint: it gets easier towards the goal's end
-  std::map<long long, PlanPoint> cal_points_;  // this calibration round's MVA points
+  std::vector<bool> reversed_;                  // per constraint: it gets easier towards the goal's end
+  std::map<long long, PlanPoint> cal_points_;   // this calibration round's MVA points
   std::map<long long, std::size_t> des_point_;  // position -> index in res_.tried
   std::map<long long, std::vector<std::pair<std::string, sim::Interval>>> des_metrics_;
   std::map<long long, IoRunReport> des_reports_;  // each simulated point's run, for the answer's report
@@ -251,8 +262,10 @@ bool Planner::mva(long long t) {
     if (!reversed_[i]) search_ok = search_ok && k.satisfied;
     p.checks.push_back(k);
   }
-  if (round_ == 0) res_.tried.push_back(p);
-  else cal_points_[t] = p;  // only a calibrated search's answer is shown
+  if (round_ == 0)
+    res_.tried.push_back(p);
+  else
+    cal_points_[t] = p;  // only a calibrated search's answer is shown
   done[t] = search_ok;
   return search_ok;
 }
@@ -262,8 +275,10 @@ long long Planner::mva_search(long long a, long long b) {
   if (!mva(a)) return a;
   while (b - a > 1) {
     const long long mid = a + (b - a) / 2;
-    if (mva(mid)) a = mid;
-    else b = mid;
+    if (mva(mid))
+      a = mid;
+    else
+      b = mid;
   }
   return a;
 }
@@ -309,7 +324,8 @@ void Planner::bracket(long long* good, long long* bad) const {
 }
 
 PlanResult Planner::run() {
-  if (req_.constraints.empty()) throw std::invalid_argument("plan needs at least one constraint (--subject-to 'METRIC OP VALUE')");
+  if (req_.constraints.empty())
+    throw std::invalid_argument("plan needs at least one constraint (--subject-to 'METRIC OP VALUE')");
   check_plan_knob(req_.knob);
   if (req_.replications < 1) throw std::invalid_argument("replications must be >= 1");
   if (req_.ios < 1) throw std::invalid_argument("ios must be >= 1");
@@ -329,7 +345,11 @@ PlanResult Planner::run() {
   res_.request = req_;
   const bool maximize = req_.goal == PlanGoal::maximize;
   res_.question = maximize ? "largest " : "smallest ";
-  res_.question.append(req_.knob).append(" in ").append(range_text(lo_, hi_)).append(" with ").append(join_constraints(req_.constraints));
+  res_.question.append(req_.knob)
+      .append(" in ")
+      .append(range_text(lo_, hi_))
+      .append(" with ")
+      .append(join_constraints(req_.constraints));
 
   for (const auto& c : req_.constraints) extra_metrics_.push_back(c.metric);
   for (const char* m : {"total.iops", "total.lat_mean_us"})
@@ -465,7 +485,11 @@ PlanResult Planner::run() {
     res_.answer_report = des_reports_[best];
     if (best == 0) {
       res_.message = "no value";
-      res_.message.append(of).append(" in ").append(range_text(lo_, hi_)).append(" satisfies ").append(join_constraints(req_.constraints));
+      res_.message.append(of)
+          .append(" in ")
+          .append(range_text(lo_, hi_))
+          .append(" satisfies ")
+          .append(join_constraints(req_.constraints));
       res_.message.append("; the best is ").append(std::to_string(res_.answer)).append(" with ");
       res_.message.append(checks_text(res_.answer_checks, true));
     } else {
@@ -485,9 +509,16 @@ PlanResult Planner::run() {
     for (std::size_t i = 0; i < req_.constraints.size(); ++i)
       if (!reversed_[i]) searched.push_back(req_.constraints[i]);
     res_.message = "no value";
-    res_.message.append(of).append(" in ").append(range_text(lo_, hi_)).append(" satisfies ").append(join_constraints(req_.constraints));
+    res_.message.append(of)
+        .append(" in ")
+        .append(range_text(lo_, hi_))
+        .append(" satisfies ")
+        .append(join_constraints(req_.constraints));
     res_.message.append("; the ").append(maximize ? "largest" : "smallest").append(" with ").append(join_constraints(searched));
-    res_.message.append(" is ").append(std::to_string(res_.answer)).append(", where ").append(checks_text(res_.answer_checks, true));
+    res_.message.append(" is ")
+        .append(std::to_string(res_.answer))
+        .append(", where ")
+        .append(checks_text(res_.answer_checks, true));
     return res_;
   }
   res_.feasible = true;
@@ -500,7 +531,9 @@ PlanResult Planner::run() {
   res_.message.append(" in ").append(range_text(lo_, hi_)).append(" with ").append(join_constraints(req_.constraints));
   res_.message.append(" is ").append(std::to_string(res_.answer)).append(": ").append(checks_text(res_.answer_checks, false));
   if (res_.at_range_end) {
-    res_.message.append("; every value in ").append(range_text(lo_, hi_)).append(" satisfies the constraints, so the answer is the end of the range");
+    res_.message.append("; every value in ")
+        .append(range_text(lo_, hi_))
+        .append(" satisfies the constraints, so the answer is the end of the range");
   } else if (bad <= n_) {
     res_.message.append("; at ").append(std::to_string(value_at(bad))).append(": ");
     res_.message.append(checks_text(res_.tried[des_point_[bad]].checks, true));
@@ -513,20 +546,28 @@ PlanResult Planner::run() {
 bool PlanConstraint::holds(double value) const {
   if (!std::isfinite(value)) return op == ge || op == gt ? value > 0 && !std::isnan(value) : false;
   switch (op) {
-    case le: return value <= bound;
-    case ge: return value >= bound;
-    case lt: return value < bound;
-    case gt: return value > bound;
+    case le:
+      return value <= bound;
+    case ge:
+      return value >= bound;
+    case lt:
+      return value < bound;
+    case gt:
+      return value > bound;
   }
   return false;
 }
 
 const char* plan_op_symbol(PlanConstraint::Op op) {
   switch (op) {
-    case PlanConstraint::le: return "<=";
-    case PlanConstraint::ge: return ">=";
-    case PlanConstraint::lt: return "<";
-    case PlanConstraint::gt: return ">";
+    case PlanConstraint::le:
+      return "<=";
+    case PlanConstraint::ge:
+      return ">=";
+    case PlanConstraint::lt:
+      return "<";
+    case PlanConstraint::gt:
+      return ">";
   }
   return "?";
 }
@@ -552,10 +593,14 @@ PlanConstraint parse_plan_constraint(const std::string& text) {
   PlanConstraint c;
   std::size_t len = 1;
   const char a = text[pos], b = pos + 1 < text.size() ? text[pos + 1] : '\0';
-  if (a == '<' && b == '=') c.op = PlanConstraint::le, len = 2;
-  else if (a == '>' && b == '=') c.op = PlanConstraint::ge, len = 2;
-  else if (a == '<' && b != '>' && b != '<') c.op = PlanConstraint::lt;
-  else if (a == '>' && b != '<' && b != '>') c.op = PlanConstraint::gt;
+  if (a == '<' && b == '=')
+    c.op = PlanConstraint::le, len = 2;
+  else if (a == '>' && b == '=')
+    c.op = PlanConstraint::ge, len = 2;
+  else if (a == '<' && b != '>' && b != '<')
+    c.op = PlanConstraint::lt;
+  else if (a == '>' && b != '<' && b != '>')
+    c.op = PlanConstraint::gt;
   else {
     std::string msg = "constraint ";
     msg.append(quoted(text)).append(": ");
@@ -567,12 +612,20 @@ PlanConstraint parse_plan_constraint(const std::string& text) {
   const std::string value = trim(text.substr(pos + len));
   if (c.metric.empty()) {
     std::string msg = "constraint ";
-    msg.append(quoted(text)).append(": the metric is missing before ").append(plan_op_symbol(c.op)).append("; ").append(kConstraintForm);
+    msg.append(quoted(text))
+        .append(": the metric is missing before ")
+        .append(plan_op_symbol(c.op))
+        .append("; ")
+        .append(kConstraintForm);
     throw std::invalid_argument(msg);
   }
   if (value.empty()) {
     std::string msg = "constraint ";
-    msg.append(quoted(text)).append(": the value is missing after ").append(plan_op_symbol(c.op)).append("; ").append(kConstraintForm);
+    msg.append(quoted(text))
+        .append(": the value is missing after ")
+        .append(plan_op_symbol(c.op))
+        .append("; ")
+        .append(kConstraintForm);
     throw std::invalid_argument(msg);
   }
   if (value.find_first_of("<>=!") != std::string::npos) {
@@ -588,9 +641,11 @@ PlanConstraint parse_plan_constraint(const std::string& text) {
 
 const std::vector<std::string>& plan_integer_knobs() {
   static const std::vector<std::string> k = {
-      "workload.numjobs", "workload.iodepth",    "workload.iodepth_batch_submit", "workload.rwmixread", "guest.vcpus",
-      "guest.num_queues", "guest.queue_size",    "guest.cmd_per_lun",             "guest.hba_queue_depth", "host.iothreads",
-      "host.cores",       "host.thread_pool_max", "backend.channels",             "backend.ncq_depth",  "backend.osd_slots",
+      "workload.numjobs",     "workload.iodepth",  "workload.iodepth_batch_submit",
+      "workload.rwmixread",   "guest.vcpus",       "guest.num_queues",
+      "guest.queue_size",     "guest.cmd_per_lun", "guest.hba_queue_depth",
+      "host.iothreads",       "host.cores",        "host.thread_pool_max",
+      "backend.channels",     "backend.ncq_depth", "backend.osd_slots",
       "backend.msgr_threads",
   };
   return k;
@@ -652,9 +707,12 @@ std::string plan_number(double v) {
   if (!std::isfinite(v)) return "unbounded";
   char buf[64];
   const double a = std::fabs(v);
-  if (a >= 1000) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else if (a >= 1) std::snprintf(buf, sizeof buf, "%.4g", v);
-  else std::snprintf(buf, sizeof buf, "%.3g", v + 0.0);
+  if (a >= 1000)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else if (a >= 1)
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g", v + 0.0);
   std::string s(buf);
   if (s == "-0") s = "0";
   return s;
@@ -664,8 +722,10 @@ std::string plan_interval(const sim::Interval& i) {
   std::string s = plan_number(i.mean);
   if ((i.n >= 2 || i.half_width > 0) && std::isfinite(i.mean) && std::isfinite(i.half_width)) {
     char buf[64];
-    if (i.half_width >= 100) std::snprintf(buf, sizeof buf, "%.0f", i.half_width);
-    else std::snprintf(buf, sizeof buf, "%.2g", i.half_width);
+    if (i.half_width >= 100)
+      std::snprintf(buf, sizeof buf, "%.0f", i.half_width);
+    else
+      std::snprintf(buf, sizeof buf, "%.2g", i.half_width);
     s.append(" ± ").append(buf);
   }
   return s;

@@ -34,10 +34,10 @@ namespace vqsim::models {
 
 struct PlanConstraint {
   enum Op { le, ge, lt, gt };
-  std::string metric;      // an io_metrics name: read.iops, read.clat_p99_us, total.lat_mean_us, …
+  std::string metric;  // an io_metrics name: read.iops, read.clat_p99_us, total.lat_mean_us, …
   Op op = le;
   double bound = 0;
-  std::string bound_text;  // as the user wrote it ("300k"), for messages
+  std::string bound_text;          // as the user wrote it ("300k"), for messages
   bool holds(double value) const;  // false for a non-finite value
   std::string text() const;        // "read.clat_p99_us <= 2000"
 };
@@ -64,21 +64,21 @@ struct PlanRequest {
   std::vector<std::string> overrides;  // "key=value", applied before the knob
   std::string knob;
   PlanGoal goal = PlanGoal::maximize;
-  long long lo = 0, hi = -1;           // hi < lo: the knob's default range
+  long long lo = 0, hi = -1;  // hi < lo: the knob's default range
   std::vector<PlanConstraint> constraints;
   int replications = 3;
-  int threads = 0;                     // for the replications; 0 = all cores
-  long long ios = 50000;               // measured I/Os per replication at each simulated point
-  int max_des = 24;                    // simulated points at most
+  int threads = 0;        // for the replications; 0 = all cores
+  long long ios = 50000;  // measured I/Os per replication at each simulated point
+  int max_des = 24;       // simulated points at most
 };
 
 // One constraint checked at one point.
 struct PlanCheck {
   PlanConstraint constraint;
-  std::string metric;       // what was evaluated: the constraint's metric, or the MVA guide
-  bool guide = false;       // MVA: the mean clat stood in for a percentile
-  sim::Interval value;      // DES: the 95% interval; MVA: a point (half_width 0)
-  bool satisfied = false;   // by the mean
+  std::string metric;           // what was evaluated: the constraint's metric, or the MVA guide
+  bool guide = false;           // MVA: the mean clat stood in for a percentile
+  sim::Interval value;          // DES: the 95% interval; MVA: a point (half_width 0)
+  bool satisfied = false;       // by the mean
   bool whole_interval = false;  // DES: the whole interval satisfies it
   bool straddles = false;       // DES: the interval contains the bound
   std::string verdict() const;  // "satisfied", "borderline (mean satisfies)", "borderline (mean violates)", "violated"
@@ -86,25 +86,25 @@ struct PlanCheck {
 
 struct PlanPoint {
   long long value = 0;
-  std::string method;       // "MVA" or "DES"
+  std::string method;  // "MVA" or "DES"
   std::vector<PlanCheck> checks;
-  bool satisfied = false;   // every check satisfied
+  bool satisfied = false;  // every check satisfied
 };
 
 struct PlanResult {
   PlanRequest request;
-  std::string question;     // "largest workload.numjobs in [1, 256] with read.clat_p99_us <= 2000"
+  std::string question;  // "largest workload.numjobs in [1, 256] with read.clat_p99_us <= 2000"
   bool feasible = false;
-  long long answer = 0;     // feasible: the answer; infeasible: the best end of the range
+  long long answer = 0;       // feasible: the answer; infeasible: the best end of the range
   bool at_range_end = false;  // feasible and the constraints hold at the far end of the range
   long long mva_candidate = 0;
-  std::vector<PlanCheck> answer_checks;  // DES, at the answer (or the best end when infeasible)
+  std::vector<PlanCheck> answer_checks;                               // DES, at the answer (or the best end when infeasible)
   std::vector<std::pair<std::string, sim::Interval>> answer_metrics;  // DES: IOPS and mean latency too
-  IoRunReport answer_report;             // the DES run at the answer (or the best end when infeasible)
-  std::vector<PlanPoint> tried;          // in the order evaluated
-  std::vector<bool> reversed;            // per constraint: limits the answer from the other side
-  std::vector<std::string> notes;        // monotonicity violations, MVA failures, budget
-  std::string message;                   // the answer in one sentence
+  IoRunReport answer_report;       // the DES run at the answer (or the best end when infeasible)
+  std::vector<PlanPoint> tried;    // in the order evaluated
+  std::vector<bool> reversed;      // per constraint: limits the answer from the other side
+  std::vector<std::string> notes;  // monotonicity violations, MVA failures, budget
+  std::string message;             // the answer in one sentence
 };
 
 // Runs the search. Throws ConfigError for a bad scenario or override (including the knob at the

@@ -23,36 +23,55 @@ namespace vqsim::models {
 const char* direction_name(Direction d) { return d == Direction::read ? "read" : "write"; }
 const char* driver_name(GuestDriver d) {
   switch (d) {
-    case GuestDriver::virtio_blk: return "virtio-blk";
-    case GuestDriver::virtio_scsi: return "virtio-scsi";
-    case GuestDriver::vhost_scsi: return "vhost-scsi";
-    case GuestDriver::vhost_user_blk: return "vhost-user-blk";
-    case GuestDriver::scsi_hba: return "scsi-hba";
-    case GuestDriver::none: return "none";
+    case GuestDriver::virtio_blk:
+      return "virtio-blk";
+    case GuestDriver::virtio_scsi:
+      return "virtio-scsi";
+    case GuestDriver::vhost_scsi:
+      return "vhost-scsi";
+    case GuestDriver::vhost_user_blk:
+      return "vhost-user-blk";
+    case GuestDriver::scsi_hba:
+      return "scsi-hba";
+    case GuestDriver::none:
+      return "none";
   }
   return "?";
 }
 const char* aio_name(Aio a) { return a == Aio::threads ? "threads" : a == Aio::native ? "native" : "io_uring"; }
 const char* cache_name(CacheMode c) {
   switch (c) {
-    case CacheMode::none: return "none";
-    case CacheMode::writeback: return "writeback";
-    case CacheMode::writethrough: return "writethrough";
-    case CacheMode::directsync: return "directsync";
-    case CacheMode::unsafe: return "unsafe";
+    case CacheMode::none:
+      return "none";
+    case CacheMode::writeback:
+      return "writeback";
+    case CacheMode::writethrough:
+      return "writethrough";
+    case CacheMode::directsync:
+      return "directsync";
+    case CacheMode::unsafe:
+      return "unsafe";
   }
   return "?";
 }
 const char* backend_name(BackendKind b) {
   switch (b) {
-    case BackendKind::nvme: return "nvme";
-    case BackendKind::sata_ssd: return "sata-ssd";
-    case BackendKind::hdd: return "hdd";
-    case BackendKind::md_raid1: return "md-raid1";
-    case BackendKind::ceph_rbd: return "ceph-rbd";
-    case BackendKind::krbd: return "krbd";
-    case BackendKind::pagecache: return "pagecache";
-    case BackendKind::null: return "null";
+    case BackendKind::nvme:
+      return "nvme";
+    case BackendKind::sata_ssd:
+      return "sata-ssd";
+    case BackendKind::hdd:
+      return "hdd";
+    case BackendKind::md_raid1:
+      return "md-raid1";
+    case BackendKind::ceph_rbd:
+      return "ceph-rbd";
+    case BackendKind::krbd:
+      return "krbd";
+    case BackendKind::pagecache:
+      return "pagecache";
+    case BackendKind::null:
+      return "null";
   }
   return "?";
 }
@@ -61,14 +80,14 @@ namespace {
 
 // How a key's value is written in TOML and what it becomes.
 enum class Kind {
-  integer,      // whole number
-  real,         // any number
-  time_us,      // number in µs, or a duration string ("12us", "1.5ms"); stored as ns
-  time_ms,      // number in ms, or a duration string; stored as ns
-  time_s,       // number in s (fio's runtime, ramp_time), or a duration string; stored as ns
-  size,         // bytes, or "4k", "1MiB"
-  rate,         // bytes per second, or "550MB" / "3GiB" (per second implied)
-  choice,       // one word of a list
+  integer,  // whole number
+  real,     // any number
+  time_us,  // number in µs, or a duration string ("12us", "1.5ms"); stored as ns
+  time_ms,  // number in ms, or a duration string; stored as ns
+  time_s,   // number in s (fio's runtime, ramp_time), or a duration string; stored as ns
+  size,     // bytes, or "4k", "1MiB"
+  rate,     // bytes per second, or "550MB" / "3GiB" (per second implied)
+  choice,   // one word of a list
   boolean,
   text,
 };
@@ -103,9 +122,12 @@ void set_rw(IoScenario& s, const std::string& rw) {
   auto& w = s.workload;
   w.rw = rw;
   w.random = rw.rfind("rand", 0) == 0;
-  if (rw == "read" || rw == "randread") w.read_fraction = 1;
-  else if (rw == "write" || rw == "randwrite") w.read_fraction = 0;
-  else w.read_fraction = w.rwmixread / 100.0;
+  if (rw == "read" || rw == "randread")
+    w.read_fraction = 1;
+  else if (rw == "write" || rw == "randwrite")
+    w.read_fraction = 0;
+  else
+    w.read_fraction = w.rwmixread / 100.0;
 }
 
 const std::vector<Param>& params() {
@@ -114,36 +136,108 @@ const std::vector<Param>& params() {
     auto add = [&](Param p) { t.push_back(std::move(p)); };
     const std::vector<std::string> rws{"read", "write", "randread", "randwrite", "rw", "readwrite", "randrw"};
     // --- run
-    add({"run.seed", Kind::integer, "", "1", "", "seed of replication 0; replication r uses streams (seed, r)", {}, 0, 1.8e19,
+    add({"run.seed",
+         Kind::integer,
+         "",
+         "1",
+         "",
+         "seed of replication 0; replication r uses streams (seed, r)",
+         {},
+         0,
+         1.8e19,
          [](IoScenario& s, const Value& v) { s.run.seed = static_cast<std::uint64_t>(v.number); }});
-    add({"run.replications", Kind::integer, "", "5", "", "independent replications (95% intervals need >= 2)", {}, 1, 10000,
+    add({"run.replications",
+         Kind::integer,
+         "",
+         "5",
+         "",
+         "independent replications (95% intervals need >= 2)",
+         {},
+         1,
+         10000,
          [](IoScenario& s, const Value& v) { s.run.replications = static_cast<int>(v.number); }});
     // --- workload (fio)
     add({"workload.rw", Kind::choice, "", "randread", "fio HOWTO rw", "I/O pattern, as fio's rw", rws, 0, 0,
          [](IoScenario& s, const Value& v) { set_rw(s, v.word == "readwrite" ? "rw" : v.word); }});
-    add({"workload.rwmixread", Kind::integer, "%", "50", "fio HOWTO rwmixread", "share of reads in rw/randrw", {}, 0, 100,
+    add({"workload.rwmixread",
+         Kind::integer,
+         "%",
+         "50",
+         "fio HOWTO rwmixread",
+         "share of reads in rw/randrw",
+         {},
+         0,
+         100,
          [](IoScenario& s, const Value& v) {
            s.workload.rwmixread = static_cast<int>(v.number);
            set_rw(s, s.workload.rw);
          }});
-    add({"workload.bs", Kind::size, "bytes", "4k", "fio HOWTO bs", "block size of every request", {}, 512, 1 << 30,
-         [](IoScenario& s, const Value& v) { s.workload.bs_read_bytes = s.workload.bs_write_bytes = static_cast<std::uint64_t>(v.number); }});
-    add({"workload.bs_write", Kind::size, "bytes", "= bs", "fio HOWTO bs=r,w", "block size of writes when it differs", {}, 512, 1 << 30,
+    add({"workload.bs",
+         Kind::size,
+         "bytes",
+         "4k",
+         "fio HOWTO bs",
+         "block size of every request",
+         {},
+         512,
+         1 << 30,
+         [](IoScenario& s, const Value& v) {
+           s.workload.bs_read_bytes = s.workload.bs_write_bytes = static_cast<std::uint64_t>(v.number);
+         }});
+    add({"workload.bs_write",
+         Kind::size,
+         "bytes",
+         "= bs",
+         "fio HOWTO bs=r,w",
+         "block size of writes when it differs",
+         {},
+         512,
+         1 << 30,
          [](IoScenario& s, const Value& v) { s.workload.bs_write_bytes = static_cast<std::uint64_t>(v.number); }});
-    add({"workload.iodepth", Kind::integer, "", "1", "fio HOWTO iodepth", "I/Os in flight per job (psync/sync: always 1)", {}, 1, 65536,
+    add({"workload.iodepth",
+         Kind::integer,
+         "",
+         "1",
+         "fio HOWTO iodepth",
+         "I/Os in flight per job (psync/sync: always 1)",
+         {},
+         1,
+         65536,
          [](IoScenario& s, const Value& v) { s.workload.iodepth = static_cast<int>(v.number); }});
-    add({"workload.numjobs", Kind::integer, "", "1", "fio HOWTO numjobs", "parallel fio jobs (processes)", {}, 1, 4096,
+    add({"workload.numjobs",
+         Kind::integer,
+         "",
+         "1",
+         "fio HOWTO numjobs",
+         "parallel fio jobs (processes)",
+         {},
+         1,
+         4096,
          [](IoScenario& s, const Value& v) { s.workload.numjobs = static_cast<int>(v.number); }});
-    add({"workload.ioengine", Kind::choice, "", "libaio", "fio HOWTO ioengine",
+    add({"workload.ioengine",
+         Kind::choice,
+         "",
+         "libaio",
+         "fio HOWTO ioengine",
          "psync/sync/pvsync: one I/O at a time; libaio/io_uring: iodepth in flight",
-         {"psync", "sync", "pvsync", "libaio", "io_uring", "aio"}, 0, 0, [](IoScenario& s, const Value& v) {
+         {"psync", "sync", "pvsync", "libaio", "io_uring", "aio"},
+         0,
+         0,
+         [](IoScenario& s, const Value& v) {
            s.workload.ioengine_name = v.word;
            s.workload.ioengine = (v.word == "libaio" || v.word == "aio") ? FioEngine::libaio
-                                 : v.word == "io_uring"                   ? FioEngine::io_uring
-                                                                          : FioEngine::psync;
+                                 : v.word == "io_uring"                  ? FioEngine::io_uring
+                                                                         : FioEngine::psync;
          }});
-    add({"workload.iodepth_batch_submit", Kind::integer, "", "1", "fio HOWTO iodepth_batch_submit",
-         "I/Os fio submits per io_submit call (one kick per batch)", {}, 1, 65536,
+    add({"workload.iodepth_batch_submit",
+         Kind::integer,
+         "",
+         "1",
+         "fio HOWTO iodepth_batch_submit",
+         "I/Os fio submits per io_submit call (one kick per batch)",
+         {},
+         1,
+         65536,
          [](IoScenario& s, const Value& v) { s.workload.iodepth_batch_submit = static_cast<int>(v.number); }});
     add({"workload.direct",
          Kind::boolean,
@@ -155,21 +249,76 @@ const std::vector<Param>& params() {
          0,
          0,
          [](IoScenario& s, const Value& v) { s.workload.direct = v.flag; }});
-    add({"workload.thinktime", Kind::time_us, "us", "0", "fio HOWTO thinktime", "pause before each I/O of a job slot", {}, 0, 1e15,
+    add({"workload.thinktime",
+         Kind::time_us,
+         "us",
+         "0",
+         "fio HOWTO thinktime",
+         "pause before each I/O of a job slot",
+         {},
+         0,
+         1e15,
          [](IoScenario& s, const Value& v) { s.workload.thinktime_ns = v.number; }});
-    add({"workload.rate_iops", Kind::real, "IOPS", "0", "fio HOWTO rate_iops, rate_process=poisson",
-         "open loop: Poisson arrivals at this rate per job (0 = closed loop)", {}, 0, 1e9,
+    add({"workload.rate_iops",
+         Kind::real,
+         "IOPS",
+         "0",
+         "fio HOWTO rate_iops, rate_process=poisson",
+         "open loop: Poisson arrivals at this rate per job (0 = closed loop)",
+         {},
+         0,
+         1e9,
          [](IoScenario& s, const Value& v) { s.workload.rate_iops = v.number; }});
-    add({"workload.runtime", Kind::time_s, "s", "0 (use ios)", "fio HOWTO runtime", "simulated measurement time per replication", {}, 0, 1e15,
+    add({"workload.runtime",
+         Kind::time_s,
+         "s",
+         "0 (use ios)",
+         "fio HOWTO runtime",
+         "simulated measurement time per replication",
+         {},
+         0,
+         1e15,
          [](IoScenario& s, const Value& v) { s.workload.runtime_ns = static_cast<sim::time_ns>(v.number); }});
-    add({"workload.ramp_time", Kind::time_s, "s", "0.02", "fio HOWTO ramp_time", "simulated warm-up, excluded from statistics", {}, 0, 1e15,
+    add({"workload.ramp_time",
+         Kind::time_s,
+         "s",
+         "0.02",
+         "fio HOWTO ramp_time",
+         "simulated warm-up, excluded from statistics",
+         {},
+         0,
+         1e15,
          [](IoScenario& s, const Value& v) { s.workload.ramp_time_ns = static_cast<sim::time_ns>(v.number); }});
-    add({"workload.ios", Kind::integer, "", "200000", "", "measured I/Os per replication when runtime is 0", {}, 1, 1e13,
+    add({"workload.ios",
+         Kind::integer,
+         "",
+         "200000",
+         "",
+         "measured I/Os per replication when runtime is 0",
+         {},
+         1,
+         1e13,
          [](IoScenario& s, const Value& v) { s.workload.ios = static_cast<std::uint64_t>(v.number); }});
-    add({"workload.fio_job", Kind::text, "", "", "", "a fio job file; its options fill the workload keys not set here", {}, 0, 0,
+    add({"workload.fio_job",
+         Kind::text,
+         "",
+         "",
+         "",
+         "a fio job file; its options fill the workload keys not set here",
+         {},
+         0,
+         0,
          [](IoScenario& s, const Value& v) { s.workload.fio_job = v.word; }});
     // --- guest
-    add({"guest.vcpus", Kind::integer, "", "2", "", "guest vCPUs (fio jobs beyond it share them)", {}, 1, 4096,
+    add({"guest.vcpus",
+         Kind::integer,
+         "",
+         "2",
+         "",
+         "guest vCPUs (fio jobs beyond it share them)",
+         {},
+         1,
+         4096,
          [](IoScenario& s, const Value& v) { s.guest.vcpus = static_cast<int>(v.number); }});
     add({"guest.driver",
          Kind::choice,
@@ -206,21 +355,68 @@ const std::vector<Param>& params() {
          2,
          32768,
          [](IoScenario& s, const Value& v) { s.guest.queue_size = static_cast<int>(v.number); }});
-    add({"guest.scheduler", Kind::choice, "", "none", "Linux block/blk-mq-sched.c", "guest I/O scheduler (any but none/noop costs scheduler_us)",
-         {"none", "noop", "mq-deadline", "deadline", "cfq", "bfq", "kyber"}, 0, 0,
+    add({"guest.scheduler",
+         Kind::choice,
+         "",
+         "none",
+         "Linux block/blk-mq-sched.c",
+         "guest I/O scheduler (any but none/noop costs scheduler_us)",
+         {"none", "noop", "mq-deadline", "deadline", "cfq", "bfq", "kyber"},
+         0,
+         0,
          [](IoScenario& s, const Value& v) { s.guest.scheduler = v.word; }});
-    add({"guest.block_path", Kind::choice, "", "mq", "LKML 2011 virtio-blk bio-based path (seed 003)",
-         "mq (blk-mq), request (legacy request_fn) or bio (make_request, bypasses the scheduler)", {"mq", "request", "bio"}, 0, 0,
+    add({"guest.block_path",
+         Kind::choice,
+         "",
+         "mq",
+         "LKML 2011 virtio-blk bio-based path (seed 003)",
+         "mq (blk-mq), request (legacy request_fn) or bio (make_request, bypasses the scheduler)",
+         {"mq", "request", "bio"},
+         0,
+         0,
          [](IoScenario& s, const Value& v) {
-           s.guest.block_path = pick<BlockPath>({"mq", "request", "bio"}, {BlockPath::mq, BlockPath::request, BlockPath::bio}, v.word);
+           s.guest.block_path =
+               pick<BlockPath>({"mq", "request", "bio"}, {BlockPath::mq, BlockPath::request, BlockPath::bio}, v.word);
          }});
-    add({"guest.fio_submit_us", Kind::time_us, "us", "3.0", "[I] typical syscall + block layer cost", "vCPU time of fio + block layer per submit",
-         {}, 0, 1e12, [](IoScenario& s, const Value& v) { s.guest.fio_submit_ns = v.number; }});
-    add({"guest.fio_complete_us", Kind::time_us, "us", "2.5", "[I]", "vCPU time of completion + fio reap per I/O", {}, 0, 1e12,
+    add({"guest.fio_submit_us",
+         Kind::time_us,
+         "us",
+         "3.0",
+         "[I] typical syscall + block layer cost",
+         "vCPU time of fio + block layer per submit",
+         {},
+         0,
+         1e12,
+         [](IoScenario& s, const Value& v) { s.guest.fio_submit_ns = v.number; }});
+    add({"guest.fio_complete_us",
+         Kind::time_us,
+         "us",
+         "2.5",
+         "[I]",
+         "vCPU time of completion + fio reap per I/O",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.guest.fio_complete_ns = v.number; }});
-    add({"guest.scheduler_us", Kind::time_us, "us", "1.0", "[I]", "extra vCPU time per I/O with a scheduler", {}, 0, 1e12,
+    add({"guest.scheduler_us",
+         Kind::time_us,
+         "us",
+         "1.0",
+         "[I]",
+         "extra vCPU time per I/O with a scheduler",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.guest.scheduler_ns = v.number; }});
-    add({"guest.request_path_us", Kind::time_us, "us", "1.0", "[I] seed 003", "extra vCPU time per I/O on the legacy request path", {}, 0, 1e12,
+    add({"guest.request_path_us",
+         Kind::time_us,
+         "us",
+         "1.0",
+         "[I] seed 003",
+         "extra vCPU time per I/O on the legacy request path",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.guest.request_path_ns = v.number; }});
     add({"guest.driver_submit_us",
          Kind::time_us,
@@ -242,17 +438,56 @@ const std::vector<Param>& params() {
          0,
          1e12,
          [](IoScenario& s, const Value& v) { s.guest.driver_complete_ns = v.number; }});
-    add({"guest.cmd_per_lun", Kind::integer, "", "128", "QEMU hw/scsi/virtio-scsi.c cmd_per_lun", "virtio-scsi commands in flight per LUN",
-         {}, 1, 65536, [](IoScenario& s, const Value& v) { s.guest.cmd_per_lun = static_cast<int>(v.number); }});
-    add({"guest.hba_queue_depth", Kind::integer, "", "16", "[I]", "commands in flight on an emulated SCSI HBA (LSI)", {}, 1, 65536,
+    add({"guest.cmd_per_lun",
+         Kind::integer,
+         "",
+         "128",
+         "QEMU hw/scsi/virtio-scsi.c cmd_per_lun",
+         "virtio-scsi commands in flight per LUN",
+         {},
+         1,
+         65536,
+         [](IoScenario& s, const Value& v) { s.guest.cmd_per_lun = static_cast<int>(v.number); }});
+    add({"guest.hba_queue_depth",
+         Kind::integer,
+         "",
+         "16",
+         "[I]",
+         "commands in flight on an emulated SCSI HBA (LSI)",
+         {},
+         1,
+         65536,
          [](IoScenario& s, const Value& v) { s.guest.hba_queue_depth = static_cast<int>(v.number); }});
-    add({"guest.max_request", Kind::size, "bytes", "1280k", "Linux BLK_DEF_MAX_SECTORS (max_sectors_kb 1280)",
-         "largest request the block layer builds when it merges sequential I/Os", {}, 4096, 1 << 30,
+    add({"guest.max_request",
+         Kind::size,
+         "bytes",
+         "1280k",
+         "Linux BLK_DEF_MAX_SECTORS (max_sectors_kb 1280)",
+         "largest request the block layer builds when it merges sequential I/Os",
+         {},
+         4096,
+         1 << 30,
          [](IoScenario& s, const Value& v) { s.guest.max_request_bytes = static_cast<std::uint64_t>(v.number); }});
-    add({"guest.cpu_cv", Kind::real, "", "0.5", "[I]", "coefficient of variation of guest CPU costs (lognormal)", {}, 0, 10,
+    add({"guest.cpu_cv",
+         Kind::real,
+         "",
+         "0.5",
+         "[I]",
+         "coefficient of variation of guest CPU costs (lognormal)",
+         {},
+         0,
+         10,
          [](IoScenario& s, const Value& v) { s.guest.cpu_cv = v.number; }});
-    add({"guest.cpu_scale", Kind::real, "", "1", "calibration", "multiplies every guest vCPU cost (fio, block layer, driver, kick exit, interrupt handler)",
-         {}, 1e-3, 1e3, [](IoScenario& s, const Value& v) { s.guest.cpu_scale = v.number; }});
+    add({"guest.cpu_scale",
+         Kind::real,
+         "",
+         "1",
+         "calibration",
+         "multiplies every guest vCPU cost (fio, block layer, driver, kick exit, interrupt handler)",
+         {},
+         1e-3,
+         1e3,
+         [](IoScenario& s, const Value& v) { s.guest.cpu_scale = v.number; }});
     // --- virtqueue
     add({"virtqueue.kick_exit_us",
          Kind::time_us,
@@ -284,17 +519,47 @@ const std::vector<Param>& params() {
          0,
          1e12,
          [](IoScenario& s, const Value& v) { s.vq.irq_ns = v.number; }});
-    add({"virtqueue.irq_handler_us", Kind::time_us, "us", "1.0", "[I] interrupt entry/exit + vring_interrupt",
-         "guest vCPU time per interrupt; completions that arrive while one is pending share it", {}, 0, 1e12,
+    add({"virtqueue.irq_handler_us",
+         Kind::time_us,
+         "us",
+         "1.0",
+         "[I] interrupt entry/exit + vring_interrupt",
+         "guest vCPU time per interrupt; completions that arrive while one is pending share it",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.vq.irq_handler_ns = v.number; }});
-    add({"virtqueue.event_idx", Kind::boolean, "", "true", "virtio spec VIRTIO_RING_F_EVENT_IDX",
-         "suppress kicks while the host thread is busy or polling", {}, 0, 0, [](IoScenario& s, const Value& v) { s.vq.event_idx = v.flag; }});
+    add({"virtqueue.event_idx",
+         Kind::boolean,
+         "",
+         "true",
+         "virtio spec VIRTIO_RING_F_EVENT_IDX",
+         "suppress kicks while the host thread is busy or polling",
+         {},
+         0,
+         0,
+         [](IoScenario& s, const Value& v) { s.vq.event_idx = v.flag; }});
     // --- host
-    add({"host.iothreads", Kind::integer, "", "0", "QEMU docs/devel/multiple-iothreads.txt",
-         "0 = QEMU main loop (BQL); N = IOThreads, virtqueues mapped round robin (iothread-vq-mapping)", {}, 0, 1024,
+    add({"host.iothreads",
+         Kind::integer,
+         "",
+         "0",
+         "QEMU docs/devel/multiple-iothreads.txt",
+         "0 = QEMU main loop (BQL); N = IOThreads, virtqueues mapped round robin (iothread-vq-mapping)",
+         {},
+         0,
+         1024,
          [](IoScenario& s, const Value& v) { s.host.iothreads = static_cast<int>(v.number); }});
-    add({"host.aio", Kind::choice, "", "threads", "QEMU qapi block-core.json (default threads)", "AIO engine",
-         {"threads", "native", "io_uring"}, 0, 0, [](IoScenario& s, const Value& v) {
+    add({"host.aio",
+         Kind::choice,
+         "",
+         "threads",
+         "QEMU qapi block-core.json (default threads)",
+         "AIO engine",
+         {"threads", "native", "io_uring"},
+         0,
+         0,
+         [](IoScenario& s, const Value& v) {
            s.host.aio = pick<Aio>({"threads", "native", "io_uring"}, {Aio::threads, Aio::native, Aio::io_uring}, v.word);
          }});
     add({"host.virtio_blk_batching",
@@ -309,17 +574,33 @@ const std::vector<Param>& params() {
          0,
          0,
          [](IoScenario& s, const Value& v) {
-           s.host.virtio_blk_batching = pick<VirtioBlkBatching>({"none", "writes", "all"},
-                                                               {VirtioBlkBatching::none, VirtioBlkBatching::writes, VirtioBlkBatching::all}, v.word);
+           s.host.virtio_blk_batching = pick<VirtioBlkBatching>(
+               {"none", "writes", "all"}, {VirtioBlkBatching::none, VirtioBlkBatching::writes, VirtioBlkBatching::all}, v.word);
          }});
-    add({"host.cache", Kind::choice, "", "none", "QEMU -drive cache", "cache mode", {"none", "writeback", "writethrough", "directsync", "unsafe"}, 0,
-         0, [](IoScenario& s, const Value& v) {
-           s.host.cache = pick<CacheMode>({"none", "writeback", "writethrough", "directsync", "unsafe"},
-                                          {CacheMode::none, CacheMode::writeback, CacheMode::writethrough, CacheMode::directsync,
-                                           CacheMode::unsafe},
-                                          v.word);
+    add({"host.cache",
+         Kind::choice,
+         "",
+         "none",
+         "QEMU -drive cache",
+         "cache mode",
+         {"none", "writeback", "writethrough", "directsync", "unsafe"},
+         0,
+         0,
+         [](IoScenario& s, const Value& v) {
+           s.host.cache = pick<CacheMode>(
+               {"none", "writeback", "writethrough", "directsync", "unsafe"},
+               {CacheMode::none, CacheMode::writeback, CacheMode::writethrough, CacheMode::directsync, CacheMode::unsafe},
+               v.word);
          }});
-    add({"host.cores", Kind::integer, "", "0", "", "host cores shared by vCPU, emulation and worker threads (0 = one each)", {}, 0, 4096,
+    add({"host.cores",
+         Kind::integer,
+         "",
+         "0",
+         "",
+         "host cores shared by vCPU, emulation and worker threads (0 = one each)",
+         {},
+         0,
+         4096,
          [](IoScenario& s, const Value& v) { s.host.cores = static_cast<int>(v.number); }});
     add({"host.poll_max_us",
          Kind::time_us,
@@ -361,17 +642,55 @@ const std::vector<Param>& params() {
          0,
          1e12,
          [](IoScenario& s, const Value& v) { s.host.main_loop_ns = v.number; }});
-    add({"host.emu_per_page_us", Kind::time_us, "us", "0.1", "[I] QEMU maps each descriptor segment (address_space_map) on pop",
-         "emulation-thread CPU per 4 KiB page of a request beyond the first (large requests cost more)", {}, 0, 1e12,
+    add({"host.emu_per_page_us",
+         Kind::time_us,
+         "us",
+         "0.1",
+         "[I] QEMU maps each descriptor segment (address_space_map) on pop",
+         "emulation-thread CPU per 4 KiB page of a request beyond the first (large requests cost more)",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.host.emu_per_page_ns = v.number; }});
-    add({"host.thread_pool_max", Kind::integer, "", "64", "QEMU util/thread-pool.c max_threads", "aio=threads worker threads", {}, 1, 65536,
+    add({"host.thread_pool_max",
+         Kind::integer,
+         "",
+         "64",
+         "QEMU util/thread-pool.c max_threads",
+         "aio=threads worker threads",
+         {},
+         1,
+         65536,
          [](IoScenario& s, const Value& v) { s.host.thread_pool_max = static_cast<int>(v.number); }});
-    add({"host.threads_handoff_us", Kind::time_us, "us", "5", "[I] thread wake-up + bottom half",
-         "aio=threads: latency to hand a request to a worker, and its completion back", {}, 0, 1e12,
+    add({"host.threads_handoff_us",
+         Kind::time_us,
+         "us",
+         "5",
+         "[I] thread wake-up + bottom half",
+         "aio=threads: latency to hand a request to a worker, and its completion back",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.host.threads_handoff_ns = v.number; }});
-    add({"host.native_submit_us", Kind::time_us, "us", "1.0", "[I] io_submit amortized over aio-max-batch",
-         "aio=native: emulation-thread CPU per request", {}, 0, 1e12, [](IoScenario& s, const Value& v) { s.host.native_submit_ns = v.number; }});
-    add({"host.io_uring_submit_us", Kind::time_us, "us", "0.7", "[I]", "aio=io_uring: emulation-thread CPU per request", {}, 0, 1e12,
+    add({"host.native_submit_us",
+         Kind::time_us,
+         "us",
+         "1.0",
+         "[I] io_submit amortized over aio-max-batch",
+         "aio=native: emulation-thread CPU per request",
+         {},
+         0,
+         1e12,
+         [](IoScenario& s, const Value& v) { s.host.native_submit_ns = v.number; }});
+    add({"host.io_uring_submit_us",
+         Kind::time_us,
+         "us",
+         "0.7",
+         "[I]",
+         "aio=io_uring: emulation-thread CPU per request",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.host.io_uring_submit_ns = v.number; }});
     add({"host.vhost_worker_us",
          Kind::time_us,
@@ -383,16 +702,55 @@ const std::vector<Param>& params() {
          0,
          1e12,
          [](IoScenario& s, const Value& v) { s.host.vhost_worker_ns = v.number; }});
-    add({"host.vhost_user_us", Kind::time_us, "us", "1.0", "[I] polling user-space backend", "vhost-user-blk backend time per request", {}, 0,
-         1e12, [](IoScenario& s, const Value& v) { s.host.vhost_user_ns = v.number; }});
-    add({"host.pagecache_hit_ratio", Kind::real, "", "0", "", "share of reads served by the host page cache (writeback/writethrough/unsafe)",
-         {}, 0, 1, [](IoScenario& s, const Value& v) { s.host.pagecache_hit_ratio = v.number; }});
-    add({"host.pagecache_us", Kind::time_us, "us", "1.5", "[I] memcpy of 4 KiB + syscall", "host page-cache access per 4 KiB", {}, 0, 1e12,
+    add({"host.vhost_user_us",
+         Kind::time_us,
+         "us",
+         "1.0",
+         "[I] polling user-space backend",
+         "vhost-user-blk backend time per request",
+         {},
+         0,
+         1e12,
+         [](IoScenario& s, const Value& v) { s.host.vhost_user_ns = v.number; }});
+    add({"host.pagecache_hit_ratio",
+         Kind::real,
+         "",
+         "0",
+         "",
+         "share of reads served by the host page cache (writeback/writethrough/unsafe)",
+         {},
+         0,
+         1,
+         [](IoScenario& s, const Value& v) { s.host.pagecache_hit_ratio = v.number; }});
+    add({"host.pagecache_us",
+         Kind::time_us,
+         "us",
+         "1.5",
+         "[I] memcpy of 4 KiB + syscall",
+         "host page-cache access per 4 KiB",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.host.pagecache_ns = v.number; }});
-    add({"host.cpu_cv", Kind::real, "", "0.5", "[I]", "coefficient of variation of host CPU costs (lognormal)", {}, 0, 10,
+    add({"host.cpu_cv",
+         Kind::real,
+         "",
+         "0.5",
+         "[I]",
+         "coefficient of variation of host CPU costs (lognormal)",
+         {},
+         0,
+         10,
          [](IoScenario& s, const Value& v) { s.host.cpu_cv = v.number; }});
-    add({"host.cpu_scale", Kind::real, "", "1", "calibration",
-         "multiplies every host CPU cost (emulation, main loop, AIO submit and hand-off, vhost, page cache, librbd messenger)", {}, 1e-3, 1e3,
+    add({"host.cpu_scale",
+         Kind::real,
+         "",
+         "1",
+         "calibration",
+         "multiplies every host CPU cost (emulation, main loop, AIO submit and hand-off, vhost, page cache, librbd messenger)",
+         {},
+         1e-3,
+         1e3,
          [](IoScenario& s, const Value& v) { s.host.cpu_scale = v.number; }});
     add({"host.qemu_version",
          Kind::text,
@@ -410,13 +768,30 @@ const std::vector<Param>& params() {
          [](IoScenario& s, const Value& v) { s.host.qemu_version = v.word; }});
     // --- backend
     const std::vector<std::string> kinds{"nvme", "sata-ssd", "hdd", "md-raid1", "ceph-rbd", "krbd", "pagecache", "null"};
-    const std::vector<BackendKind> kind_values{BackendKind::nvme,     BackendKind::sata_ssd, BackendKind::hdd,       BackendKind::md_raid1,
-                                               BackendKind::ceph_rbd, BackendKind::krbd,     BackendKind::pagecache, BackendKind::null};
+    const std::vector<BackendKind> kind_values{BackendKind::nvme,      BackendKind::sata_ssd, BackendKind::hdd,
+                                               BackendKind::md_raid1,  BackendKind::ceph_rbd, BackendKind::krbd,
+                                               BackendKind::pagecache, BackendKind::null};
     add({"backend.kind", Kind::choice, "", "nvme", "docs/sources.md §7", "the device behind the disk", kinds, 0, 0,
          [kinds, kind_values](IoScenario& s, const Value& v) { s.backend.kind = pick(kinds, kind_values, v.word); }});
-    add({"backend.latency_us", Kind::time_us, "us", "10", "", "null device: fixed latency", {}, 0, 1e12,
+    add({"backend.latency_us",
+         Kind::time_us,
+         "us",
+         "10",
+         "",
+         "null device: fixed latency",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.backend.latency_ns = v.number; }});
-    add({"backend.channels", Kind::integer, "", "by kind", "[I]", "requests the device serves in parallel (nvme 32, sata-ssd 8)", {}, 1, 1 << 20,
+    add({"backend.channels",
+         Kind::integer,
+         "",
+         "by kind",
+         "[I]",
+         "requests the device serves in parallel (nvme 32, sata-ssd 8)",
+         {},
+         1,
+         1 << 20,
          [](IoScenario& s, const Value& v) { s.backend.channels = static_cast<int>(v.number); }});
     add({"backend.read_us",
          Kind::time_us,
@@ -428,41 +803,166 @@ const std::vector<Param>& params() {
          0,
          1e12,
          [](IoScenario& s, const Value& v) { s.backend.read_ns = v.number; }});
-    add({"backend.write_us", Kind::time_us, "us", "by kind", "[I]", "device time of a 4 KiB write (nvme 20, sata-ssd 60)", {}, 0, 1e12,
+    add({"backend.write_us",
+         Kind::time_us,
+         "us",
+         "by kind",
+         "[I]",
+         "device time of a 4 KiB write (nvme 20, sata-ssd 60)",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.backend.write_ns = v.number; }});
-    add({"backend.flush_us", Kind::time_us, "us", "by kind", "[I]", "device cache flush (nvme 20, sata-ssd 1500, hdd 12000)", {}, 0, 1e12,
+    add({"backend.flush_us",
+         Kind::time_us,
+         "us",
+         "by kind",
+         "[I]",
+         "device cache flush (nvme 20, sata-ssd 1500, hdd 12000)",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.backend.flush_ns = v.number; }});
-    add({"backend.bandwidth", Kind::rate, "bytes/s", "by kind", "[I]", "sequential bandwidth of the device (nvme 3.2GB, sata-ssd 530MB, hdd 180MB)",
-         {}, 1, 1e15, [](IoScenario& s, const Value& v) { s.backend.bandwidth_bytes_per_s = v.number; }});
-    add({"backend.write_bandwidth", Kind::rate, "bytes/s", "= bandwidth", "[I] flash writes sequentially slower than it reads",
-         "sequential bandwidth of writes when it differs from reads", {}, 1, 1e15,
+    add({"backend.bandwidth",
+         Kind::rate,
+         "bytes/s",
+         "by kind",
+         "[I]",
+         "sequential bandwidth of the device (nvme 3.2GB, sata-ssd 530MB, hdd 180MB)",
+         {},
+         1,
+         1e15,
+         [](IoScenario& s, const Value& v) { s.backend.bandwidth_bytes_per_s = v.number; }});
+    add({"backend.write_bandwidth",
+         Kind::rate,
+         "bytes/s",
+         "= bandwidth",
+         "[I] flash writes sequentially slower than it reads",
+         "sequential bandwidth of writes when it differs from reads",
+         {},
+         1,
+         1e15,
          [](IoScenario& s, const Value& v) { s.backend.write_bandwidth_bytes_per_s = v.number; }});
-    add({"backend.service_cv", Kind::real, "", "0.3", "[I]", "coefficient of variation of device times (lognormal)", {}, 0, 10,
+    add({"backend.service_cv",
+         Kind::real,
+         "",
+         "0.3",
+         "[I]",
+         "coefficient of variation of device times (lognormal)",
+         {},
+         0,
+         10,
          [](IoScenario& s, const Value& v) { s.backend.service_cv = v.number; }});
-    add({"backend.seek_ms", Kind::time_ms, "ms", "8.5", "[I] 7200 rpm datasheets", "HDD average random seek", {}, 0, 1e12,
+    add({"backend.seek_ms",
+         Kind::time_ms,
+         "ms",
+         "8.5",
+         "[I] 7200 rpm datasheets",
+         "HDD average random seek",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.backend.seek_ns = v.number; }});
-    add({"backend.seq_overhead_us", Kind::time_us, "us", "20", "[I] command overhead and track switches",
-         "HDD time per sequential request besides the transfer, paid only when no next command is queued (pipelining hides it at depth)", {}, 0, 1e12,
+    add({"backend.seq_overhead_us",
+         Kind::time_us,
+         "us",
+         "20",
+         "[I] command overhead and track switches",
+         "HDD time per sequential request besides the transfer, paid only when no next command is queued (pipelining hides it at "
+         "depth)",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.backend.seq_overhead_ns = v.number; }});
-    add({"backend.rpm", Kind::real, "rpm", "7200", "", "HDD spindle speed (half a turn of rotational latency on average)", {}, 1000, 30000,
+    add({"backend.rpm",
+         Kind::real,
+         "rpm",
+         "7200",
+         "",
+         "HDD spindle speed (half a turn of rotational latency on average)",
+         {},
+         1000,
+         30000,
          [](IoScenario& s, const Value& v) { s.backend.rpm = v.number; }});
-    add({"backend.ncq_depth", Kind::integer, "", "32", "SATA NCQ", "HDD commands the drive reorders", {}, 1, 256,
+    add({"backend.ncq_depth",
+         Kind::integer,
+         "",
+         "32",
+         "SATA NCQ",
+         "HDD commands the drive reorders",
+         {},
+         1,
+         256,
          [](IoScenario& s, const Value& v) { s.backend.ncq_depth = static_cast<int>(v.number); }});
-    add({"backend.leg", Kind::choice, "", "sata-ssd", "", "md-raid1: the kind of each of the two members", {"nvme", "sata-ssd", "hdd"}, 0, 0,
+    add({"backend.leg",
+         Kind::choice,
+         "",
+         "sata-ssd",
+         "",
+         "md-raid1: the kind of each of the two members",
+         {"nvme", "sata-ssd", "hdd"},
+         0,
+         0,
          [kinds, kind_values](IoScenario& s, const Value& v) { s.backend.leg = pick(kinds, kind_values, v.word); }});
-    add({"backend.rtt_us", Kind::time_us, "us", "200", "[I] 10 GbE round trip + messenger", "Ceph: client-OSD network round trip", {}, 0, 1e12,
+    add({"backend.rtt_us",
+         Kind::time_us,
+         "us",
+         "200",
+         "[I] 10 GbE round trip + messenger",
+         "Ceph: client-OSD network round trip",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.backend.rtt_ns = v.number; }});
-    add({"backend.osd_slots", Kind::integer, "", "32", "[I]", "Ceph: operations the OSDs serve in parallel (cluster-wide)", {}, 1, 1 << 20,
+    add({"backend.osd_slots",
+         Kind::integer,
+         "",
+         "32",
+         "[I]",
+         "Ceph: operations the OSDs serve in parallel (cluster-wide)",
+         {},
+         1,
+         1 << 20,
          [](IoScenario& s, const Value& v) { s.backend.osd_slots = static_cast<int>(v.number); }});
-    add({"backend.osd_read_us", Kind::time_us, "us", "1000", "[I] HDD-backed OSD", "Ceph: OSD service of a read", {}, 0, 1e12,
+    add({"backend.osd_read_us",
+         Kind::time_us,
+         "us",
+         "1000",
+         "[I] HDD-backed OSD",
+         "Ceph: OSD service of a read",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.backend.osd_read_ns = v.number; }});
-    add({"backend.osd_write_us", Kind::time_us, "us", "2000", "[I] journal write + replication", "Ceph: OSD service of a replicated write",
-         {}, 0, 1e12, [](IoScenario& s, const Value& v) { s.backend.osd_write_ns = v.number; }});
-    add({"backend.osd_stall_ratio", Kind::real, "", "0.0001", "[I] FileStore syncs, slow requests",
-         "Ceph: share of operations that stall after the OSD has served them (the slot is free; the reply waits)", {}, 0, 1,
+    add({"backend.osd_write_us",
+         Kind::time_us,
+         "us",
+         "2000",
+         "[I] journal write + replication",
+         "Ceph: OSD service of a replicated write",
+         {},
+         0,
+         1e12,
+         [](IoScenario& s, const Value& v) { s.backend.osd_write_ns = v.number; }});
+    add({"backend.osd_stall_ratio",
+         Kind::real,
+         "",
+         "0.0001",
+         "[I] FileStore syncs, slow requests",
+         "Ceph: share of operations that stall after the OSD has served them (the slot is free; the reply waits)",
+         {},
+         0,
+         1,
          [](IoScenario& s, const Value& v) { s.backend.osd_stall_ratio = v.number; }});
-    add({"backend.osd_stall_ms", Kind::time_ms, "ms", "100", "[I] FileStore syncs, slow requests",
-         "Ceph: mean length of such a stall (exponential); it gives Ceph its long latency tail", {}, 0, 1e12,
+    add({"backend.osd_stall_ms",
+         Kind::time_ms,
+         "ms",
+         "100",
+         "[I] FileStore syncs, slow requests",
+         "Ceph: mean length of such a stall (exponential); it gives Ceph its long latency tail",
+         {},
+         0,
+         1e12,
          [](IoScenario& s, const Value& v) { s.backend.osd_stall_ns = v.number; }});
     add({"backend.msgr_threads",
          Kind::integer,
@@ -474,16 +974,41 @@ const std::vector<Param>& params() {
          1,
          1024,
          [](IoScenario& s, const Value& v) { s.backend.msgr_threads = static_cast<int>(v.number); }});
-    add({"backend.msgr_us", Kind::time_us, "us", "15", "[I]", "Ceph client CPU per op (librbd in QEMU, or krbd in the host kernel)", {}, 0,
-         1e12, [](IoScenario& s, const Value& v) { s.backend.msgr_ns = v.number; }});
-    add({"backend.replicas", Kind::integer, "", "3", "Ceph pool size default", "recorded; osd_write_us includes replication", {}, 1, 16,
+    add({"backend.msgr_us",
+         Kind::time_us,
+         "us",
+         "15",
+         "[I]",
+         "Ceph client CPU per op (librbd in QEMU, or krbd in the host kernel)",
+         {},
+         0,
+         1e12,
+         [](IoScenario& s, const Value& v) { s.backend.msgr_ns = v.number; }});
+    add({"backend.replicas",
+         Kind::integer,
+         "",
+         "3",
+         "Ceph pool size default",
+         "recorded; osd_write_us includes replication",
+         {},
+         1,
+         16,
          [](IoScenario& s, const Value& v) { s.backend.replicas = static_cast<int>(v.number); }});
     // Facts of a recorded setup that the model does not use (yet): accepted so that measurement
     // manifests can describe their runs with them, and shown back to the reader.
     auto record = [&](const char* key, Kind kind, const char* doc) {
-      add({key, kind, "", "", "calibration/data/seeds", std::string("recorded; no effect: ") + doc, {}, 0, 1e18,
+      add({key,
+           kind,
+           "",
+           "",
+           "calibration/data/seeds",
+           std::string("recorded; no effect: ") + doc,
+           {},
+           0,
+           1e18,
            [key](IoScenario& s, const Value& v) {
-             s.notes.push_back(std::string(key) + " = " + (v.word.empty() ? (v.flag ? "true" : std::to_string(v.number)) : v.word) +
+             s.notes.push_back(std::string(key) + " = " +
+                               (v.word.empty() ? (v.flag ? "true" : std::to_string(v.number)) : v.word) +
                                " (recorded, not modelled)");
            }});
     };
@@ -494,7 +1019,15 @@ const std::vector<Param>& params() {
     record("backend.volume", Kind::text, "what holds the image (lvm, file)");
     record("backend.vhost_backstore", Kind::text, "LIO backstore behind vhost-scsi (iblock, pscsi)");
     record("backend.vhost_emulate_write_cache", Kind::boolean, "LIO emulate_write_cache attribute");
-    add({"workload.iodepth_batch", Kind::integer, "", "1", "fio HOWTO (alias of iodepth_batch_submit)", "I/Os per submit call", {}, 1, 65536,
+    add({"workload.iodepth_batch",
+         Kind::integer,
+         "",
+         "1",
+         "fio HOWTO (alias of iodepth_batch_submit)",
+         "I/Os per submit call",
+         {},
+         1,
+         65536,
          [](IoScenario& s, const Value& v) { s.workload.iodepth_batch_submit = static_cast<int>(v.number); }});
     return t;
   }();
@@ -523,11 +1056,14 @@ struct Entry {
 };
 
 // Flattens nested tables into dotted keys.
-void flatten(const toml::table& table, const std::string& prefix, const std::string& file, int level, std::map<std::string, Entry>& out) {
+void flatten(const toml::table& table, const std::string& prefix, const std::string& file, int level,
+             std::map<std::string, Entry>& out) {
   for (const auto& [k, node] : table) {
     const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
-    if (const auto* sub = node.as_table()) flatten(*sub, key, file, level, out);
-    else out[key] = Entry{&node, file, level};
+    if (const auto* sub = node.as_table())
+      flatten(*sub, key, file, level, out);
+    else
+      out[key] = Entry{&node, file, level};
   }
 }
 
@@ -582,10 +1118,18 @@ Value convert(const Param& p, const Entry& e) {
       v.number = x;
       break;
     }
-    case Kind::real: v.number = number("a number"); break;
-    case Kind::time_us: v.number = time_value(1e3, "microseconds"); break;
-    case Kind::time_ms: v.number = time_value(1e6, "milliseconds"); break;
-    case Kind::time_s: v.number = time_value(1e9, "seconds"); break;
+    case Kind::real:
+      v.number = number("a number");
+      break;
+    case Kind::time_us:
+      v.number = time_value(1e3, "microseconds");
+      break;
+    case Kind::time_ms:
+      v.number = time_value(1e6, "milliseconds");
+      break;
+    case Kind::time_s:
+      v.number = time_value(1e9, "seconds");
+      break;
     case Kind::size:
     case Kind::rate:
       if (n.is_string()) {
@@ -616,11 +1160,13 @@ Value convert(const Param& p, const Entry& e) {
       }
       break;
     case Kind::choice: {
-      if (!n.is_string()) fail(e, p.key, "expected a word, one of " + [&] {
-        std::string l;
-        for (const auto& c : p.choices) l += (l.empty() ? "" : ", ") + c;
-        return l;
-      }());
+      if (!n.is_string())
+        fail(
+            e, p.key, "expected a word, one of " + [&] {
+              std::string l;
+              for (const auto& c : p.choices) l += (l.empty() ? "" : ", ") + c;
+              return l;
+            }());
       v.word = *n.value<std::string>();
       bool ok = false;
       for (const auto& c : p.choices) ok = ok || c == v.word;
@@ -635,8 +1181,10 @@ Value convert(const Param& p, const Entry& e) {
       return v;
     }
     case Kind::boolean:
-      if (auto b = n.value_exact<bool>()) v.flag = *b;
-      else fail(e, p.key, "expected true or false, got " + node_text(n));
+      if (auto b = n.value_exact<bool>())
+        v.flag = *b;
+      else
+        fail(e, p.key, "expected true or false, got " + node_text(n));
       return v;
     case Kind::text:
       if (!n.is_string())
@@ -669,7 +1217,8 @@ struct Loader {
     auto doc = std::make_unique<toml::table>(parse_toml_file(path, chain.empty() ? "a scenario" : "a base scenario"));
     chain.push_back(canonical);
     if (const toml::node* base = doc->get("base")) {
-      if (!base->is_string()) throw ConfigError(path + ":" + std::to_string(base->source().begin.line) + ": base: expected a file name");
+      if (!base->is_string())
+        throw ConfigError(path + ":" + std::to_string(base->source().begin.line) + ": base: expected a file name");
       std::filesystem::path base_path = *base->value<std::string>();
       if (base_path.is_relative()) base_path = std::filesystem::path(path).parent_path() / base_path;
       if (!std::filesystem::exists(base_path))
@@ -713,8 +1262,7 @@ void apply_fio_job(IoScenario& s, const std::string& job_path, const std::map<st
   if (unset("workload.rw")) set_rw(s, rw);
   if (unset("workload.bs")) w.bs_read_bytes = j.bs_bytes[rd];
   if (unset("workload.bs") && unset("workload.bs_write")) w.bs_write_bytes = j.bs_bytes[wr];
-  if (!j.bssplit[rd].empty() || !j.bssplit[wr].empty())
-    s.notes.push_back("fio bssplit is modelled as its mean block size");
+  if (!j.bssplit[rd].empty() || !j.bssplit[wr].empty()) s.notes.push_back("fio bssplit is modelled as its mean block size");
   auto mean_split = [](const std::vector<fio::BlockSplit>& split, std::uint64_t fallback) {
     if (split.empty()) return fallback;
     double sum = 0, weight = 0;
@@ -744,7 +1292,8 @@ void apply_fio_job(IoScenario& s, const std::string& job_path, const std::map<st
   if (unset("workload.ioengine")) {
     w.ioengine_name = j.ioengine;
     w.ioengine = (j.ioengine == "libaio") ? FioEngine::libaio : j.ioengine == "io_uring" ? FioEngine::io_uring : FioEngine::psync;
-    if (j.ioengine != "libaio" && j.ioengine != "io_uring" && j.ioengine != "psync" && j.ioengine != "sync" && j.ioengine != "pvsync")
+    if (j.ioengine != "libaio" && j.ioengine != "io_uring" && j.ioengine != "psync" && j.ioengine != "sync" &&
+        j.ioengine != "pvsync")
       s.notes.push_back("fio ioengine " + j.ioengine + " is modelled as psync (one I/O at a time)");
   }
   if (unset("workload.thinktime") && j.thinktime_ns > 0) w.thinktime_ns = static_cast<double>(j.thinktime_ns);
@@ -753,10 +1302,12 @@ void apply_fio_job(IoScenario& s, const std::string& job_path, const std::map<st
     // directions under their caps.
     double rate = 1e18;
     if (j.rate_iops[rd] && w.read_fraction > 0) rate = std::min(rate, static_cast<double>(*j.rate_iops[rd]) / w.read_fraction);
-    if (j.rate_iops[wr] && w.read_fraction < 1) rate = std::min(rate, static_cast<double>(*j.rate_iops[wr]) / (1 - w.read_fraction));
+    if (j.rate_iops[wr] && w.read_fraction < 1)
+      rate = std::min(rate, static_cast<double>(*j.rate_iops[wr]) / (1 - w.read_fraction));
     if (rate < 1e18) {
       w.rate_iops = rate;
-      if (j.rate_process != "poisson") s.notes.push_back("fio rate_process=" + j.rate_process + " is modelled as poisson arrivals");
+      if (j.rate_process != "poisson")
+        s.notes.push_back("fio rate_process=" + j.rate_process + " is modelled as poisson arrivals");
     }
   }
   if (unset("workload.runtime") && j.runtime_ns && *j.runtime_ns > 0) w.runtime_ns = *j.runtime_ns;
@@ -797,7 +1348,8 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
   if (!first) return;
   auto need = [&](const char* key) -> const Entry& {
     const auto it = entries.find(key);
-    if (it == entries.end()) fail(*first, key, "missing; [calibration] needs params, log_sd and log_corr (as `vqsim calibrate` writes them)");
+    if (it == entries.end())
+      fail(*first, key, "missing; [calibration] needs params, log_sd and log_corr (as `vqsim calibrate` writes them)");
     return it->second;
   };
   auto numbers = [&](const Entry& e, const char* key, const toml::array& a) {
@@ -816,9 +1368,11 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
   for (const auto& n : *params_array) {
     const auto k = n.value<std::string>();
     if (!n.is_string() || !k) fail(pe, "calibration.params", "expected an array of scenario keys (strings)");
-    if (!is_numeric_io_key(*k)) fail(pe, "calibration.params", "'" + *k + "' is not a numeric scenario key" + did_you_mean(*k, all_keys()));
+    if (!is_numeric_io_key(*k))
+      fail(pe, "calibration.params", "'" + *k + "' is not a numeric scenario key" + did_you_mean(*k, all_keys()));
     const auto it = entries.find(*k);
-    if (it == entries.end()) fail(pe, "calibration.params", "'" + *k + "' is listed but the scenario does not set its fitted value");
+    if (it == entries.end())
+      fail(pe, "calibration.params", "'" + *k + "' is listed but the scenario does not set its fitted value");
     const auto v = it->second.node->value<double>();
     if (!it->second.node->is_number() || !v || !(*v > 0)) fail(it->second, *k, "a fitted value must be a number > 0");
     c.keys.push_back(*k);
@@ -830,15 +1384,18 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
   const auto* sd_array = se.node->as_array();
   if (!sd_array) fail(se, "calibration.log_sd", "expected an array of numbers, one per params entry");
   c.log_sd = numbers(se, "calibration.log_sd", *sd_array);
-  if (c.log_sd.size() != n) fail(se, "calibration.log_sd", "has " + std::to_string(c.log_sd.size()) + " entries for " + std::to_string(n) + " params");
+  if (c.log_sd.size() != n)
+    fail(se, "calibration.log_sd", "has " + std::to_string(c.log_sd.size()) + " entries for " + std::to_string(n) + " params");
   for (double x : c.log_sd)
     if (x < 0) fail(se, "calibration.log_sd", "standard deviations must be >= 0");
   const Entry& ce = need("calibration.log_corr");
   const auto* rows = ce.node->as_array();
-  if (!rows || rows->size() != n) fail(ce, "calibration.log_corr", "expected a " + std::to_string(n) + " x " + std::to_string(n) + " array of arrays");
+  if (!rows || rows->size() != n)
+    fail(ce, "calibration.log_corr", "expected a " + std::to_string(n) + " x " + std::to_string(n) + " array of arrays");
   for (const auto& r : *rows) {
     const auto* row = r.as_array();
-    if (!row || row->size() != n) fail(ce, "calibration.log_corr", "expected a " + std::to_string(n) + " x " + std::to_string(n) + " array of arrays");
+    if (!row || row->size() != n)
+      fail(ce, "calibration.log_corr", "expected a " + std::to_string(n) + " x " + std::to_string(n) + " array of arrays");
     c.log_corr.push_back(numbers(ce, "calibration.log_corr", *row));
   }
   for (std::size_t i = 0; i < n; ++i)
@@ -849,10 +1406,12 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
     }
   if (const auto it = entries.find("calibration.draws"); it != entries.end()) {
     const auto d = it->second.node->value<std::int64_t>();
-    if (!it->second.node->is_integer() || !d || *d < 2 || *d > 10000) fail(it->second, "calibration.draws", "expected a whole number from 2 to 10000");
+    if (!it->second.node->is_integer() || !d || *d < 2 || *d > 10000)
+      fail(it->second, "calibration.draws", "expected a whole number from 2 to 10000");
     c.draws = static_cast<int>(*d);
   }
-  if (const auto it = entries.find("calibration.source"); it != entries.end()) c.source = it->second.node->value<std::string>().value_or("");
+  if (const auto it = entries.find("calibration.source"); it != entries.end())
+    c.source = it->second.node->value<std::string>().value_or("");
   if (const auto it = entries.find("calibration.model_error_source"); it != entries.end())
     c.model_error_source = it->second.node->value<std::string>().value_or("");
   if (const auto it = entries.find("calibration.modes"); it != entries.end()) {
@@ -897,13 +1456,14 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
 // scale. The per-driver defaults are scaled where they are resolved (driver_costs).
 void apply_cpu_scales(IoScenario& s) {
   const double g = s.guest.cpu_scale, h = s.host.cpu_scale;
-  for (double* x : {&s.guest.fio_submit_ns, &s.guest.fio_complete_ns, &s.guest.scheduler_ns, &s.guest.request_path_ns, &s.vq.kick_exit_ns,
-                    &s.vq.irq_handler_ns})
+  for (double* x : {&s.guest.fio_submit_ns, &s.guest.fio_complete_ns, &s.guest.scheduler_ns, &s.guest.request_path_ns,
+                    &s.vq.kick_exit_ns, &s.vq.irq_handler_ns})
     *x *= g;
   if (s.guest.driver_submit_ns >= 0) s.guest.driver_submit_ns *= g;
   if (s.guest.driver_complete_ns >= 0) s.guest.driver_complete_ns *= g;
-  for (double* x : {&s.host.main_loop_ns, &s.host.emu_per_page_ns, &s.host.threads_handoff_ns, &s.host.native_submit_ns, &s.host.io_uring_submit_ns,
-                    &s.host.vhost_worker_ns, &s.host.vhost_user_ns, &s.host.pagecache_ns, &s.backend.msgr_ns})
+  for (double* x :
+       {&s.host.main_loop_ns, &s.host.emu_per_page_ns, &s.host.threads_handoff_ns, &s.host.native_submit_ns,
+        &s.host.io_uring_submit_ns, &s.host.vhost_worker_ns, &s.host.vhost_user_ns, &s.host.pagecache_ns, &s.backend.msgr_ns})
     *x *= h;
   if (s.host.emu_submit_ns >= 0) s.host.emu_submit_ns *= h;
   if (s.host.emu_complete_ns >= 0) s.host.emu_complete_ns *= h;
@@ -913,8 +1473,8 @@ void apply_cpu_scales(IoScenario& s) {
 
 namespace {
 bool is_number_kind(Kind k) {
-  return k == Kind::integer || k == Kind::real || k == Kind::time_us || k == Kind::time_ms || k == Kind::time_s || k == Kind::size ||
-         k == Kind::rate;
+  return k == Kind::integer || k == Kind::real || k == Kind::time_us || k == Kind::time_ms || k == Kind::time_s ||
+         k == Kind::size || k == Kind::rate;
 }
 }  // namespace
 
@@ -1089,7 +1649,8 @@ IoScenario load_io_scenario(const std::string& path, const std::vector<std::stri
   // --set overrides: parse each as a one-key TOML document.
   for (const auto& item : overrides) {
     const auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) throw ConfigError("--set " + item + ": expected key=value, e.g. --set workload.iodepth=32");
+    if (eq == std::string::npos || eq == 0)
+      throw ConfigError("--set " + item + ": expected key=value, e.g. --set workload.iodepth=32");
     // A text key takes the rest of the line as it is: --set host.qemu_version=2.10 is "2.10",
     // not the number 2.1.
     std::string text = item;
@@ -1251,7 +1812,8 @@ IoScenario load_io_scenario(const std::string& path, const std::vector<std::stri
   // sector is refused by the kernel (EINVAL), so fio would not run at all.
   // (Checked where the scenario or --set names the size; a fio job's bssplit is modelled by its mean.)
   const char* const sector = " bytes is not a multiple of 512 (the sector size; fio rejects it for direct I/O)";
-  if (entry_of("workload.bs") && s.workload.bs_read_bytes % 512 != 0) reject("workload.bs", std::to_string(s.workload.bs_read_bytes) + sector);
+  if (entry_of("workload.bs") && s.workload.bs_read_bytes % 512 != 0)
+    reject("workload.bs", std::to_string(s.workload.bs_read_bytes) + sector);
   if (entry_of("workload.bs_write") && s.workload.bs_write_bytes % 512 != 0)
     reject("workload.bs_write", std::to_string(s.workload.bs_write_bytes) + sector);
   if (s.host.aio == Aio::native && !direct && !s.bare_metal())

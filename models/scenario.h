@@ -39,8 +39,8 @@ const char* backend_name(BackendKind b);
 // One fio job description (all numjobs clones share it).
 struct WorkloadParams {
   bool random = true;
-  double read_fraction = 1.0;       // from rw and rwmixread
-  std::string rw = "randread";      // as fio spells it
+  double read_fraction = 1.0;   // from rw and rwmixread
+  std::string rw = "randread";  // as fio spells it
   std::uint64_t bs_read_bytes = 4096, bs_write_bytes = 4096;
   int iodepth = 1;  // requested; psync/sync run at depth 1 whatever it says (as fio does)
   int numjobs = 1;
@@ -50,11 +50,11 @@ struct WorkloadParams {
   int iodepth_batch_submit = 1;  // at most the depth in flight, as fio caps it
   bool direct = true;            // O_DIRECT in the guest; the model simulates direct I/O only
   double thinktime_ns = 0;
-  double rate_iops = 0;             // per job; 0 = closed loop
-  sim::time_ns runtime_ns = 0;      // measured time; 0 = use ios
+  double rate_iops = 0;         // per job; 0 = closed loop
+  sim::time_ns runtime_ns = 0;  // measured time; 0 = use ios
   sim::time_ns ramp_time_ns = 0;
-  std::uint64_t ios = 0;            // measured I/Os per replication (when runtime is 0)
-  std::string fio_job;              // the job file it came from, if any
+  std::uint64_t ios = 0;  // measured I/Os per replication (when runtime is 0)
+  std::string fio_job;    // the job file it came from, if any
   int effective_depth() const { return ioengine == FioEngine::psync ? 1 : iodepth; }
 };
 
@@ -62,64 +62,64 @@ struct WorkloadParams {
 struct GuestParams {
   int vcpus = 2;
   GuestDriver driver = GuestDriver::virtio_blk;
-  int num_queues = 0;               // 0 = vcpus (QEMU >= 5.2 default)
-  int queue_size = 256;             // virtqueue size = blk-mq tags per hw queue
+  int num_queues = 0;    // 0 = vcpus (QEMU >= 5.2 default)
+  int queue_size = 256;  // virtqueue size = blk-mq tags per hw queue
   std::string scheduler = "none";
   BlockPath block_path = BlockPath::mq;
-  double fio_submit_ns = 3000, fio_complete_ns = 2500;  // fio + syscalls + block layer
-  double scheduler_ns = 1000;       // extra per request with an I/O scheduler
-  double request_path_ns = 1000;    // extra per request on the legacy request-based path
+  double fio_submit_ns = 3000, fio_complete_ns = 2500;    // fio + syscalls + block layer
+  double scheduler_ns = 1000;                             // extra per request with an I/O scheduler
+  double request_path_ns = 1000;                          // extra per request on the legacy request-based path
   double driver_submit_ns = -1, driver_complete_ns = -1;  // -1 = the driver's default
-  int cmd_per_lun = 128;            // virtio-scsi
-  int hba_queue_depth = 16;         // emulated SCSI HBA
-  std::uint64_t max_request_bytes = 1280 * 1024;  // largest request after merging (max_sectors_kb)
-  double cpu_cv = 0.5;              // coefficient of variation of CPU costs
-  double cpu_scale = 1;             // multiplies every guest vCPU cost (a slower or faster guest CPU)
+  int cmd_per_lun = 128;                                  // virtio-scsi
+  int hba_queue_depth = 16;                               // emulated SCSI HBA
+  std::uint64_t max_request_bytes = 1280 * 1024;          // largest request after merging (max_sectors_kb)
+  double cpu_cv = 0.5;                                    // coefficient of variation of CPU costs
+  double cpu_scale = 1;                                   // multiplies every guest vCPU cost (a slower or faster guest CPU)
 };
 
 // Virtqueue notification mechanics.
 struct VirtqueueParams {
-  double kick_exit_ns = 1500;       // vCPU time of the notify VM exit
-  double wakeup_ns = 8000;          // eventfd wake-up of a sleeping host thread
-  double irq_ns = 2000;             // irqfd -> MSI injection -> guest handler entry
-  double irq_handler_ns = 1000;     // guest vCPU time per interrupt (shared by the completions it delivers)
-  bool event_idx = true;            // kicks suppressed while the host thread is busy
+  double kick_exit_ns = 1500;    // vCPU time of the notify VM exit
+  double wakeup_ns = 8000;       // eventfd wake-up of a sleeping host thread
+  double irq_ns = 2000;          // irqfd -> MSI injection -> guest handler entry
+  double irq_handler_ns = 1000;  // guest vCPU time per interrupt (shared by the completions it delivers)
+  bool event_idx = true;         // kicks suppressed while the host thread is busy
 };
 
 struct HostParams {
-  int iothreads = 0;                // 0 = the QEMU main loop
+  int iothreads = 0;  // 0 = the QEMU main loop
   Aio aio = Aio::threads;
   CacheMode cache = CacheMode::none;
-  int cores = 0;                    // 0 = every thread has its own core
-  double poll_max_ns = 32768;       // IOThread adaptive polling window (0 = off)
+  int cores = 0;                                    // 0 = every thread has its own core
+  double poll_max_ns = 32768;                       // IOThread adaptive polling window (0 = off)
   double emu_submit_ns = -1, emu_complete_ns = -1;  // -1 = the driver's default
-  double main_loop_ns = 1500;       // extra per request in the main loop (BQL, other handlers)
-  double emu_per_page_ns = 100;     // emulation thread, per 4 KiB page of a request beyond the first (descriptor mapping)
+  double main_loop_ns = 1500;                       // extra per request in the main loop (BQL, other handlers)
+  double emu_per_page_ns = 100;  // emulation thread, per 4 KiB page of a request beyond the first (descriptor mapping)
   int thread_pool_max = 64;
-  double threads_handoff_ns = 5000; // worker wake-up and completion bottom half, each way
-  double native_submit_ns = 1000;   // io_submit per request (batched)
+  double threads_handoff_ns = 5000;  // worker wake-up and completion bottom half, each way
+  double native_submit_ns = 1000;    // io_submit per request (batched)
   double io_uring_submit_ns = 700;
-  double vhost_worker_ns = 2000;    // kernel vhost worker per request
-  double vhost_user_ns = 1000;      // user-space vhost-user-blk backend per request (polling)
-  double pagecache_hit_ratio = 0;   // reads served from the host page cache (non-O_DIRECT modes)
-  double pagecache_ns = 1500;       // memcpy of a 4 KiB page plus syscall
+  double vhost_worker_ns = 2000;   // kernel vhost worker per request
+  double vhost_user_ns = 1000;     // user-space vhost-user-blk backend per request (polling)
+  double pagecache_hit_ratio = 0;  // reads served from the host page cache (non-O_DIRECT modes)
+  double pagecache_ns = 1500;      // memcpy of a 4 KiB page plus syscall
   double cpu_cv = 0.5;
-  double cpu_scale = 1;             // multiplies every host CPU cost of QEMU, vhost and librbd
+  double cpu_scale = 1;  // multiplies every host CPU cost of QEMU, vhost and librbd
   VirtioBlkBatching virtio_blk_batching = VirtioBlkBatching::none;
   std::string qemu_version;  // as stated; it drives the version-dependent defaults (docs/scenario.md)
 };
 
 struct BackendParams {
   BackendKind kind = BackendKind::nvme;
-  double latency_ns = 10000;        // null device
-  int channels = -1;                // parallel service units; -1 = the kind's default
-  double read_ns = -1, write_ns = -1, flush_ns = -1;     // per-request device time at 4 KiB
-  double bandwidth_bytes_per_s = -1;                       // whole device, sequential
-  double write_bandwidth_bytes_per_s = -1;                 // writes, when they differ (-1 = bandwidth)
+  double latency_ns = 10000;                          // null device
+  int channels = -1;                                  // parallel service units; -1 = the kind's default
+  double read_ns = -1, write_ns = -1, flush_ns = -1;  // per-request device time at 4 KiB
+  double bandwidth_bytes_per_s = -1;                  // whole device, sequential
+  double write_bandwidth_bytes_per_s = -1;            // writes, when they differ (-1 = bandwidth)
   double service_cv = 0.3;
   // HDD
   double seek_ns = 8500000, rpm = 7200;
-  double seq_overhead_ns = 20000;   // per sequential request: command overhead, track switches
+  double seq_overhead_ns = 20000;  // per sequential request: command overhead, track switches
   int ncq_depth = 32;
   // md RAID1
   BackendKind leg = BackendKind::sata_ssd;
@@ -127,10 +127,10 @@ struct BackendParams {
   double rtt_ns = 200000;
   int osd_slots = 32;
   double osd_read_ns = 1000000, osd_write_ns = 2000000;
-  double osd_stall_ratio = 1e-4;    // share of ops that stall after the OSD (sync, slow ops)
-  double osd_stall_ns = 100e6;      // mean of such a stall (exponential)
-  int msgr_threads = 1;             // librbd messenger threads inside QEMU
-  double msgr_ns = 15000;           // per op on a messenger thread
+  double osd_stall_ratio = 1e-4;  // share of ops that stall after the OSD (sync, slow ops)
+  double osd_stall_ns = 100e6;    // mean of such a stall (exponential)
+  int msgr_threads = 1;           // librbd messenger threads inside QEMU
+  double msgr_ns = 15000;         // per op on a messenger thread
   int replicas = 3;
 };
 
@@ -144,7 +144,7 @@ struct RunParams {
 // deviations of ln(value) and this correlation. `vqsim run` samples it for prediction intervals.
 struct CalibrationUncertainty {
   std::vector<std::string> keys;
-  std::vector<double> values;                 // in each key's unit, as written in the file
+  std::vector<double> values;  // in each key's unit, as written in the file
   std::vector<double> log_sd;
   std::vector<std::vector<double>> log_corr;  // keys.size() square, symmetric, unit diagonal
   std::vector<bool> fixed_by_set;             // the key was given by --set: not sampled
@@ -175,7 +175,7 @@ struct IoScenario {
   VirtqueueParams vq;
   HostParams host;
   BackendParams backend;
-  std::vector<std::string> notes;   // e.g. fio job options that are not modelled
+  std::vector<std::string> notes;  // e.g. fio job options that are not modelled
   // Setups the loader accepts the way fio or QEMU would, but that probably say something other
   // than what was meant (psync at iodepth 32, rwmixread on a pure direction): the commands print
   // each as "vqsim: warning: ..." and list them in JSON "warnings".

@@ -65,10 +65,12 @@ std::vector<std::string> range_values(const std::string& path, const toml::table
   };
   const double from = num("from"), to = num("to");
   const bool log2 = r.get("log2") && r.get("log2")->value_or(false);
-  const bool integer = r.get("from")->is_integer() && r.get("to")->is_integer() && (!r.get("step") || r.get("step")->is_integer());
+  const bool integer =
+      r.get("from")->is_integer() && r.get("to")->is_integer() && (!r.get("step") || r.get("step")->is_integer());
   std::vector<std::string> out;
   auto push = [&](double v) {
-    if (integer) out.push_back(std::to_string(static_cast<long long>(std::llround(v))));
+    if (integer)
+      out.push_back(std::to_string(static_cast<long long>(std::llround(v))));
     else {
       std::ostringstream os;
       os.precision(12);
@@ -123,14 +125,16 @@ SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& ex
   if (const toml::node* s = t.get("set")) {
     const toml::table* st = s->as_table();
     if (!st) fail(path, *s, "set", "expected a table of scenario keys, e.g. set = { \"host.aio\" = \"native\" }");
-    for (const auto& [k, n] : *st) spec.set.push_back(std::string(k.str()) + "=" + value_text(path, n, "set." + std::string(k.str())));
+    for (const auto& [k, n] : *st)
+      spec.set.push_back(std::string(k.str()) + "=" + value_text(path, n, "set." + std::string(k.str())));
   }
   for (const auto& e : extra_set) spec.set.push_back(e);
   auto integer = [&](const char* key, std::int64_t fallback, std::int64_t lo, std::int64_t hi) {
     const toml::node* n = t.get(key);
     if (!n) return fallback;
     const auto v = n->value_exact<std::int64_t>();
-    if (!v || *v < lo || *v > hi) fail(path, *n, key, "expected a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    if (!v || *v < lo || *v > hi)
+      fail(path, *n, key, "expected a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
     return *v;
   };
   spec.replications = static_cast<int>(integer("replications", 3, 1, 1000));
@@ -171,7 +175,8 @@ SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& ex
         axis.keys.push_back(*k->value<std::string>());
         check_key(*k, axis.keys.back(), field + ".key");
         if (const toml::node* r = a->get("range")) {
-          if (!r->is_table()) fail(path, *r, field + ".range", "expected { from = .., to = .., step = .. } or { from, to, log2 = true }");
+          if (!r->is_table())
+            fail(path, *r, field + ".range", "expected { from = .., to = .., step = .. } or { from, to, log2 = true }");
           for (auto& v : range_values(path, *r->as_table(), field)) axis.values.push_back({v});
         } else if (const toml::node* vs = a->get("values")) {
           if (!vs->is_array() || vs->as_array()->empty()) fail(path, *vs, field + ".values", "expected a non-empty list");
@@ -181,18 +186,21 @@ SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& ex
         }
       } else if (const toml::node* ks = a->get("keys")) {
         // zip: keys = ["a", "b"], values = [[a1, b1], [a2, b2]]
-        if (!ks->is_array() || ks->as_array()->size() < 2) fail(path, *ks, field + ".keys", "a zip group needs a list of two or more keys");
+        if (!ks->is_array() || ks->as_array()->size() < 2)
+          fail(path, *ks, field + ".keys", "a zip group needs a list of two or more keys");
         for (const auto& k : *ks->as_array()) {
           if (!k.is_string()) fail(path, k, field + ".keys", "expected scenario keys");
           axis.keys.push_back(*k.value<std::string>());
           check_key(k, axis.keys.back(), field + ".keys");
         }
         const toml::node* vs = a->get("values");
-        if (!vs || !vs->is_array() || vs->as_array()->empty()) fail(path, *a, field + ".values", "a zip group needs values = [[...], ...]");
+        if (!vs || !vs->is_array() || vs->as_array()->empty())
+          fail(path, *a, field + ".values", "a zip group needs values = [[...], ...]");
         for (const auto& row : *vs->as_array()) {
           const toml::array* r = row.as_array();
           if (!r || r->size() != axis.keys.size())
-            fail(path, row, field + ".values", "each entry must list " + std::to_string(axis.keys.size()) + " values, one per key");
+            fail(path, row, field + ".values",
+                 "each entry must list " + std::to_string(axis.keys.size()) + " values, one per key");
           std::vector<std::string> step;
           for (const auto& v : *r) step.push_back(value_text(path, v, field + ".values"));
           axis.values.push_back(step);
@@ -228,7 +236,8 @@ SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& ex
   for (std::size_t n = 0; n < total; ++n) {
     SweepPoint p;
     for (std::size_t a = 0; a < spec.axes.size(); ++a)
-      for (std::size_t k = 0; k < spec.axes[a].keys.size(); ++k) p.settings.emplace_back(spec.axes[a].keys[k], spec.axes[a].values[at[a]][k]);
+      for (std::size_t k = 0; k < spec.axes[a].keys.size(); ++k)
+        p.settings.emplace_back(spec.axes[a].keys[k], spec.axes[a].values[at[a]][k]);
     bool excluded = false;
     for (const auto& rule : spec.excludes) {
       bool all = true;

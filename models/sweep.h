@@ -24,14 +24,14 @@ struct SweepPoint {
 
 struct SweepSpec {
   std::string path;
-  std::string scenario;        // resolved path of the base scenario
+  std::string scenario;  // resolved path of the base scenario
   std::string description;
   std::vector<std::string> set;  // fixed overrides for every point
   std::vector<SweepAxis> axes;
   std::vector<std::vector<std::pair<std::string, std::string>>> excludes;  // all must match
   std::vector<std::string> metrics;
   int replications = 3;
-  std::uint64_t ios = 0;       // 0 = the scenario's
+  std::uint64_t ios = 0;  // 0 = the scenario's
   std::uint64_t seed = 1;
   std::vector<SweepPoint> points;  // after exclusions, indices 0..n-1
   std::string fingerprint;         // of everything that decides the results (for --resume)

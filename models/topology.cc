@@ -1,9 +1,9 @@
 #include "models/topology.h"
 
+#include <algorithm>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/graphviz.hpp>
 #include <boost/graph/reverse_graph.hpp>
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -59,8 +59,10 @@ TopologyGraph build_topology(const IoScenario& s) {
   int jobs = 0, queues = 0;
   std::vector<std::string> threads, devices;
   for (const StageInfo& st : stages) {
-    if (st.name.rfind("guest.fio_job", 0) == 0) ++jobs;
-    else if (st.name.rfind("guest.tags", 0) == 0) ++queues;
+    if (st.name.rfind("guest.fio_job", 0) == 0)
+      ++jobs;
+    else if (st.name.rfind("guest.tags", 0) == 0)
+      ++queues;
   }
   add("fio", "fio", "station", s.workload.numjobs * s.workload.effective_depth());
   add("guest.tags", "guest", "pool", queues);  // capacity: queues (tags per queue in the label)
@@ -72,8 +74,10 @@ TopologyGraph build_topology(const IoScenario& s) {
         st.name.rfind("virtqueue.irq", 0) == 0)
       continue;
     std::string kind = "station";
-    if (st.stage == "cpu") kind = "cpu";
-    else if (st.name == "guest.lun_limit" || st.name == "aio.slots") kind = "pool";
+    if (st.stage == "cpu")
+      kind = "cpu";
+    else if (st.name == "guest.lun_limit" || st.name == "aio.slots")
+      kind = "pool";
     else if (st.stage == "backend" && st.name != "flush" && st.name != "host.pagecache" && st.name != "raid1.mirror" &&
              (st.name.rfind("ceph.", 0) != 0 || st.name == "ceph.osd") && st.name != "rbd.msgr" && st.name != "krbd.client")
       kind = "device";
@@ -133,7 +137,8 @@ TopologyGraph build_topology(const IoScenario& s) {
         edge("guest.fio_jobs", before_thread, "kick, thread asleep");
         edge(before_thread, t, "woken");
       }
-      if (s.host.cores > 0 && has("host.cpu") && s.guest.driver != GuestDriver::vhost_user_blk) edge(t, "host.cpu", "runs on", true);
+      if (s.host.cores > 0 && has("host.cpu") && s.guest.driver != GuestDriver::vhost_user_blk)
+        edge(t, "host.cpu", "runs on", true);
     }
     std::vector<std::string> to_device = threads;
     if (has("aio.slots")) {
@@ -200,7 +205,8 @@ void check_topology(const TopologyGraph& g) {
 std::string topology_node_of(const std::string& station) {
   auto numbered = [&](const std::string& prefix) {
     return station.size() > prefix.size() && station.rfind(prefix, 0) == 0 &&
-           std::all_of(station.begin() + static_cast<std::ptrdiff_t>(prefix.size()), station.end(), [](char c) { return c >= '0' && c <= '9'; });
+           std::all_of(station.begin() + static_cast<std::ptrdiff_t>(prefix.size()), station.end(),
+                       [](char c) { return c >= '0' && c <= '9'; });
   };
   if (numbered("guest.fio_job")) return "guest.fio_jobs";
   if (numbered("guest.tags")) return "guest.tags";
@@ -240,8 +246,8 @@ std::string percent(double x) {
 }
 }  // namespace
 
-std::string topology_dot(const TopologyGraph& g, const std::string& title, const TopologyLoads* loads, const std::string& bottleneck,
-                         const std::string& note) {
+std::string topology_dot(const TopologyGraph& g, const std::string& title, const TopologyLoads* loads,
+                         const std::string& bottleneck, const std::string& note) {
   std::ostringstream os;
   os << "digraph vqsim {\n  label=\"" << title;
   if (!note.empty()) os << "\\n" << note;
@@ -258,13 +264,15 @@ std::string topology_dot(const TopologyGraph& g, const std::string& title, const
     }
     if (load) {
       if (load->has_utilization)
-        os << "\\n" << (n.kind == "pool" ? "held " : "busy ") << percent(load->utilization) << (load->stations > 1 ? " (max)" : "");
+        os << "\\n"
+           << (n.kind == "pool" ? "held " : "busy ") << percent(load->utilization) << (load->stations > 1 ? " (max)" : "");
       if (load->share_of_latency > 0) os << "\\n" << percent(load->share_of_latency) << " of lat";
     }
     os << "\", shape=" << shape << ", tooltip=\"" << n.stage << "\"";
     const bool isolated = boost::in_degree(*v, g) == 0 && boost::out_degree(*v, g) == 0;
     if (load && load->has_utilization) {
-      os << ", style=\"filled" << (isolated ? ",dashed" : "") << "\", fillcolor=\"" << utilization_color(load->utilization) << "\"";
+      os << ", style=\"filled" << (isolated ? ",dashed" : "") << "\", fillcolor=\"" << utilization_color(load->utilization)
+         << "\"";
       if (load->utilization > 0.8) os << ", fontcolor=white";
     } else if (isolated) {
       os << ", style=dashed";

@@ -37,10 +37,10 @@ void check_topology(const TopologyGraph& g);
 // What a run measured at a node. Stations the graph draws as one node (one per fio job, per
 // hardware queue, per interrupt line) are merged into it, keeping the busiest one's utilization.
 struct NodeLoad {
-  double utilization = 0;       // busy servers / servers, or tokens held / tokens (pools)
-  bool has_utilization = false; // false for pure delays (no servers to be busy)
-  double share_of_latency = 0;  // of fio's mean latency, summed over the merged stations
-  int stations = 0;             // merged stations
+  double utilization = 0;        // busy servers / servers, or tokens held / tokens (pools)
+  bool has_utilization = false;  // false for pure delays (no servers to be busy)
+  double share_of_latency = 0;   // of fio's mean latency, summed over the merged stations
+  int stations = 0;              // merged stations
 };
 using TopologyLoads = std::map<std::string, NodeLoad>;
 

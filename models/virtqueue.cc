@@ -37,7 +37,8 @@ void InterruptLine::reset_statistics(sim::time_ns now) {
 
 void InterruptLine::report(sim::Metrics& m, sim::time_ns now) const {
   sim::report_flow(m, name(), flow_, now);
-  m.add(name() + ".completions_per_interrupt", interrupts_ ? static_cast<double>(completions_) / static_cast<double>(interrupts_) : 0.0);
+  m.add(name() + ".completions_per_interrupt",
+        interrupts_ ? static_cast<double>(completions_) / static_cast<double>(interrupts_) : 0.0);
 }
 
 }  // namespace vqsim::models

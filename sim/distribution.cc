@@ -52,7 +52,7 @@ const Ziggurat kZig;
 
 double standard_normal_quantile(double p) noexcept {
   // P. J. Acklam's rational approximation of the inverse normal CDF (relative error < 1.2e-9).
-  static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+  static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,  -2.759285104469687e+02,
                                  1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
   static constexpr double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02, 6.680131188771972e+01,
                                  -1.328068155288572e+01};
@@ -64,7 +64,8 @@ double standard_normal_quantile(double p) noexcept {
   if (p >= 1) return INFINITY;
   if (p < low) {
     const double q = std::sqrt(-2 * std::log(p));
-    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+           ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
   }
   if (p <= high) {
     const double q = p - 0.5, r = q * q;
@@ -72,7 +73,8 @@ double standard_normal_quantile(double p) noexcept {
            (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
   }
   const double q = std::sqrt(-2 * std::log(1 - p));
-  return -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  return -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+         ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
 }
 
 double standard_normal(Rng& rng) noexcept {
@@ -166,7 +168,8 @@ Distribution Distribution::lognormal(double median, double sigma) {
   if (sigma > 0) {
     d.p_.resize(kLognormalGrid + 1);
     for (int k = 1; k < kLognormalGrid; ++k)
-      d.p_[static_cast<std::size_t>(k)] = std::exp(d.a_ + sigma * standard_normal_quantile(static_cast<double>(k) / kLognormalGrid));
+      d.p_[static_cast<std::size_t>(k)] =
+          std::exp(d.a_ + sigma * standard_normal_quantile(static_cast<double>(k) / kLognormalGrid));
   }
   return d;
 }

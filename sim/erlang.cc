@@ -51,9 +51,7 @@ double mmc_mean_wait(double lambda, double mu, int servers) {
   return erlang_c(servers, lambda / mu) / (capacity - lambda);
 }
 
-double mmc_mean_response(double lambda, double mu, int servers) {
-  return mmc_mean_wait(lambda, mu, servers) + 1.0 / mu;
-}
+double mmc_mean_response(double lambda, double mu, int servers) { return mmc_mean_wait(lambda, mu, servers) + 1.0 / mu; }
 
 double mm1_response_quantile(double lambda, double mu, double p) {
   check_rate("mm1_response_quantile", "lambda", lambda, true);

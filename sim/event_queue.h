@@ -23,9 +23,9 @@ class Component;
 
 struct Event {
   time_ns time;
-  std::uint64_t seq;    // scheduling order; also the event's identity for cancellation
-  Component* target;    // nullptr: a run-control event of the Simulator itself
-  std::uint32_t kind;   // the target's own event type
+  std::uint64_t seq;   // scheduling order; also the event's identity for cancellation
+  Component* target;   // nullptr: a run-control event of the Simulator itself
+  std::uint32_t kind;  // the target's own event type
   std::uint64_t payload;
 
   friend bool operator<(const Event& a, const Event& b) noexcept {

@@ -63,8 +63,8 @@ class FcfsStation : public Component, public WorkClient {
   std::vector<Distribution> class_service_;
   std::vector<bool> class_service_set_;
   CpuResource* cpu_ = nullptr;
-  std::vector<Slot> slots_;             // one per server
-  std::vector<std::uint32_t> idle_;     // free server indices, used as a stack
+  std::vector<Slot> slots_;          // one per server
+  std::vector<std::uint32_t> idle_;  // free server indices, used as a stack
   Fifo<Slot> queue_;
   WaitingLineStats stats_;
   time_ns idle_since_ns_ = 0;

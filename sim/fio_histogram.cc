@@ -14,13 +14,11 @@ namespace {
 
 // fio options.c, option "percentile_list", .def = "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:
 // 99.9:99.95:99.99".
-constexpr std::array<double, 17> kFioDefaultPercentiles = {
-    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99};
+constexpr std::array<double, 17> kFioDefaultPercentiles = {1.0,  5.0,  10.0, 20.0, 30.0, 40.0, 50.0,  60.0, 70.0,
+                                                           80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99};
 
 // For index >= 128: the group is index / 64 and the number of discarded error bits is group - 1.
-constexpr unsigned error_bits_of(unsigned index) noexcept {
-  return (index >> FioHistogram::kBits) - 1;
-}
+constexpr unsigned error_bits_of(unsigned index) noexcept { return (index >> FioHistogram::kBits) - 1; }
 
 }  // namespace
 
@@ -73,14 +71,11 @@ std::vector<std::uint64_t> FioHistogram::percentiles_ns(std::span<const double> 
   }
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&p](std::size_t a, std::size_t b) { return p[a] < p[b]; });
+  std::stable_sort(order.begin(), order.end(), [&p](std::size_t a, std::size_t b) { return p[a] < p[b]; });
 
   // The threshold exactly as fio's calc_clat_percentiles() evaluates it:
   //   sum >= ((long double) plist[j].u.f / 100.0 * nr)
-  const auto threshold = [this](double pct) {
-    return static_cast<long double>(pct) / 100.0 * static_cast<long double>(count_);
-  };
+  const auto threshold = [this](double pct) { return static_cast<long double>(pct) / 100.0 * static_cast<long double>(count_); };
 
   std::size_t j = 0;
   std::uint64_t sum = 0;
@@ -122,9 +117,7 @@ std::vector<double> FioHistogram::interpolated_percentiles_ns(std::span<const do
   return out;
 }
 
-std::span<const double> FioHistogram::fio_default_percentiles() noexcept {
-  return kFioDefaultPercentiles;
-}
+std::span<const double> FioHistogram::fio_default_percentiles() noexcept { return kFioDefaultPercentiles; }
 
 std::string FioHistogram::percentile_key(double percentile) {
   // printf("%f") == fixed notation with 6 decimals; to_chars is the locale-independent

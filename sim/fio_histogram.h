@@ -34,10 +34,10 @@ namespace vqsim::sim {
 
 class FioHistogram {
  public:
-  static constexpr unsigned kBits = 6;                       // fio stat.h FIO_IO_U_PLAT_BITS
-  static constexpr unsigned kValuesPerGroup = 64;            // FIO_IO_U_PLAT_VAL = 1 << BITS
-  static constexpr unsigned kGroups = 29;                    // FIO_IO_U_PLAT_GROUP_NR
-  static constexpr unsigned kBins = 1856;                    // FIO_IO_U_PLAT_NR = GROUP_NR * VAL
+  static constexpr unsigned kBits = 6;             // fio stat.h FIO_IO_U_PLAT_BITS
+  static constexpr unsigned kValuesPerGroup = 64;  // FIO_IO_U_PLAT_VAL = 1 << BITS
+  static constexpr unsigned kGroups = 29;          // FIO_IO_U_PLAT_GROUP_NR
+  static constexpr unsigned kBins = 1856;          // FIO_IO_U_PLAT_NR = GROUP_NR * VAL
   static_assert(kValuesPerGroup == (1u << kBits));
   static_assert(kBins == kGroups * kValuesPerGroup);
 
@@ -98,8 +98,7 @@ inline unsigned FioHistogram::value_to_index(std::uint64_t value_ns) noexcept {
   const unsigned msb = static_cast<unsigned>(std::bit_width(value_ns)) - 1;  // 7 .. 63
   const unsigned error_bits = msb - kBits;                                   // 1 .. 57
   const unsigned group_base = (error_bits + 1) << kBits;                     // bins before group
-  const unsigned offset =
-      static_cast<unsigned>((value_ns >> error_bits) & (kValuesPerGroup - 1));
+  const unsigned offset = static_cast<unsigned>((value_ns >> error_bits) & (kValuesPerGroup - 1));
   const unsigned index = group_base + offset;
   return index < kBins - 1 ? index : kBins - 1;  // fio clamps to FIO_IO_U_PLAT_NR - 1
 }

@@ -11,8 +11,7 @@ ForkJoin::ForkJoin(Simulator& sim, std::string name, int branches) : Component(s
 }
 
 void ForkJoin::validate() const {
-  for (std::size_t i = 0; i < branch.size(); ++i)
-    require_connected(*this, branch[i], ("branch " + std::to_string(i)).c_str());
+  for (std::size_t i = 0; i < branch.size(); ++i) require_connected(*this, branch[i], ("branch " + std::to_string(i)).c_str());
   require_connected(*this, out, "out");
 }
 

@@ -13,7 +13,7 @@ using JobId = std::uint32_t;
 inline constexpr JobId kNoJob = UINT32_MAX;
 
 struct Job {
-  time_ns created_ns = 0;      // when the job entered the network (open) or its cycle began (closed)
+  time_ns created_ns = 0;       // when the job entered the network (open) or its cycle began (closed)
   std::uint32_t job_class = 0;  // selects per-class service distributions
   JobId parent = kNoJob;        // fork-join: the job this one was split from
   std::uint32_t pending = 0;    // fork-join: children not yet joined

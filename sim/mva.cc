@@ -24,8 +24,8 @@ void validate(const char* fn, const std::vector<MvaStation>& stations, const std
   if (populations.empty()) throw std::invalid_argument(where + "at least one customer class is required");
   for (std::size_t c = 0; c < populations.size(); ++c) {
     if (populations[c] < 1)
-      throw std::invalid_argument(where + "population of class " + std::to_string(c) + " is " +
-                                  std::to_string(populations[c]) + "; it must be >= 1");
+      throw std::invalid_argument(where + "population of class " + std::to_string(c) + " is " + std::to_string(populations[c]) +
+                                  "; it must be >= 1");
   }
   const std::size_t classes = populations.size();
   for (std::size_t k = 0; k < stations.size(); ++k) {
@@ -35,9 +35,8 @@ void validate(const char* fn, const std::vector<MvaStation>& stations, const std
                                   " demand entries but there are " + std::to_string(classes) + " classes");
     for (std::size_t c = 0; c < classes; ++c) {
       if (!std::isfinite(s.demand[c]) || s.demand[c] < 0.0)
-        throw std::invalid_argument(where + station_label(s, k) + " has invalid demand " +
-                                    std::to_string(s.demand[c]) + " for class " + std::to_string(c) +
-                                    " (must be finite and >= 0)");
+        throw std::invalid_argument(where + station_label(s, k) + " has invalid demand " + std::to_string(s.demand[c]) +
+                                    " for class " + std::to_string(c) + " (must be finite and >= 0)");
     }
     if (s.kind == MvaStationKind::MultiServer) {
       if (!allow_multiserver)
@@ -114,12 +113,12 @@ MvaResult mva_exact(const std::vector<MvaStation>& stations, int population) {
   }
   const std::size_t M = ld.size();
   // Work: 2^M subnetworks x population steps x (stations + probabilities).
-  const double work = std::ldexp(1.0, static_cast<int>(std::min<std::size_t>(M, 60))) * population *
-                      static_cast<double>(K + probs);
+  const double work =
+      std::ldexp(1.0, static_cast<int>(std::min<std::size_t>(M, 60))) * population * static_cast<double>(K + probs);
   if (M > 24 || work > 2e9)
     throw std::invalid_argument("mva_exact: " + std::to_string(M) +
-                                " load-dependent MultiServer stations make exact MVA too expensive (2^" +
-                                std::to_string(M) + " subnetworks); use mva_schweitzer");
+                                " load-dependent MultiServer stations make exact MVA too expensive (2^" + std::to_string(M) +
+                                " subnetworks); use mva_schweitzer");
   const std::size_t masks = std::size_t{1} << M;
 
   // Per subnetwork `mask` (all Queue/Delay stations plus the LD stations whose bit is set):
@@ -144,8 +143,12 @@ MvaResult mva_exact(const std::vector<MvaStation>& stations, int population) {
       for (std::size_t k = 0; k < K; ++k) {
         const double D = stations[k].demand[0];
         switch (treat[k]) {
-          case Treat::Delay: R[k] = D; break;
-          case Treat::Queue: R[k] = D * (1.0 + Qm[k]); break;
+          case Treat::Delay:
+            R[k] = D;
+            break;
+          case Treat::Queue:
+            R[k] = D * (1.0 + Qm[k]);
+            break;
           case Treat::LoadDependent: {
             const std::size_t i = static_cast<std::size_t>(bit[k]);
             if (((mask >> i) & 1U) == 0) {
@@ -278,8 +281,8 @@ MvaResult mva_exact_multiclass(const std::vector<MvaStation>& stations, const st
   return r;
 }
 
-MvaResult mva_schweitzer(const std::vector<MvaStation>& stations, const std::vector<int>& populations,
-                         double tolerance, int max_iterations) {
+MvaResult mva_schweitzer(const std::vector<MvaStation>& stations, const std::vector<int>& populations, double tolerance,
+                         int max_iterations) {
   validate("mva_schweitzer", stations, populations, /*allow_multiserver=*/true);
   if (!(tolerance > 0.0) || !std::isfinite(tolerance))
     throw std::invalid_argument("mva_schweitzer: tolerance must be finite and > 0");
@@ -321,7 +324,7 @@ MvaResult mva_schweitzer(const std::vector<MvaStation>& stations, const std::vec
             break;
           case MvaStationKind::MultiServer: {
             const double m = static_cast<double>(s.servers);
-            Ra[k][c] = D / m * (1.0 + arrival);    // Seidmann: single server, demand D/m ...
+            Ra[k][c] = D / m * (1.0 + arrival);      // Seidmann: single server, demand D/m ...
             R[k][c] = Ra[k][c] + D * (m - 1.0) / m;  // ... plus a pure delay D(m-1)/m
             break;
           }

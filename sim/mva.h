@@ -50,8 +50,8 @@ struct MvaResult {
   std::vector<std::vector<double>> utilization;   // [station][class] = X_c * D_{k,c}
                                                   // (divided by servers for MultiServer; for a
                                                   // Delay station it is the mean number busy)
-  int iterations = 0;     // exact: population steps / lattice points; Schweitzer: sweeps
-  bool converged = true;  // false only when Schweitzer hit max_iterations
+  int iterations = 0;                             // exact: population steps / lattice points; Schweitzer: sweeps
+  bool converged = true;                          // false only when Schweitzer hit max_iterations
 };
 
 // Exact single-class MVA (Reiser & Lavenberg 1980; Lazowska et al. ch. 6), recursion over
@@ -78,8 +78,7 @@ MvaResult mva_exact(const std::vector<MvaStation>& stations, int population);
 // Throws std::invalid_argument if the lattice has more than 2e6 points, if a station is
 // MultiServer, on any class population < 1, on a demand count different from populations.size(),
 // on negative or non-finite demands, or when some class has total demand 0.
-MvaResult mva_exact_multiclass(const std::vector<MvaStation>& stations,
-                               const std::vector<int>& populations);
+MvaResult mva_exact_multiclass(const std::vector<MvaStation>& stations, const std::vector<int>& populations);
 
 // Schweitzer–Bard approximate MVA (Schweitzer 1979, Bard 1979; Lazowska et al. ch. 7), any number
 // of classes. The arrival-instant queue length is approximated by
@@ -95,7 +94,7 @@ MvaResult mva_exact_multiclass(const std::vector<MvaStation>& stations,
 // Throws std::invalid_argument on the same input errors as mva_exact_multiclass (MultiServer is
 // allowed), on tolerance <= 0 or max_iterations < 1. If max_iterations is reached, the last
 // iterate is returned with converged = false.
-MvaResult mva_schweitzer(const std::vector<MvaStation>& stations, const std::vector<int>& populations,
-                         double tolerance = 1e-10, int max_iterations = 100000);
+MvaResult mva_schweitzer(const std::vector<MvaStation>& stations, const std::vector<int>& populations, double tolerance = 1e-10,
+                         int max_iterations = 100000);
 
 }  // namespace vqsim::sim

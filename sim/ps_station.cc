@@ -50,9 +50,7 @@ void ProcessorSharingStation::add_task(WorkClient* client, std::uint64_t token, 
   rearm();
 }
 
-void ProcessorSharingStation::accept(JobId job, int) {
-  add_task(nullptr, job, static_cast<double>(service_.sample_ns(rng_)));
-}
+void ProcessorSharingStation::accept(JobId job, int) { add_task(nullptr, job, static_cast<double>(service_.sample_ns(rng_))); }
 
 void ProcessorSharingStation::submit_work(WorkClient* client, std::uint64_t token, double demand_ns) {
   add_task(client, token, demand_ns);

@@ -41,8 +41,8 @@ class ProcessorSharingStation : public Component {
  private:
   struct Task {
     double finish_v;
-    std::uint64_t seq;  // arrival order: ties leave FIFO
-    WorkClient* client;  // nullptr: a job of our own, forwarded to `out`
+    std::uint64_t seq;    // arrival order: ties leave FIFO
+    WorkClient* client;   // nullptr: a job of our own, forwarded to `out`
     std::uint64_t token;  // the client's token, or the JobId
     time_ns arrival;
   };

@@ -64,8 +64,7 @@ Simulator::~Simulator() = default;
 Rng Simulator::stream(std::string_view name) const noexcept { return Rng::for_stream(seed_, replication_, fnv1a(name)); }
 
 void Simulator::adopt(std::unique_ptr<Component> component) {
-  if (!names_.insert(component->name()).second)
-    throw std::logic_error("two components are named '" + component->name() + "'");
+  if (!names_.insert(component->name()).second) throw std::logic_error("two components are named '" + component->name() + "'");
   components_.push_back(std::move(component));
 }
 

@@ -25,18 +25,18 @@ namespace vqsim::sim {
 using EventId = std::uint64_t;
 
 struct RunLimits {
-  time_ns warmup_ns = 0;                   // warm-up by simulated time ...
-  std::uint64_t warmup_completions = 0;    // ... or by completions (not both)
-  time_ns measure_ns = 0;                  // measured window length; 0 = no time limit
-  std::uint64_t measure_completions = 0;   // completions to measure; 0 = no count limit
+  time_ns warmup_ns = 0;                  // warm-up by simulated time ...
+  std::uint64_t warmup_completions = 0;   // ... or by completions (not both)
+  time_ns measure_ns = 0;                 // measured window length; 0 = no time limit
+  std::uint64_t measure_completions = 0;  // completions to measure; 0 = no count limit
 };
 
 struct RunResult {
   time_ns warmup_end_ns = 0;
   time_ns end_ns = 0;
-  std::uint64_t events = 0;        // events handled, warm-up included
-  std::uint64_t completions = 0;   // counted in the measured window
-  bool drained = false;            // stopped because no event was left
+  std::uint64_t events = 0;       // events handled, warm-up included
+  std::uint64_t completions = 0;  // counted in the measured window
+  bool drained = false;           // stopped because no event was left
 };
 
 class Simulator {

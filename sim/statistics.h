@@ -92,7 +92,7 @@ class LatencyStat {
 };
 
 struct LittleCheck {
-  double number_mean = 0.0;      // L: time-average number present
+  double number_mean = 0.0;        // L: time-average number present
   double throughput_per_ns = 0.0;  // X: completions per ns in the window
   double response_mean_ns = 0.0;   // W
   // What edge effects alone can explain, as a bound, not an estimate. Over a window [t0, t1],

@@ -40,8 +40,8 @@ double log_beta(double a, double b) {
   if (big < 20.0) return log_gamma(a) + log_gamma(b) - log_gamma(a + b);
   // ln Gamma(big) - ln Gamma(big + small)
   //   = -(big - 1/2) ln(1 + small/big) - small ln(big + small) + small + delta(big) - delta(big + small)
-  const double diff = -(big - 0.5) * std::log1p(small / big) - small * std::log(big + small) + small +
-                      stirling_delta(big) - stirling_delta(big + small);
+  const double diff = -(big - 0.5) * std::log1p(small / big) - small * std::log(big + small) + small + stirling_delta(big) -
+                      stirling_delta(big + small);
   return log_gamma(small) + diff;
 }
 
@@ -111,8 +111,7 @@ double t_pdf(double t, double df) {
 
 double student_t_quantile(double p, int df) {
   if (df < 1) throw std::invalid_argument("student_t_quantile: df = " + std::to_string(df) + " must be >= 1");
-  if (!(p > 0.0 && p < 1.0))
-    throw std::invalid_argument("student_t_quantile: p = " + std::to_string(p) + " must be in (0, 1)");
+  if (!(p > 0.0 && p < 1.0)) throw std::invalid_argument("student_t_quantile: p = " + std::to_string(p) + " must be in (0, 1)");
   if (p == 0.5) return 0.0;
   if (p < 0.5) return -student_t_quantile(1.0 - p, df);
 
@@ -132,7 +131,10 @@ double student_t_quantile(double p, int df) {
   for (int it = 0; it < 400; ++it) {
     const double f = t_upper_tail(t, nu) - q;
     if (f == 0.0) return t;
-    if (f > 0.0) lo = t; else hi = t;
+    if (f > 0.0)
+      lo = t;
+    else
+      hi = t;
     const double dens = t_pdf(t, nu);
     double next = dens > 0.0 ? t + f / dens : 0.5 * (lo + hi);
     if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
@@ -157,8 +159,7 @@ Interval confidence_interval(std::span<const double> samples, double level) {
     mean += delta / static_cast<double>(n);
     m2 += delta * (x - mean);
   }
-  if (n > std::numeric_limits<int>::max())
-    throw std::invalid_argument("confidence_interval: too many samples");
+  if (n > std::numeric_limits<int>::max()) throw std::invalid_argument("confidence_interval: too many samples");
   Interval out;
   out.n = static_cast<int>(n);
   out.mean = mean;

@@ -17,7 +17,8 @@ namespace {
 // Sends one job at each of the given times.
 class Arrivals : public Component {
  public:
-  Arrivals(Simulator& sim, std::string name, std::vector<time_ns> times) : Component(sim, std::move(name)), times_(std::move(times)) {}
+  Arrivals(Simulator& sim, std::string name, std::vector<time_ns> times)
+      : Component(sim, std::move(name)), times_(std::move(times)) {}
   Port out;
   void validate() const override { require_connected(*this, out, "out"); }
   void start() override {

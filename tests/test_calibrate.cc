@@ -124,7 +124,8 @@ const Setups kSetups = {
 };
 
 std::string base_scenario() {
-  return write("base.toml", "base = \"" + kSource + "/scenarios/default.toml\"\n[workload]\nios = 5000\n[run]\nreplications = 2\n");
+  return write("base.toml",
+               "base = \"" + kSource + "/scenarios/default.toml\"\n[workload]\nios = 5000\n[run]\nreplications = 2\n");
 }
 
 // A manifest of inline `measured` runs, one per setup, with the figures each setup gives at the
@@ -368,7 +369,8 @@ TEST_CASE("calibration gives the same report whatever the thread count") {
   };
   const fit::CalibrationResult two = fit::calibrate(synthetic_dataset(), synthetic_options(2));
   CHECK(without_seconds(synthetic_fit()) == without_seconds(two));
-  CHECK(fit::fit_toml(synthetic_dataset(), synthetic_fit(), "x/fit.toml", "cmd") == fit::fit_toml(synthetic_dataset(), two, "x/fit.toml", "cmd"));
+  CHECK(fit::fit_toml(synthetic_dataset(), synthetic_fit(), "x/fit.toml", "cmd") ==
+        fit::fit_toml(synthetic_dataset(), two, "x/fit.toml", "cmd"));
 }
 
 // --------------------------------------------------------------------- bad manifests
@@ -394,11 +396,13 @@ TEST_CASE("bad manifests are errors that name the file, the run and the problem"
   }
   SUBCASE("a run without set") {
     const std::string m = write("no-set.toml", "[[run]]\nname = \"bare\"\n" + ok);
-    CHECK_THROWS_WITH_AS(fit::load_dataset(m, def), doctest::Contains("no-set.toml:1: run 'bare': no `set`"), models::ConfigError);
+    CHECK_THROWS_WITH_AS(fit::load_dataset(m, def), doctest::Contains("no-set.toml:1: run 'bare': no `set`"),
+                         models::ConfigError);
   }
   SUBCASE("a set that contradicts the fio output") {
-    const std::string m = write("contradicts.toml", "[[run]]\nname = \"scsi\"\nfile = \"" + fio_scsi +
-                                                         "\"\nset = { \"guest.driver\" = \"virtio-scsi\", \"workload.iodepth\" = 16 }\n");
+    const std::string m =
+        write("contradicts.toml", "[[run]]\nname = \"scsi\"\nfile = \"" + fio_scsi +
+                                      "\"\nset = { \"guest.driver\" = \"virtio-scsi\", \"workload.iodepth\" = 16 }\n");
     const std::string e = load_error(m, kSource + "/scenarios/seed000-virtio-scsi.toml");
     CAPTURE(e);
     CHECK(e.find("contradicts.toml:1: run 'scsi'") != std::string::npos);
@@ -407,20 +411,24 @@ TEST_CASE("bad manifests are errors that name the file, the run and the problem"
     CHECK_THROWS_AS(fit::load_dataset(m, kSource + "/scenarios/seed000-virtio-scsi.toml"), models::ConfigError);
   }
   SUBCASE("a measured direction the setup does not do") {
-    const std::string m = write("no-writes.toml", "[[run]]\nname = \"reads-only\"\nmeasured = { \"write.iops\" = 5000 }\n"
-                                                  "set = { \"workload.rw\" = \"randread\" }\n");
-    CHECK_THROWS_WITH_AS(fit::load_dataset(m, def), doctest::Contains("no-writes.toml:1: run 'reads-only': measured write.iops but its setup"),
+    const std::string m = write("no-writes.toml",
+                                "[[run]]\nname = \"reads-only\"\nmeasured = { \"write.iops\" = 5000 }\n"
+                                "set = { \"workload.rw\" = \"randread\" }\n");
+    CHECK_THROWS_WITH_AS(fit::load_dataset(m, def),
+                         doctest::Contains("no-writes.toml:1: run 'reads-only': measured write.iops but its setup"),
                          models::ConfigError);
     CHECK(load_error(m).find("randread") != std::string::npos);
   }
   SUBCASE("two runs with one name") {
-    const std::string m = write("duplicate.toml", "[[run]]\nname = \"twice\"\n" + ok + "set = {}\n[[run]]\nname = \"twice\"\n" + ok +
-                                                      "set = { \"workload.iodepth\" = 4 }\n");
-    CHECK_THROWS_WITH_AS(fit::load_dataset(m, def), doctest::Contains("duplicate.toml: two runs are named 'twice'"), models::ConfigError);
+    const std::string m = write("duplicate.toml", "[[run]]\nname = \"twice\"\n" + ok + "set = {}\n[[run]]\nname = \"twice\"\n" +
+                                                      ok + "set = { \"workload.iodepth\" = 4 }\n");
+    CHECK_THROWS_WITH_AS(fit::load_dataset(m, def), doctest::Contains("duplicate.toml: two runs are named 'twice'"),
+                         models::ConfigError);
   }
   SUBCASE("a setup the base scenario rejects") {
-    const std::string m = write("invalid-setup.toml", "[[run]]\nname = \"native-writeback\"\n" + ok +
-                                                          "set = { \"host.aio\" = \"native\", \"host.cache\" = \"writeback\" }\n");
+    const std::string m =
+        write("invalid-setup.toml", "[[run]]\nname = \"native-writeback\"\n" + ok +
+                                        "set = { \"host.aio\" = \"native\", \"host.cache\" = \"writeback\" }\n");
     const std::string e = load_error(m);
     CAPTURE(e);
     CHECK(e.find("invalid-setup.toml:1: run 'native-writeback': its setup does not make a valid scenario") != std::string::npos);
@@ -428,11 +436,13 @@ TEST_CASE("bad manifests are errors that name the file, the run and the problem"
   }
   SUBCASE("a run with nothing to fit") {
     const std::string m = write("nothing.toml", "[[run]]\nname = \"zeros\"\nmeasured = { \"read.iops\" = 0 }\nset = {}\n");
-    CHECK_THROWS_WITH_AS(fit::load_dataset(m, def), doctest::Contains("nothing.toml:1: run 'zeros': nothing to fit"), models::ConfigError);
+    CHECK_THROWS_WITH_AS(fit::load_dataset(m, def), doctest::Contains("nothing.toml:1: run 'zeros': nothing to fit"),
+                         models::ConfigError);
   }
   SUBCASE("a base scenario that does not exist") {
     const std::string m = write("fine.toml", "[[run]]\nname = \"a\"\n" + ok + "set = {}\n");
-    CHECK_THROWS_WITH_AS(fit::load_dataset(m, "/nonexistent/base.toml"), doctest::Contains("/nonexistent/base.toml"), models::ConfigError);
+    CHECK_THROWS_WITH_AS(fit::load_dataset(m, "/nonexistent/base.toml"), doctest::Contains("/nonexistent/base.toml"),
+                         models::ConfigError);
   }
 }
 
@@ -640,22 +650,26 @@ TEST_CASE("calibrate refuses setups it cannot fit") {
   SUBCASE("an unknown --fit key") {
     fit::CalibrateOptions o;
     o.fit_keys = {"backend.read_uss"};
-    CHECK_THROWS_WITH_AS(fit::calibrate(d, o), doctest::Contains("--fit backend.read_uss: not a parameter calibration can fit"), models::ConfigError);
+    CHECK_THROWS_WITH_AS(fit::calibrate(d, o), doctest::Contains("--fit backend.read_uss: not a parameter calibration can fit"),
+                         models::ConfigError);
     CHECK_THROWS_WITH_AS(fit::calibrate(d, o), doctest::Contains("backend.read_us"), models::ConfigError);  // the suggestion
   }
   SUBCASE("a scenario key that is not a fittable parameter") {
     fit::CalibrateOptions o;
     o.fit_keys = {"host.pagecache_hit_ratio"};
-    CHECK_THROWS_WITH_AS(fit::calibrate(d, o), doctest::Contains("--fit host.pagecache_hit_ratio: not a parameter calibration can fit"),
+    CHECK_THROWS_WITH_AS(fit::calibrate(d, o),
+                         doctest::Contains("--fit host.pagecache_hit_ratio: not a parameter calibration can fit"),
                          models::ConfigError);
   }
   SUBCASE("a parameter whose value is 0 (no log space)") {
-    const std::string m = write("null-device.toml", "[[run]]\nname = \"null\"\nmeasured = { \"read.iops\" = 100000 }\n"
-                                                    "set = { \"backend.kind\" = \"null\", \"backend.latency_us\" = 0 }\n");
+    const std::string m = write("null-device.toml",
+                                "[[run]]\nname = \"null\"\nmeasured = { \"read.iops\" = 100000 }\n"
+                                "set = { \"backend.kind\" = \"null\", \"backend.latency_us\" = 0 }\n");
     const fit::Dataset z = fit::load_dataset(m, def);
     fit::CalibrateOptions o;
     o.fit_keys = {"backend.latency_us"};
-    CHECK_THROWS_WITH_AS(fit::calibrate(z, o), doctest::Contains("--fit backend.latency_us: its value is 0; only values > 0 can be fitted"),
+    CHECK_THROWS_WITH_AS(fit::calibrate(z, o),
+                         doctest::Contains("--fit backend.latency_us: its value is 0; only values > 0 can be fitted"),
                          models::ConfigError);
   }
   SUBCASE("a holdout that matches every run") {
@@ -678,7 +692,8 @@ TEST_CASE("calibrate refuses setups it cannot fit") {
 // --------------------------------------------------------------------- non-convergence
 
 TEST_CASE("a fit stopped after one round reports that it did not converge") {
-  const fit::Dataset d = fit::load_dataset(kSource + "/calibration/data/seeds/000-virtio-scsi-vs-blk.toml", kSource + "/scenarios/seed000-virtio-scsi.toml");
+  const fit::Dataset d = fit::load_dataset(kSource + "/calibration/data/seeds/000-virtio-scsi-vs-blk.toml",
+                                           kSource + "/scenarios/seed000-virtio-scsi.toml");
   fit::CalibrateOptions o;
   o.max_rounds = 1;
   o.threads = 2;

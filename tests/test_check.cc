@@ -29,7 +29,8 @@ fio::FioResult clean_result() {
   j.groupid = 0;
   j.jobs = 1;
   j.error = 0;
-  j.options = {{"ioengine", "libaio"}, {"direct", "1"}, {"rw", "randread"}, {"bs", "4k"}, {"iodepth", "8"}, {"size", "64m"}, {"runtime", "2"}};
+  j.options = {{"ioengine", "libaio"}, {"direct", "1"}, {"rw", "randread"}, {"bs", "4k"},
+               {"iodepth", "8"},       {"size", "64m"}, {"runtime", "2"}};
   auto& d = j.read;
   d.iops = 64000;
   d.runtime_ms = 2000;
@@ -204,7 +205,7 @@ TEST_CASE("check: each broken figure is flagged by exactly its rule") {
     auto& d = r.jobs[0].read;
     const double k = 50;
     *d.iops *= k, *d.bw_bytes_per_s *= k, *d.io_bytes = static_cast<std::uint64_t>(*d.io_bytes * k), *d.total_ios *= 50,
-        *d.iops_mean *= k;
+                                          *d.iops_mean *= k;
     for (auto* l : {&d.slat, &d.clat, &d.lat}) {
       *l->min_ns /= k, *l->max_ns /= k, *l->mean_ns /= k, *l->stddev_ns /= k;
       for (auto& p : l->percentiles) p.second /= k;
@@ -222,7 +223,7 @@ TEST_CASE("check: each broken figure is flagged by exactly its rule") {
     auto& d = r.jobs[0].read;  // what psync does: one I/O in flight
     const double k = 8;
     *d.iops /= k, *d.bw_bytes_per_s /= k, *d.io_bytes = static_cast<std::uint64_t>(*d.io_bytes / k), *d.total_ios /= 8,
-        *d.iops_mean /= k;
+                                          *d.iops_mean /= k;
     r.jobs[0].iodepth_level = {{"1", 100}};
     CHECK(run(r) == std::set<std::string>{"sync-iodepth"});
   }
@@ -278,8 +279,8 @@ TEST_CASE("check: seeds 000 and 002 pass the consistency rules") {
 }
 
 TEST_CASE("check: the seed manifests load, and seed 004 as posted is a unit slip") {
-  for (const char* f : {"000-virtio-scsi-vs-blk.toml", "001-tcm-vhost.toml", "002-ceph-proxmox.toml", "003-virtio-blk-bio-path.toml",
-                        "004-epyc-vm-vs-baremetal.toml"}) {
+  for (const char* f : {"000-virtio-scsi-vs-blk.toml", "001-tcm-vhost.toml", "002-ceph-proxmox.toml",
+                        "003-virtio-blk-bio-path.toml", "004-epyc-vm-vs-baremetal.toml"}) {
     CAPTURE(f);
     std::vector<fio::FioResult> keep;
     const auto ms = check::measured_from_manifest(seed(f), keep);

@@ -78,13 +78,15 @@ std::vector<Measured> seed003_runs(const std::vector<double>& bw_kib) {
 
 TEST_CASE("physics: device classes are listed and unknown ones rejected") {
   const auto names = check::device_classes();
-  for (const char* n : {"hdd-7200", "hdd-10k", "hdd-15k", "sata-ssd", "nvme", "ceph-rbd", "pagecache", "null", "md-raid1", "krbd", "hdd"})
+  for (const char* n :
+       {"hdd-7200", "hdd-10k", "hdd-15k", "sata-ssd", "nvme", "ceph-rbd", "pagecache", "null", "md-raid1", "krbd", "hdd"})
     CHECK(std::find(names.begin(), names.end(), n) != names.end());
   CHECK_THROWS_AS(check::check_physics({}, "floppy"), std::invalid_argument);
 }
 
 TEST_CASE("physics-iops: a 7200 rpm disk at QD1") {
-  Measured m = make("read", {{"workload.rw", "randread"}, {"workload.bs", "4k"}, {"workload.iodepth", "1"}, {"workload.ioengine", "libaio"}});
+  Measured m = make(
+      "read", {{"workload.rw", "randread"}, {"workload.bs", "4k"}, {"workload.iodepth", "1"}, {"workload.ioengine", "libaio"}});
   m.iops = 20000;
   auto fs = with_rule(check::check_physics({m}, "hdd-7200"), "physics-iops");
   REQUIRE(fs.size() == 1);
@@ -110,13 +112,15 @@ TEST_CASE("physics-iops: a 7200 rpm disk at QD1") {
   CHECK(with_rule(check::check_physics({m}, "hdd-7200"), "physics-iops").empty());
 
   // psync ignores iodepth: numjobs is the depth.
-  Measured p = make("read", {{"workload.rw", "randread"}, {"workload.bs", "4k"}, {"workload.iodepth", "32"}, {"workload.ioengine", "psync"}});
+  Measured p = make(
+      "read", {{"workload.rw", "randread"}, {"workload.bs", "4k"}, {"workload.iodepth", "32"}, {"workload.ioengine", "psync"}});
   p.iops = 300;
   CHECK(with_rule(check::check_physics({p}, "hdd-7200"), "physics-iops").size() == 1);
 }
 
 TEST_CASE("physics-iops: class from the scenario's backend.kind, NVMe and SATA SSD bounds") {
-  Measured m = make("read", {{"workload.rw", "randread"}, {"workload.bs", "4k"}, {"workload.iodepth", "32"}, {"backend.kind", "sata-ssd"}});
+  Measured m = make(
+      "read", {{"workload.rw", "randread"}, {"workload.bs", "4k"}, {"workload.iodepth", "32"}, {"backend.kind", "sata-ssd"}});
   m.iops = 95800;  // S-VBLK22 (docs/check.md, Sources): a host SSD
   CHECK(check::check_physics({m}, "").empty());
   m.iops = 400000;
@@ -124,15 +128,19 @@ TEST_CASE("physics-iops: class from the scenario's backend.kind, NVMe and SATA S
   REQUIRE(fs.size() == 1);
   CHECK(fs[0].severity == Severity::error);
 
-  Measured n = make("read", {{"workload.rw", "randread"}, {"workload.bs", "4k"}, {"workload.iodepth", "64"}, {"backend.kind", "nvme"}});
+  Measured n =
+      make("read", {{"workload.rw", "randread"}, {"workload.bs", "4k"}, {"workload.iodepth", "64"}, {"backend.kind", "nvme"}});
   n.iops = 200000;  // S-PVEFORUM J1
   CHECK(check::check_physics({n}, "").empty());
   n.iops = 6e6;
   CHECK(with_rule(check::check_physics({n}, ""), "physics-iops").size() == 1);
 
   // md RAID1 of HDDs: reads from both legs (2x), writes at one leg's bound.
-  Measured r = make("read", {{"workload.rw", "randread"}, {"workload.bs", "4k"}, {"workload.iodepth", "1"},
-                             {"backend.kind", "md-raid1"}, {"backend.leg", "hdd"}});
+  Measured r = make("read", {{"workload.rw", "randread"},
+                             {"workload.bs", "4k"},
+                             {"workload.iodepth", "1"},
+                             {"backend.kind", "md-raid1"},
+                             {"backend.leg", "hdd"}});
   r.iops = 140;  // under 2 x 79
   CHECK(check::check_physics({r}, "").empty());
   r.dir = "write";
@@ -148,7 +156,8 @@ TEST_CASE("physics-iops: class from the scenario's backend.kind, NVMe and SATA S
   CHECK(ws[0].severity == Severity::error);
 
   // IOPS from bandwidth / bs when the result has only bandwidth (seed 001's tables).
-  Measured b = make("read", {{"workload.rw", "randread"}, {"workload.bs", "8k"}, {"workload.iodepth", "1"}, {"backend.kind", "hdd"}});
+  Measured b =
+      make("read", {{"workload.rw", "randread"}, {"workload.bs", "8k"}, {"workload.iodepth", "1"}, {"backend.kind", "hdd"}});
   b.bw_kib = 8192;  // 1024 IOPS at QD1 from a 7200 rpm disk
   ws = with_rule(check::check_physics({b}, ""), "physics-iops");
   REQUIRE(ws.size() == 1);
@@ -209,7 +218,8 @@ TEST_CASE("physics-latency-floor: random reads below the class floor") {
 }
 
 TEST_CASE("guest-above-host: a VM cannot beat its own host's bare metal") {
-  const std::map<std::string, std::string> w = {{"workload.rw", "randread"}, {"workload.bs", "4k"}, {"workload.iodepth", "10"}, {"workload.numjobs", "32"}};
+  const std::map<std::string, std::string> w = {
+      {"workload.rw", "randread"}, {"workload.bs", "4k"}, {"workload.iodepth", "10"}, {"workload.numjobs", "32"}};
   Measured host = make("read", w), guest = make("read", w);
   host.setup["guest.driver"] = "none";
   guest.setup["guest.driver"] = "virtio-blk";
@@ -322,7 +332,7 @@ TEST_CASE("spread: seed 003's five aio-stress runs point to outside interference
   CHECK(fs[0].rule == "spread");
   CHECK(fs[0].severity == Severity::warning);
   CHECK(fs[0].cause.find("outside interference") != std::string::npos);
-  CHECK(fs[0].evidence.find("CV 22.") != std::string::npos);          // measured CV of the five runs
+  CHECK(fs[0].evidence.find("CV 22.") != std::string::npos);  // measured CV of the five runs
   CHECK(fs[0].evidence.find("min 119736 .. max 205865") != std::string::npos);
   CHECK(fs[0].evidence.find("16384 I/Os") != std::string::npos);
   CHECK(no_nan(fs));

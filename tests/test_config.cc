@@ -131,7 +131,8 @@ TEST_CASE("network scenario: a missing file and a missing stop rule are clear er
 
 TEST_CASE("--set overrides values, indexes station lists, and unknown keys still fail") {
   const std::string path = scenario_file("set", kGood);
-  const NetworkScenario sc = load_network(path, {"population.customers=9", "station.0.servers=3", "station.1.service=\"2us\"", "run.seed=77"});
+  const NetworkScenario sc =
+      load_network(path, {"population.customers=9", "station.0.servers=3", "station.1.service=\"2us\"", "run.seed=77"});
   CHECK(sc.customers == 9);
   CHECK(sc.stations[0].servers == 3);
   CHECK(sc.stations[1].service.mean() == doctest::Approx(2'000));

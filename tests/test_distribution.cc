@@ -91,8 +91,8 @@ std::vector<Case> cases() {
        1.01e7 - 1.44e6},
       // Three branches, one with probability 0: it must never be drawn and not count.
       // mean = 0.5*100 + 0.5*300 = 200; E[X^2] = 0.5*2*1e4 + 0.5*2*9e4 = 1e5; variance = 6e4.
-      {"hyperexponential(0.5/100, 0/1e6, 0.5/300)", Distribution::hyperexponential({0.5, 0.0, 0.5}, {100.0, 1e6, 300.0}),
-       200.0, 6e4},
+      {"hyperexponential(0.5/100, 0/1e6, 0.5/300)", Distribution::hyperexponential({0.5, 0.0, 0.5}, {100.0, 1e6, 300.0}), 200.0,
+       6e4},
       // Balanced: mean 1000, scv 4 => variance 4e6.
       {"hyperexponential_balanced(1000, scv 4)", Distribution::hyperexponential_balanced(1000.0, 4.0), 1000.0, 4e6},
       // Balanced with scv 1 is a plain exponential (both branches of mean 1000).
@@ -190,8 +190,7 @@ TEST_CASE("Distribution: empirical_samples draws only its samples, each about eq
 }
 
 TEST_CASE("Distribution: empirical_percentiles reproduces its points as quantiles") {
-  const std::vector<std::pair<double, double>> points = {{1.0, 20.0}, {50.0, 100.0}, {90.0, 180.0}, {99.0, 400.0},
-                                                         {99.9, 900.0}};
+  const std::vector<std::pair<double, double>> points = {{1.0, 20.0}, {50.0, 100.0}, {90.0, 180.0}, {99.0, 400.0}, {99.9, 900.0}};
   const auto d = Distribution::empirical_percentiles(points);
   Rng rng(99);
   auto x = sample(d, rng);

@@ -10,8 +10,8 @@
 using namespace vqsim::sim;
 
 TEST_CASE("Erlang B: textbook values and the recursion") {
-  CHECK(erlang_b(1, 1.0) == doctest::Approx(0.5).epsilon(1e-15));   // a / (1 + a)
-  CHECK(erlang_b(2, 1.0) == doctest::Approx(0.2).epsilon(1e-15));   // (a^2/2) / (1 + a + a^2/2)
+  CHECK(erlang_b(1, 1.0) == doctest::Approx(0.5).epsilon(1e-15));  // a / (1 + a)
+  CHECK(erlang_b(2, 1.0) == doctest::Approx(0.2).epsilon(1e-15));  // (a^2/2) / (1 + a + a^2/2)
   CHECK(erlang_b(10, 5.0) == doctest::Approx(0.01838457033664814).epsilon(1e-12));
   CHECK(erlang_b(3, 0.0) == 0.0);
   // Direct formula B = (a^c / c!) / sum_{k<=c} a^k / k! for a moderate case.

@@ -31,7 +31,8 @@ std::vector<Event> random_entries(Rng& rng, std::size_t n, std::uint64_t time_ra
   std::vector<Event> v;
   v.reserve(n);
   for (std::size_t i = 0; i < n; ++i)
-    v.push_back(Event{static_cast<time_ns>(rng.below(time_range)), i, nullptr, static_cast<std::uint32_t>(i % 7), rng.next_u64()});
+    v.push_back(
+        Event{static_cast<time_ns>(rng.below(time_range)), i, nullptr, static_cast<std::uint32_t>(i % 7), rng.next_u64()});
   return v;
 }
 
@@ -109,8 +110,8 @@ class Recorder : public Component {
 
   Recorder(Simulator& sim, std::string name) : Component(sim, std::move(name)) {}
 
-  std::vector<Plan> at_start;     // scheduled with schedule_at in start()
-  std::vector<EventId> ids;       // ids of the at_start events, in order
+  std::vector<Plan> at_start;  // scheduled with schedule_at in start()
+  std::vector<EventId> ids;    // ids of the at_start events, in order
   std::vector<Fired> fired;
   // kind 100: on firing, schedule kind 101 `payload` ns later with schedule_in.
   // kind 200: on firing, cancel the at_start event number `payload` (its id from `ids`).
@@ -241,11 +242,10 @@ TEST_CASE("Simulator::schedule_in is relative to the current time") {
   auto& r = sim.make<Recorder>("rec");
   // kind 100 at t schedules kind 101 at t + payload.
   r.at_start.push_back({1000, 100, 250});
-  r.at_start.push_back({3000, 100, 0});   // zero delay: runs at the same instant, after this one
-  r.at_start.push_back({3000, 1, 9});     // already pending at 3000, so it runs before the 101
+  r.at_start.push_back({3000, 100, 0});  // zero delay: runs at the same instant, after this one
+  r.at_start.push_back({3000, 1, 9});    // already pending at 3000, so it runs before the 101
   const RunResult res = sim.run(RunLimits{});
-  const std::vector<Recorder::Fired> want = {
-      {1000, 100, 250}, {1250, 101, 250}, {3000, 100, 0}, {3000, 1, 9}, {3000, 101, 0}};
+  const std::vector<Recorder::Fired> want = {{1000, 100, 250}, {1250, 101, 250}, {3000, 100, 0}, {3000, 1, 9}, {3000, 101, 0}};
   CHECK(r.fired == want);
   CHECK(res.end_ns == 3000);
 }

@@ -47,8 +47,7 @@ std::uint64_t ref_value(unsigned idx) {
 // answer for p is the bin of the r-th smallest sample (1-based), r the smallest rank with
 // r >= p/100 * n (same long double expression as fio). Cumulative count through that sample's
 // bin is >= r, through the bin before it <= r - 1 < threshold.
-std::vector<std::uint64_t> ref_percentiles(std::vector<std::uint64_t> samples,
-                                           const std::vector<double>& ps) {
+std::vector<std::uint64_t> ref_percentiles(std::vector<std::uint64_t> samples, const std::vector<double>& ps) {
   std::sort(samples.begin(), samples.end());
   const std::uint64_t n = samples.size();
   std::vector<std::uint64_t> out;
@@ -108,7 +107,7 @@ TEST_CASE("fio histogram: powers of two open a group at (n - 5) * 64, the top cl
   }
   // 2^33 ns (~8.6 s) opens group 28 at 1792; group 28's last bin 1855 starts at 127 * 2^27.
   CHECK(FioHistogram::value_to_index(std::uint64_t{1} << 33) == 1792);
-  CHECK(FioHistogram::value_to_index(127ULL << 27) == 1855);       // 17045651456 ns
+  CHECK(FioHistogram::value_to_index(127ULL << 27) == 1855);  // 17045651456 ns
   CHECK(FioHistogram::value_to_index((127ULL << 27) - 1) == 1854);
   // 2^34 would be base 29<<6 = 1856 in fio, clamped to FIO_IO_U_PLAT_NR - 1 = 1855; so is anything larger.
   for (unsigned n = 34; n <= 63; ++n) CHECK(FioHistogram::value_to_index(std::uint64_t{1} << n) == 1855);
@@ -240,8 +239,7 @@ TEST_CASE("fio histogram: percentiles of a wide random sample match a sort-based
     CHECK(got[j] == want[j]);
   }
   // p100 is the bin of the maximum sample.
-  CHECK(got[3] == FioHistogram::index_to_value(
-                      FioHistogram::value_to_index(*std::max_element(samples.begin(), samples.end()))));
+  CHECK(got[3] == FioHistogram::index_to_value(FioHistogram::value_to_index(*std::max_element(samples.begin(), samples.end()))));
 }
 
 TEST_CASE("fio histogram: empty histogram yields zeros, one per requested percentile") {

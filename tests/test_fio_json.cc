@@ -194,9 +194,9 @@ TEST_CASE("fio 3.33 JSON: two clones reported separately") {
   CHECK(bucket(j.iodepth_submit, "4") == 100.0);
   // latency_ns / _us / _ms merged with keys in ns
   CHECK(bucket(j.latency_buckets_ns, "250") == doctest::Approx(98.349956));
-  CHECK(bucket(j.latency_buckets_ns, "2000") == doctest::Approx(0.01));       // latency_us "2"
-  CHECK(bucket(j.latency_buckets_ns, "250000") == doctest::Approx(0.01));     // latency_us "250"
-  CHECK(bucket(j.latency_buckets_ns, ">=2000000000") == 0.0);                 // latency_ms ">=2000"
+  CHECK(bucket(j.latency_buckets_ns, "2000") == doctest::Approx(0.01));    // latency_us "2"
+  CHECK(bucket(j.latency_buckets_ns, "250000") == doctest::Approx(0.01));  // latency_us "250"
+  CHECK(bucket(j.latency_buckets_ns, ">=2000000000") == 0.0);              // latency_ms ">=2000"
   CHECK(j.latency_buckets_ns.size() == 10 + 10 + 12);
   CHECK(j.latency_buckets_ns.front().first == "2");
   CHECK(j.latency_buckets_ns.back().first == ">=2000000000");
@@ -362,8 +362,7 @@ TEST_CASE("JSON quoted in an e-mail, or behind a warning without its newline") {
   const ParseError e = parse_error_of(broken);
   CHECK(e.line() == 31 + 3);
 
-  const ParsedFile w = parse_fio_output("fio: warning: no newline{\"fio version\" : \"fio-3.33\", \"jobs\" : []}",
-                                        "w.json");
+  const ParsedFile w = parse_fio_output("fio: warning: no newline{\"fio version\" : \"fio-3.33\", \"jobs\" : []}", "w.json");
   CHECK(w.final_result().fio_version == "fio-3.33");
   CHECK(has_note(w.final_result(), "skipped 1 line of text before the JSON"));
 }
@@ -441,9 +440,7 @@ TEST_CASE("garbage and hostile input fail fast with a ParseError") {
     CHECK(parse_error_of(std::string(10'000'000, '[')).line() == 1);
     CHECK(parse_error_of(std::string(10'000'000, '['), true).line() == 1);
   }
-  SUBCASE("10 MB of digits on one line") {
-    CHECK(parse_error_of(std::string(10'000'000, '7')).line() == 1);
-  }
+  SUBCASE("10 MB of digits on one line") { CHECK(parse_error_of(std::string(10'000'000, '7')).line() == 1); }
   SUBCASE("a brace and 10 MB of '['") {
     const ParseError e = parse_error_of("{" + std::string(10'000'000, '['));
     CHECK(e.reason().find("nested deeper") != std::string::npos);
@@ -508,10 +505,10 @@ TEST_CASE("to_fio_json round trip keeps every figure") {
     const auto& job = j["jobs"][0];
     std::vector<std::string> keys;
     for (auto it = job["read"].begin(); it != job["read"].end(); ++it) keys.push_back(it.key());
-    const std::vector<std::string> fio_order = {
-        "io_bytes", "io_kbytes", "bw_bytes", "bw", "iops", "runtime", "total_ios", "short_ios", "drop_ios",
-        "slat_ns", "clat_ns", "lat_ns", "bw_min", "bw_max", "bw_agg", "bw_mean", "bw_dev", "bw_samples",
-        "iops_min", "iops_max", "iops_mean", "iops_stddev", "iops_samples"};
+    const std::vector<std::string> fio_order = {"io_bytes",  "io_kbytes", "bw_bytes",  "bw",          "iops",        "runtime",
+                                                "total_ios", "short_ios", "drop_ios",  "slat_ns",     "clat_ns",     "lat_ns",
+                                                "bw_min",    "bw_max",    "bw_agg",    "bw_mean",     "bw_dev",      "bw_samples",
+                                                "iops_min",  "iops_max",  "iops_mean", "iops_stddev", "iops_samples"};
     CHECK(keys == fio_order);
     CHECK(job["read"]["clat_ns"]["percentile"]["99.000000"].is_number_integer());
 
@@ -612,8 +609,9 @@ TEST_CASE("to_fio_text reproduces fio 3.33's normal text for the same run") {
   CHECK(text.find("aio: (groupid=0): err= 0: ") != std::string::npos);
   CHECK(text.find(": pid=") == std::string::npos);
   CHECK(text.find("jobs=") == std::string::npos);
-  CHECK(text.starts_with("aio: (g=0): rw=randread, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, "
-                         "ioengine=libaio, iodepth=4\nfio-3.33\n"));
+  CHECK(
+      text.starts_with("aio: (g=0): rw=randread, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, "
+                       "ioengine=libaio, iodepth=4\nfio-3.33\n"));
 }
 
 TEST_CASE("to_fio_text is read back by the normal-text parser") {

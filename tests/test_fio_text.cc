@@ -148,9 +148,9 @@ TEST_CASE("fio 3.x normal text, one entry per numjobs clone") {
   // lat (nsec)   : 250=97.29%, …  lat (usec)   : 2=0.02%, …  lat (msec)   : 2=0.01%, 10=0.01%
   CHECK(j.latency_buckets_ns.size() == 14);
   CHECK(j.latency_buckets_ns.front() == std::make_pair(std::string("250"), 97.29));
-  CHECK(share(j.latency_buckets_ns, "2000") == doctest::Approx(0.02));       // 2 usec
-  CHECK(share(j.latency_buckets_ns, "1000000") == doctest::Approx(0.01));    // 1000 usec
-  CHECK(share(j.latency_buckets_ns, "10000000") == doctest::Approx(0.01));   // 10 msec
+  CHECK(share(j.latency_buckets_ns, "2000") == doctest::Approx(0.02));      // 2 usec
+  CHECK(share(j.latency_buckets_ns, "1000000") == doctest::Approx(0.01));   // 1000 usec
+  CHECK(share(j.latency_buckets_ns, "10000000") == doctest::Approx(0.01));  // 10 msec
   CHECK(*j.usr_cpu_percent == doctest::Approx(98.40));
   CHECK(*j.sys_cpu_percent == 0);
   CHECK(*j.ctx == 107);
@@ -350,8 +350,7 @@ TEST_CASE("the repository's terse and normal samples are the same workload") {
   };
   check(normal("mixed.normal.out"), 2);
   check(normal("mixed.group.normal.out"), 1);
-  for (const char* f : {"mixed.terse2.out", "mixed.terse3.out", "mixed.terse4.out", "mixed.terse5.out"})
-    check(terse(f), 2);
+  for (const char* f : {"mixed.terse2.out", "mixed.terse3.out", "mixed.terse4.out", "mixed.terse5.out"}) check(terse(f), 2);
 }
 
 TEST_CASE("one run printed as normal text and terse: both readers agree within fio's rounding") {
@@ -478,9 +477,8 @@ TEST_CASE("seed 000: fio 2.1.11 in a quoted, wrapped e-mail (virtio-scsi vs virt
     CHECK(*j.read.clat.mean_ns == doctest::Approx(484090));
     CHECK(*j.read.slat.mean_ns == doctest::Approx(11450));
     CHECK(*j.write.lat.mean_ns == doctest::Approx(517450));
-    const std::vector<double> read_us = {302, 346, 374, 406, 426, 446, 462, 482, 506,
-                                         540, 596, 732, 948, 996, 1176, 1240, 1384};
-    const std::vector<double> write_us = {334, 370, 394, 426, 446, 462, 478, 498, 524,
+    const std::vector<double> read_us = {302, 346, 374, 406, 426, 446, 462, 482, 506, 540, 596, 732, 948, 996, 1176, 1240, 1384};
+    const std::vector<double> write_us = {334, 370, 394, 426, 446,  462,  478,  498, 524,
                                           556, 628, 756, 988, 1064, 1288, 1368, 2224};
     std::vector<double> ps = default_percent_list();
     REQUIRE(j.read.clat.percentiles.size() == 17);
@@ -500,7 +498,7 @@ TEST_CASE("seed 000: fio 2.1.11 in a quoted, wrapped e-mail (virtio-scsi vs virt
     CHECK(*j.usr_cpu_percent == doctest::Approx(18.03));
     CHECK(*j.sys_cpu_percent == doctest::Approx(76.42));
     CHECK(*j.ctx == 26617);
-    const PercentMap buckets = {{"250000", 0.05}, {"500000", 64.27}, {"750000", 30.80},  {"1000000", 4.20},
+    const PercentMap buckets = {{"250000", 0.05},  {"500000", 64.27}, {"750000", 30.80},  {"1000000", 4.20},
                                 {"2000000", 0.67}, {"4000000", 0.01}, {"10000000", 0.01}, {"20000000", 0.01}};
     CHECK(j.latency_buckets_ns == buckets);
     //    sda: ios=1302885/1302192, merge=55/0, ticks=281040/321660,
@@ -625,7 +623,7 @@ TEST_CASE("seed 002: fio 2.1.11 with group_reporting, msec units and non-breakin
     CHECK(*j.write.runtime_ms == 827178);
     CHECK(*j.write.slat.max_ns == doctest::Approx(2531.7e6));  // "max=2531.7K" usec
     CHECK(*j.write.clat.mean_ns == doctest::Approx(99980.14e3));
-    CHECK(*j.write.lat.min_ns == 1e6);                          // "lat (msec): min=1"
+    CHECK(*j.write.lat.min_ns == 1e6);  // "lat (msec): min=1"
     CHECK(*j.write.lat.mean_ns == doctest::Approx(100.76e6));
     const std::vector<double> ms = {10, 14, 19, 28, 36, 43, 51, 63, 81, 128, 237, 367, 717, 889, 1516, 1713, 2573};
     REQUIRE(j.write.clat.percentiles.size() == 17);
@@ -719,7 +717,9 @@ TEST_CASE("malformed normal text: ParseError naming the line") {
     CHECK(error_line([&] { parse_normal_text("\n\n  \nnot fio either\n", "garbage"); }) == 4);
     CHECK(error_line([&] { parse_normal_text(std::string("\x01\x02\xff\xfe", 4), "binary"); }) == 1);
   }
-  SUBCASE("empty") { CHECK(error_line([&] { parse_normal_text("", "empty"); }) == 1); }
+  SUBCASE("empty") {
+    CHECK(error_line([&] { parse_normal_text("", "empty"); }) == 1);
+  }
   SUBCASE("a 10 MB line is rejected at once") {
     std::string text = head.substr(0, head.find('\n') + 1) + "fio-3.33\n" + std::string(10 << 20, 'x') + "\n";
     auto start = std::chrono::steady_clock::now();

@@ -36,7 +36,8 @@ Figures simulate(const std::string& file, std::vector<std::string> overrides, in
   f.read_iops = r.get("read.iops").mean;
   f.write_iops = r.get("write.iops").mean;
   f.iops = f.read_iops + f.write_iops;
-  f.lat_ns = f.iops > 0 ? (f.read_iops * r.get("read.lat.mean_ns").mean + f.write_iops * r.get("write.lat.mean_ns").mean) / f.iops : 0;
+  f.lat_ns =
+      f.iops > 0 ? (f.read_iops * r.get("read.lat.mean_ns").mean + f.write_iops * r.get("write.lat.mean_ns").mean) / f.iops : 0;
   f.little = r.little_worst;
   f.bottleneck = r.bottleneck;
   return f;
@@ -122,7 +123,8 @@ TEST_CASE("knob: IOThreads raise the ceiling only while the emulation thread is 
   CHECK(four.iops > 1.5 * one.iops);
   // Guest-bound (the default: one fio job saturates its vCPU): IOThreads change nothing.
   const Figures d1 = simulate("default.toml", {"workload.ios=30000", "host.iothreads=1"});
-  const Figures d4 = simulate("default.toml", {"workload.ios=30000", "host.iothreads=2", "guest.num_queues=2", "workload.numjobs=1"});
+  const Figures d4 =
+      simulate("default.toml", {"workload.ios=30000", "host.iothreads=2", "guest.num_queues=2", "workload.numjobs=1"});
   CHECK(d1.bottleneck == "guest.fio_job0");
   CHECK(std::fabs(d4.iops - d1.iops) / d1.iops < 0.03);
 }
@@ -160,7 +162,8 @@ TEST_CASE("knob: sequential I/Os submitted in batches merge under the plug; rand
   const std::vector<std::string> seq{"workload.ios=40000", "workload.rw=read", "workload.iodepth_batch_submit=8"};
   const Figures merged = simulate("default.toml", seq);
   const Figures single = simulate("default.toml", {"workload.ios=40000", "workload.rw=read", "workload.iodepth_batch_submit=1"});
-  const Figures random = simulate("default.toml", {"workload.ios=40000", "workload.rw=randread", "workload.iodepth_batch_submit=8"});
+  const Figures random =
+      simulate("default.toml", {"workload.ios=40000", "workload.rw=randread", "workload.iodepth_batch_submit=8"});
   CHECK(merged.iops > 1.2 * single.iops);   // per-request guest and host costs are shared
   CHECK(random.iops < 1.05 * single.iops);  // nothing to merge
   CHECK(merged.little < 0.01);
@@ -197,25 +200,30 @@ TEST_CASE("Ceph stalls: a share of ops waits the stall's mean after the OSD; wri
   };
   // Writeback: only the stalled op waits. QD1 keeps queueing out, so the mean grows by ratio x mean.
   const auto qd1 = [&](const std::string& ratio) {
-    return simulate("seed002-qemu2.4-writeback-iothread.toml",
-                    with({"workload.numjobs=1", "workload.iodepth=1", "backend.osd_stall_ms=20", "backend.osd_stall_ratio=" + ratio}), 4);
+    return simulate(
+        "seed002-qemu2.4-writeback-iothread.toml",
+        with({"workload.numjobs=1", "workload.iodepth=1", "backend.osd_stall_ms=20", "backend.osd_stall_ratio=" + ratio}), 4);
   };
   const Figures none = qd1("0"), some = qd1("0.02");
   CHECK(some.lat_ns - none.lat_ns == doctest::Approx(0.02 * 20e6).epsilon(0.15));
   const auto mva = [&](const std::string& ratio) {
-    return models::solve_io_mva(models::load_io_scenario(
-               kScenarios + "seed002-qemu2.4-writeback-iothread.toml",
-               with({"workload.numjobs=1", "workload.iodepth=1", "backend.osd_stall_ms=20", "backend.osd_stall_ratio=" + ratio})))
+    return models::solve_io_mva(models::load_io_scenario(kScenarios + "seed002-qemu2.4-writeback-iothread.toml",
+                                                         with({"workload.numjobs=1", "workload.iodepth=1",
+                                                               "backend.osd_stall_ms=20", "backend.osd_stall_ratio=" + ratio})))
         .lat_mean_ns;
   };
   CHECK(mva("0.02") - mva("0") == doctest::Approx(0.02 * 20e6).epsilon(0.01));
   // Writethrough at depth: every flush waits for the writes before it, so the same stalls cost
   // far more throughput than they do with writeback.
   const auto deep = [&](const std::string& file, const std::string& ratio) {
-    return simulate(file, with({"workload.numjobs=1", "workload.iodepth=32", "backend.osd_stall_ms=20", "backend.osd_stall_ratio=" + ratio}), 3)
+    return simulate(
+               file,
+               with({"workload.numjobs=1", "workload.iodepth=32", "backend.osd_stall_ms=20", "backend.osd_stall_ratio=" + ratio}),
+               3)
         .iops;
   };
-  const double wb_loss = 1 - deep("seed002-qemu2.4-writeback-iothread.toml", "0.01") / deep("seed002-qemu2.4-writeback-iothread.toml", "0");
+  const double wb_loss =
+      1 - deep("seed002-qemu2.4-writeback-iothread.toml", "0.01") / deep("seed002-qemu2.4-writeback-iothread.toml", "0");
   const double wt_loss = 1 - deep("seed002-qemu2.2-writethrough.toml", "0.01") / deep("seed002-qemu2.2-writethrough.toml", "0");
   CHECK(wt_loss > 2 * wb_loss);
 }
@@ -234,8 +242,8 @@ TEST_CASE("knob: virtio-blk batching holds a notification's writes (QEMU <= 2.2)
   const models::IoRunReport writes = models::simulate_io(writes_s, 2);
   const double read_gap_ns = writes.get("read.lat.mean_ns").mean - none.get("read.lat.mean_ns").mean;
   const double write_gap_ns = writes.get("write.lat.mean_ns").mean - none.get("write.lat.mean_ns").mean;
-  CHECK(write_gap_ns > 20000);             // writes wait for the rest of the notification
-  CHECK(read_gap_ns < write_gap_ns / 4);   // reads go at once
+  CHECK(write_gap_ns > 20000);            // writes wait for the rest of the notification
+  CHECK(read_gap_ns < write_gap_ns / 4);  // reads go at once
   CHECK(writes.get("host.main_loop.batch.response_mean_ns").mean > 10000);
   CHECK(writes.little_worst < 0.01);
   // Since QEMU 2.3 reads wait too, but the buffer is submitted whenever the direction changes,
@@ -307,8 +315,10 @@ TEST_CASE("scenario errors name the file, the line, the key and a suggestion") {
 }
 
 TEST_CASE("units at the edge: durations as numbers in the key's unit or as strings, sizes with suffixes") {
-  const auto a = models::load_io_scenario(kScenarios + "default.toml", {"backend.latency_us=12", "workload.bs=64k", "workload.ramp_time=0.5"});
-  const auto b = models::load_io_scenario(kScenarios + "default.toml", {"backend.latency_us=\"12us\"", "workload.bs=65536", "workload.ramp_time=\"500ms\""});
+  const auto a = models::load_io_scenario(kScenarios + "default.toml",
+                                          {"backend.latency_us=12", "workload.bs=64k", "workload.ramp_time=0.5"});
+  const auto b = models::load_io_scenario(kScenarios + "default.toml",
+                                          {"backend.latency_us=\"12us\"", "workload.bs=65536", "workload.ramp_time=\"500ms\""});
   CHECK(a.backend.latency_ns == doctest::Approx(12000));
   CHECK(b.backend.latency_ns == doctest::Approx(12000));
   CHECK(a.workload.bs_read_bytes == 65536);

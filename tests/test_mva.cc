@@ -320,8 +320,7 @@ TEST_CASE("MVA: invalid inputs throw std::invalid_argument") {
   CHECK_THROWS_AS(mva_exact_multiclass({queue(1.0)}, {2, 2}), std::invalid_argument);
   CHECK_THROWS_AS(mva_exact_multiclass({{"a", MvaStationKind::Queue, 1, {1.0, 1.0}}}, {2, 0}), std::invalid_argument);
   CHECK_THROWS_AS(mva_exact_multiclass({multi(2, 1.0)}, {3}), std::invalid_argument);
-  CHECK_THROWS_AS(mva_exact_multiclass({{"a", MvaStationKind::Queue, 1, {1.0, 1.0}}}, {2000, 2000}),
-                  std::invalid_argument);
+  CHECK_THROWS_AS(mva_exact_multiclass({{"a", MvaStationKind::Queue, 1, {1.0, 1.0}}}, {2000, 2000}), std::invalid_argument);
   CHECK_THROWS_AS(mva_schweitzer({queue(1.0)}, {}), std::invalid_argument);
   CHECK_THROWS_AS(mva_schweitzer({queue(1.0)}, {-1}), std::invalid_argument);
   CHECK_THROWS_AS(mva_schweitzer({queue(1.0)}, {3}, 0.0), std::invalid_argument);

@@ -32,7 +32,8 @@ TEST_CASE("default scenario: closed tandem matches exact MVA and Little's law, r
 }
 
 TEST_CASE("default scenario: same seed gives identical figures with 1 or 2 threads; another seed does not") {
-  models::NetworkScenario sc = models::load_network(VQSIM_SOURCE_DIR "/scenarios/engine/tandem.toml", {"run.completions=20000", "run.replications=4"});
+  models::NetworkScenario sc =
+      models::load_network(VQSIM_SOURCE_DIR "/scenarios/engine/tandem.toml", {"run.completions=20000", "run.replications=4"});
   const auto one = run_scenario(sc, 1);
   const auto two = run_scenario(sc, 2);
   REQUIRE(one.size() == two.size());

@@ -177,7 +177,8 @@ TEST_CASE("plan: the fewest IOThreads for a total IOPS target, and an infeasible
   CHECK(none.answer == 16);  // the best end of the range
   REQUIRE(none.answer_checks.size() == 1);
   CHECK_FALSE(none.answer_checks[0].satisfied);
-  CHECK(none.message.find("no value of host.iothreads in [0, 16] satisfies total.iops >= 10M; the best is 16") != std::string::npos);
+  CHECK(none.message.find("no value of host.iothreads in [0, 16] satisfies total.iops >= 10M; the best is 16") !=
+        std::string::npos);
 }
 
 TEST_CASE("plan: a constraint that limits the answer from the other side is checked at the answer") {

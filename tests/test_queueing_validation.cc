@@ -89,9 +89,10 @@ TEST_CASE("M/D/1 FCFS: mean wait matches Pollaczek-Khinchine") {
 
 TEST_CASE("M/M/1 processor sharing: mean response equals FCFS, 1/(mu - lambda)") {
   const double service_ns = 10'000, interarrival_ns = 20'000;
-  const auto runs = replicate(kReplications, kOpenLimits, open_line(interarrival_ns, [&](Simulator& s) -> ProcessorSharingStation& {
-                                return s.make<ProcessorSharingStation>("ps", 1, Distribution::exponential(service_ns));
-                              }));
+  const auto runs =
+      replicate(kReplications, kOpenLimits, open_line(interarrival_ns, [&](Simulator& s) -> ProcessorSharingStation& {
+                  return s.make<ProcessorSharingStation>("ps", 1, Distribution::exponential(service_ns));
+                }));
   check_inside(runs, "ps.response_mean_ns", 1 / (1 / service_ns - 1 / interarrival_ns));
 }
 
@@ -99,9 +100,10 @@ TEST_CASE("M/M/2 processor sharing: two servers shared by all present behave as 
   // Egalitarian PS with c servers and exponential demands has the birth-death rates
   // min(n, c) mu of M/M/c, so the mean number present, and by Little the mean response, match.
   const double service_ns = 10'000, interarrival_ns = 10'000.0 / (2 * 0.7);
-  const auto runs = replicate(kReplications, kOpenLimits, open_line(interarrival_ns, [&](Simulator& s) -> ProcessorSharingStation& {
-                                return s.make<ProcessorSharingStation>("ps2", 2, Distribution::exponential(service_ns));
-                              }));
+  const auto runs =
+      replicate(kReplications, kOpenLimits, open_line(interarrival_ns, [&](Simulator& s) -> ProcessorSharingStation& {
+                  return s.make<ProcessorSharingStation>("ps2", 2, Distribution::exponential(service_ns));
+                }));
   check_inside(runs, "ps2.response_mean_ns", mmc_mean_response(1 / interarrival_ns, 1 / service_ns, 2));
 }
 

@@ -19,16 +19,14 @@ inline constexpr std::uint64_t kValidationSeed = 20261130;
 // Runs `build` in a fresh Simulator per replication, to the limits, and returns the reports.
 // Every run also checks Little's law on each component with flow statistics.
 inline std::vector<sim::Metrics> replicate(int replications, const sim::RunLimits& limits,
-                                           const std::function<void(sim::Simulator&)>& build,
-                                           double little_tolerance = 0.01) {
+                                           const std::function<void(sim::Simulator&)>& build, double little_tolerance = 0.01) {
   return sim::run_replications(replications, 0, [&](std::uint64_t r) {
     sim::Simulator s(kValidationSeed, r);
     build(s);
     s.run(limits);
     std::string worst;
     const double little = s.worst_little_error(&worst);
-    if (little > little_tolerance)
-      throw std::runtime_error("Little's law off by " + std::to_string(little) + " at " + worst);
+    if (little > little_tolerance) throw std::runtime_error("Little's law off by " + std::to_string(little) + " at " + worst);
     return s.report();
   });
 }

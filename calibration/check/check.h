@@ -18,19 +18,19 @@ const char* severity_name(Severity s);
 
 struct Finding {
   Severity severity = Severity::info;
-  std::string rule;      // stable id, e.g. "little", "bw-vs-iops", "unit-slip", "physics-iops"
-  std::string subject;   // where: "run.json: job 'randrw' read" or "004.toml: run 'bare-metal randread'"
-  std::string evidence;  // the numbers: "IOPS x mean lat = 1.9 outstanding, but numjobs x iodepth = 32"
-  std::string cause;     // the likely cause, in plain words
+  std::string rule;                 // stable id, e.g. "little", "bw-vs-iops", "unit-slip", "physics-iops"
+  std::string subject;              // where: "run.json: job 'randrw' read" or "004.toml: run 'bare-metal randread'"
+  std::string evidence;             // the numbers: "IOPS x mean lat = 1.9 outstanding, but numjobs x iodepth = 32"
+  std::string cause;                // the likely cause, in plain words
   std::optional<double> corrected;  // for unit slips: the value that was probably meant
 };
 
 // One direction of one measured job, as the rules see it: from a fio output (then `job` points
 // into `result` for full detail) or from a manifest's inline numbers. Units are the manifest's.
 struct Measured {
-  std::string source;    // file name, or "manifest.toml: run 'name'"
-  std::string job;       // fio job name ("" for inline numbers)
-  std::string dir;       // "read", "write" or "mixed"
+  std::string source;  // file name, or "manifest.toml: run 'name'"
+  std::string job;     // fio job name ("" for inline numbers)
+  std::string dir;     // "read", "write" or "mixed"
   const fio::FioResult* result = nullptr;
   const fio::JobResult* job_result = nullptr;
   std::optional<double> iops, bw_kib, lat_mean_us, clat_mean_us, clat_p50_us, clat_p99_us, clat_p999_us;

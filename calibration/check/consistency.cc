@@ -39,8 +39,10 @@ std::string num(double v) {
     }
     return s;
   }
-  if (a >= 1000) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else std::snprintf(buf, sizeof buf, "%.4g", v);
+  if (a >= 1000)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
 }
 std::string num(double v);
@@ -58,8 +60,6 @@ std::optional<double> iodepth(const Measured& m) {
   if (defaults_apply(m)) return 1.0;
   return std::nullopt;
 }
-
-
 
 // ---- the relations among a job's figures ----------------------------------------------------
 
@@ -85,11 +85,20 @@ std::optional<double> rel_ratio(const Fig& f, Rel r) {
     if (!has(q)) return std::nullopt;
   double a = 0, b = 0;
   switch (r) {
-    case rBw: a = *f.v[qB], b = *f.v[qI] * *f.v[qBs]; break;
-    case rIo: a = *f.v[qO], b = *f.v[qB] * *f.v[qR]; break;
-    case rTot: a = *f.v[qT], b = *f.v[qI] * *f.v[qR]; break;
-    case rIo2: a = *f.v[qO], b = *f.v[qT] * *f.v[qBs]; break;
-    default: return std::nullopt;
+    case rBw:
+      a = *f.v[qB], b = *f.v[qI] * *f.v[qBs];
+      break;
+    case rIo:
+      a = *f.v[qO], b = *f.v[qB] * *f.v[qR];
+      break;
+    case rTot:
+      a = *f.v[qT], b = *f.v[qI] * *f.v[qR];
+      break;
+    case rIo2:
+      a = *f.v[qO], b = *f.v[qT] * *f.v[qBs];
+      break;
+    default:
+      return std::nullopt;
   }
   if (!(b > 0) || !std::isfinite(a) || !std::isfinite(b)) return std::nullopt;
   // A run too short for its rounding (runtime in whole ms, I/O counts) is not judged.
@@ -102,17 +111,19 @@ std::string rel_evidence(const Fig& f, Rel r) {
   auto v = [&](Q q) { return *f.v[q]; };
   switch (r) {
     case rBw:
-      return "bandwidth " + num(v(qB) / 1024) + " KiB/s, but IOPS x bs = " + num(v(qI)) + " x " + num(v(qBs)) + " B = " +
-             num(v(qI) * v(qBs) / 1024) + " KiB/s";
+      return "bandwidth " + num(v(qB) / 1024) + " KiB/s, but IOPS x bs = " + num(v(qI)) + " x " + num(v(qBs)) +
+             " B = " + num(v(qI) * v(qBs) / 1024) + " KiB/s";
     case rIo:
       return "io " + num(v(qO) / 1048576) + " MiB, but bandwidth x runtime = " + num(v(qB) / 1024) + " KiB/s x " + num(v(qR)) +
              " s = " + num(v(qB) * v(qR) / 1048576) + " MiB";
     case rTot:
-      return "total_ios " + num(v(qT)) + ", but IOPS x runtime = " + num(v(qI)) + " x " + num(v(qR)) + " s = " + num(v(qI) * v(qR));
+      return "total_ios " + num(v(qT)) + ", but IOPS x runtime = " + num(v(qI)) + " x " + num(v(qR)) +
+             " s = " + num(v(qI) * v(qR));
     case rIo2:
-      return "io " + num(v(qO) / 1048576) + " MiB, but total_ios x bs = " + num(v(qT)) + " x " + num(v(qBs)) + " B = " +
-             num(v(qT) * v(qBs) / 1048576) + " MiB";
-    default: return "";
+      return "io " + num(v(qO) / 1048576) + " MiB, but total_ios x bs = " + num(v(qT)) + " x " + num(v(qBs)) +
+             " B = " + num(v(qT) * v(qBs) / 1048576) + " MiB";
+    default:
+      return "";
   }
 }
 
@@ -128,22 +139,27 @@ std::optional<double> implied(const Fig& f, Rel r, Q q) {
     return *a * *b;
   };
   switch (r) {
-    case rBw: return q == qB ? mul(v(qI), v(qBs)) : q == qI ? div(v(qB), v(qBs)) : q == qBs ? div(v(qB), v(qI)) : std::nullopt;
-    case rIo: return q == qO ? mul(v(qB), v(qR)) : q == qB ? div(v(qO), v(qR)) : q == qR ? div(v(qO), v(qB)) : std::nullopt;
-    case rTot: return q == qT ? mul(v(qI), v(qR)) : q == qI ? div(v(qT), v(qR)) : q == qR ? div(v(qT), v(qI)) : std::nullopt;
-    case rIo2: return q == qO ? mul(v(qT), v(qBs)) : q == qT ? div(v(qO), v(qBs)) : q == qBs ? div(v(qO), v(qT)) : std::nullopt;
-    default: return std::nullopt;
+    case rBw:
+      return q == qB ? mul(v(qI), v(qBs)) : q == qI ? div(v(qB), v(qBs)) : q == qBs ? div(v(qB), v(qI)) : std::nullopt;
+    case rIo:
+      return q == qO ? mul(v(qB), v(qR)) : q == qB ? div(v(qO), v(qR)) : q == qR ? div(v(qO), v(qB)) : std::nullopt;
+    case rTot:
+      return q == qT ? mul(v(qI), v(qR)) : q == qI ? div(v(qT), v(qR)) : q == qR ? div(v(qT), v(qI)) : std::nullopt;
+    case rIo2:
+      return q == qO ? mul(v(qT), v(qBs)) : q == qT ? div(v(qO), v(qBs)) : q == qBs ? div(v(qO), v(qT)) : std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
 // Little's law for one job (all its directions).
 struct LittleCtx {
-  bool applies = false;            // closed loop with a known nominal depth
-  double nominal = 0;              // numjobs x iodepth (engine-adjusted)
-  std::string nominal_text;        // "4 jobs x iodepth 128"
+  bool applies = false;                  // closed loop with a known nominal depth
+  double nominal = 0;                    // numjobs x iodepth (engine-adjusted)
+  std::string nominal_text;              // "4 jobs x iodepth 128"
   std::optional<double> ach_lo, ach_hi;  // achieved depth bounds from IO depths
-  bool libaio_buffered = false;    // io_submit blocks: anything between 1 and nominal is plausible
-  std::string skip_note;           // why it does not apply (open loop, ...)
+  bool libaio_buffered = false;          // io_submit blocks: anything between 1 and nominal is plausible
+  std::string skip_note;                 // why it does not apply (open loop, ...)
 };
 
 struct LittleEval {
@@ -167,8 +183,8 @@ LittleEval eval_little(const LittleCtx& c, const std::vector<Fig>& figs) {
   e.evaluable = true;
   e.ratio = e.L / c.nominal;
   const double lat = e.L / e.I * 1e6;
-  e.evidence = "IOPS x mean latency = " + num(e.I) + " x " + num(lat) + " us = " + num(e.L) + " I/Os in flight, but " + c.nominal_text +
-               " = " + num(c.nominal) + " (" + ratio_text(e.ratio) + ")";
+  e.evidence = "IOPS x mean latency = " + num(e.I) + " x " + num(lat) + " us = " + num(e.L) + " I/Os in flight, but " +
+               c.nominal_text + " = " + num(c.nominal) + " (" + ratio_text(e.ratio) + ")";
   if (c.ach_lo) e.evidence += "; IO depths say " + num(*c.ach_lo) + "-" + num(*c.ach_hi) + " were achieved";
   if (e.ratio > kLittleHighErr) {
     e.sev = Severity::error;
@@ -235,22 +251,27 @@ LittleCtx little_context(const JobGroup& g) {
     for (const char* o : {"rate", "rate_iops", "rate_min", "rate_iops_min", "thinktime", "latency_target"})
       if (m.job_result->options.count(o) || (m.result && m.result->global_options.count(o))) open = true;
   if (open) {
-    c.skip_note = "an open-loop or paced job (rate_iops, rate, thinktime or latency_target): Little's law with the configured depth does not apply";
+    c.skip_note =
+        "an open-loop or paced job (rate_iops, rate, thinktime or latency_target): Little's law with the configured depth does "
+        "not apply";
     return c;
   }
   auto depth = iodepth(m);
   auto eng = engine(m);
   const bool sync = eng && is_sync_engine(*eng);
   double jobs = 1;
-  if (m.job_result) jobs = m.job_result->jobs.value_or(1);
-  else if (auto n = key_number(m, "workload.numjobs")) jobs = *n;
+  if (m.job_result)
+    jobs = m.job_result->jobs.value_or(1);
+  else if (auto n = key_number(m, "workload.numjobs"))
+    jobs = *n;
   std::optional<std::pair<double, double>> ach;
   if (m.job_result) ach = achieved_depth(*m.job_result, sync ? 1.0 : depth.value_or(1.0));
   if (!depth && !ach) return c;
   const double per_job = sync ? 1.0 : depth.value_or(ach ? ach->second : 1.0);
   c.applies = true;
   c.nominal = jobs * per_job;
-  c.nominal_text = num(jobs) + (jobs == 1 ? " job" : " jobs") + " x " + (sync ? "1 (" + *eng + " keeps one I/O in flight)" : "iodepth " + num(per_job));
+  c.nominal_text = num(jobs) + (jobs == 1 ? " job" : " jobs") + " x " +
+                   (sync ? "1 (" + *eng + " keeps one I/O in flight)" : "iodepth " + num(per_job));
   if (ach) {
     c.ach_lo = ach->first * jobs;
     c.ach_hi = ach->second * jobs;
@@ -327,9 +348,10 @@ void check_job(JobRelations& jr, std::vector<Finding>& out) {
         if (le.evaluable && (c.q == qI || c.q == qLat)) {
           ev += std::string(first ? " " : "; ") + le.evidence;
         }
-        Finding f = make(Severity::error, "unit-slip", where_dir(m), ev,
-                         std::string("a unit slip: the ") + kQName[c.q] + " was written or converted with the wrong prefix (k/M/G, " +
-                             "\"million\", us vs ms, KiB vs B); the value that fits the other figures is " + num(corrected));
+        Finding f =
+            make(Severity::error, "unit-slip", where_dir(m), ev,
+                 std::string("a unit slip: the ") + kQName[c.q] + " was written or converted with the wrong prefix (k/M/G, " +
+                     "\"million\", us vs ms, KiB vs B); the value that fits the other figures is " + num(corrected));
         f.corrected = corrected;
         out.push_back(std::move(f));
         jr.figs = fixed;
@@ -343,9 +365,10 @@ void check_job(JobRelations& jr, std::vector<Finding>& out) {
         std::string ev;
         for (const auto& [d, r] : b0)
           if (r < kRel) ev += (ev.empty() ? "" : "; ") + rel_evidence(jr.figs[static_cast<std::size_t>(d)], static_cast<Rel>(r));
-        out.push_back(make(Severity::error, "unit-slip", where(m), ev + "; any of these corrections makes the figures agree: " + names,
-                           "a unit slip (a k/M prefix, KiB vs B, us vs ms): one figure is off by a power of 1000, but the output does "
-                           "not say which"));
+        out.push_back(
+            make(Severity::error, "unit-slip", where(m), ev + "; any of these corrections makes the figures agree: " + names,
+                 "a unit slip (a k/M prefix, KiB vs B, us vs ms): one figure is off by a power of 1000, but the output does "
+                 "not say which"));
         return;
       }
     }
@@ -377,11 +400,16 @@ void check_job(JobRelations& jr, std::vector<Finding>& out) {
       switch (q) {
         case qI:
         case qB:
-        case qBs: return "bw-vs-iops";
-        case qT: return "total-ios";
-        case qO: return "io-bytes";
-        case qR: return "runtime";
-        default: return "";
+        case qBs:
+          return "bw-vs-iops";
+        case qT:
+          return "total-ios";
+        case qO:
+          return "io-bytes";
+        case qR:
+          return "runtime";
+        default:
+          return "";
       }
     };
     for (Q q : culprits) rules.insert(rule_of(q));
@@ -405,18 +433,21 @@ void check_job(JobRelations& jr, std::vector<Finding>& out) {
         const bool bs_side = std::find(culprits.begin(), culprits.end(), qBs) != culprits.end() && culprits.size() == 1;
         cause = iops_side ? "the IOPS figure does not fit the bandwidth, I/O count and runtime: copied from another run, job or "
                             "direction, or edited"
-                : bs_side ? "the job did not issue the block size its options say (bs per direction as bs=r,w, bsrange or bssplit, "
-                            "or the options of another job)"
-                          : "bandwidth and IOPS x block size disagree: one of them was copied from another run or line, converted "
-                            "with the wrong unit (KiB/s, KB/s, MiB/s), or the block size is not what ran";
+                : bs_side
+                    ? "the job did not issue the block size its options say (bs per direction as bs=r,w, bsrange or bssplit, "
+                      "or the options of another job)"
+                    : "bandwidth and IOPS x block size disagree: one of them was copied from another run or line, converted "
+                      "with the wrong unit (KiB/s, KB/s, MiB/s), or the block size is not what ran";
       } else if (rule == "total-ios") {
         cause = "the I/O count does not fit IOPS x runtime and io / bs: copied from another run or edited";
       } else if (rule == "io-bytes") {
-        cause = "the amount of data moved does not fit bandwidth x runtime and total_ios x bs: copied from another run, a unit "
-                "mix-up of MB and MiB in a conversion, or edited";
+        cause =
+            "the amount of data moved does not fit bandwidth x runtime and total_ios x bs: copied from another run, a unit "
+            "mix-up of MB and MiB in a conversion, or edited";
       } else {
-        cause = "the runtime does not fit: total_ios / IOPS and io / bandwidth both give another duration (the runtime of another "
-                "job or the group, or ramp_time included)";
+        cause =
+            "the runtime does not fit: total_ios / IOPS and io / bandwidth both give another duration (the runtime of another "
+            "job or the group, or ramp_time included)";
       }
       (void)st;
       out.push_back(make(sev, rule.c_str(), where_dir(m), ev, cause));
@@ -447,15 +478,17 @@ void check_job(JobRelations& jr, std::vector<Finding>& out) {
       const auto* st = stats(*jr.ms[d]);
       const bool shorts = st && ((st->short_ios && *st->short_ios > 0));
       if (shorts && (r == rBw || r == rIo2)) continue;
-      out.push_back(make(Severity::warning, kRelRule[r], where_dir(*jr.ms[d]),
-                         rel_evidence(jr.figs[d], static_cast<Rel>(r)) + " (" + ratio_text(*x) + ")",
-                         "the figures disagree by " + pct(std::fabs(*x - 1) * 100) +
-                             ", more than fio's rounding explains: mixed block sizes, short I/Os, or figures from different runs"));
+      out.push_back(
+          make(Severity::warning, kRelRule[r], where_dir(*jr.ms[d]),
+               rel_evidence(jr.figs[d], static_cast<Rel>(r)) + " (" + ratio_text(*x) + ")",
+               "the figures disagree by " + pct(std::fabs(*x - 1) * 100) +
+                   ", more than fio's rounding explains: mixed block sizes, short I/Os, or figures from different runs"));
     }
   // 4. Little's law.
   if (!jr.little.applies) {
     if (!jr.little.skip_note.empty())
-      out.push_back(make(Severity::info, "little", where(*jr.ms.front()), "not checked: " + jr.little.skip_note, "(not applicable)"));
+      out.push_back(
+          make(Severity::info, "little", where(*jr.ms.front()), "not checked: " + jr.little.skip_note, "(not applicable)"));
     return;
   }
   auto le = eval_little(jr.little, jr.figs);
@@ -464,15 +497,17 @@ void check_job(JobRelations& jr, std::vector<Finding>& out) {
   if (le.sev == Severity::info && !le.explained_low) return;
   std::string cause;
   if (le.ratio > 1) {
-    cause = "more I/Os in flight than the job can have: the IOPS or the latency figure is not from this run (or is a group total "
-            "next to a per-job latency), or more jobs or a deeper queue ran than the options say";
+    cause =
+        "more I/Os in flight than the job can have: the IOPS or the latency figure is not from this run (or is a group total "
+        "next to a per-job latency), or more jobs or a deeper queue ran than the options say";
   } else if (le.explained_low) {
     cause = jr.little.libaio_buffered ? "libaio without direct=1 submits synchronously, so the configured depth is not reached"
                                       : "the configured depth was not reached; the achieved depth explains the figures";
   } else {
-    cause = "fewer I/Os in flight than configured, with time unaccounted between completion and resubmission: a CPU-bound fio "
-            "(one core per job), thinktime or rate limits, a synchronous engine (iodepth has no effect on psync), or a latency "
-            "figure that is not the total (clat without slat)";
+    cause =
+        "fewer I/Os in flight than configured, with time unaccounted between completion and resubmission: a CPU-bound fio "
+        "(one core per job), thinktime or rate limits, a synchronous engine (iodepth has no effect on psync), or a latency "
+        "figure that is not the total (clat without slat)";
   }
   out.push_back(make(le.sev, "little", where(*jr.ms.front()), le.evidence, cause));
 }
@@ -501,18 +536,20 @@ void latency_stats(const Measured& m, std::vector<Finding>& out) {
       if (l->min_ns && l->max_ns && l->mean_ns && !(*l->max_ns == 0 && *l->mean_ns == 0)) {
         const double s = slack_ns(m, *l->max_ns);
         if (*l->mean_ns < *l->min_ns - s || *l->mean_ns > *l->max_ns + s)
-          bad.push_back(n + " mean " + num(*l->mean_ns / us) + " us outside [min " + num(*l->min_ns / us) + ", max " + num(*l->max_ns / us) + "] us");
+          bad.push_back(n + " mean " + num(*l->mean_ns / us) + " us outside [min " + num(*l->min_ns / us) + ", max " +
+                        num(*l->max_ns / us) + "] us");
         else if (l->stddev_ns) {
           const double bound = std::sqrt(std::max(0.0, (*l->mean_ns - *l->min_ns) * (*l->max_ns - *l->mean_ns)));
           if (*l->stddev_ns > 1.05 * bound + s)
-            bad.push_back(n + " stdev " + num(*l->stddev_ns / us) + " us exceeds the largest possible for mean " + num(*l->mean_ns / us) +
-                          " us within [" + num(*l->min_ns / us) + ", " + num(*l->max_ns / us) + "] us, sqrt((mean-min)(max-mean)) = " +
-                          num(bound / us) + " us");
+            bad.push_back(n + " stdev " + num(*l->stddev_ns / us) + " us exceeds the largest possible for mean " +
+                          num(*l->mean_ns / us) + " us within [" + num(*l->min_ns / us) + ", " + num(*l->max_ns / us) +
+                          "] us, sqrt((mean-min)(max-mean)) = " + num(bound / us) + " us");
         }
       }
       const auto& p = l->percentiles;
       for (std::size_t i = 1; i < p.size(); ++i)
-        if (p[i].second < p[i - 1].second - 0.03 * p[i - 1].second - slack_ns(m, p[i - 1].second) && p[i].first > p[i - 1].first) {
+        if (p[i].second < p[i - 1].second - 0.03 * p[i - 1].second - slack_ns(m, p[i - 1].second) &&
+            p[i].first > p[i - 1].first) {
           bad.push_back(n + " percentiles not monotone: p" + num(p[i - 1].first) + " = " + num(p[i - 1].second / us) + " us > p" +
                         num(p[i].first) + " = " + num(p[i].second / us) + " us");
           break;
@@ -534,7 +571,8 @@ void latency_stats(const Measured& m, std::vector<Finding>& out) {
     }
   } else {
     // Inline numbers: p50 <= p99 <= p99.9, clat mean <= lat mean.
-    std::vector<std::pair<const char*, std::optional<double>>> p = {{"p50", m.clat_p50_us}, {"p99", m.clat_p99_us}, {"p99.9", m.clat_p999_us}};
+    std::vector<std::pair<const char*, std::optional<double>>> p = {
+        {"p50", m.clat_p50_us}, {"p99", m.clat_p99_us}, {"p99.9", m.clat_p999_us}};
     const char* prev_name = nullptr;
     std::optional<double> prev;
     for (const auto& [name, v] : p) {
@@ -550,9 +588,10 @@ void latency_stats(const Measured& m, std::vector<Finding>& out) {
   if (bad.empty()) return;
   std::string ev;
   for (const auto& b : bad) ev += (ev.empty() ? "" : "; ") + b;
-  out.push_back(make(Severity::error, "latency-stats", where_dir(m), ev,
-                     "these statistics cannot come from one set of samples: figures from different runs or units were combined, a "
-                     "latency unit (usec/msec) was misread, or the output was edited"));
+  out.push_back(
+      make(Severity::error, "latency-stats", where_dir(m), ev,
+           "these statistics cannot come from one set of samples: figures from different runs or units were combined, a "
+           "latency unit (usec/msec) was misread, or the output was edited"));
 }
 
 void slat_clat_lat(const Measured& m, std::vector<Finding>& out) {
@@ -564,14 +603,17 @@ void slat_clat_lat(const Measured& m, std::vector<Finding>& out) {
   const double sl = slack_ns(m, l);
   std::string ev;
   Severity sev = Severity::info;
-  if (dev > kErr * l + sl) sev = Severity::error;
-  else if (dev > kWarn * l + sl) sev = Severity::warning;
+  if (dev > kErr * l + sl)
+    sev = Severity::error;
+  else if (dev > kWarn * l + sl)
+    sev = Severity::warning;
   if (sev != Severity::info)
-    ev = "slat " + num(s / 1e3) + " us + clat " + num(c / 1e3) + " us = " + num((s + c) / 1e3) + " us, but lat = " + num(l / 1e3) + " us";
+    ev = "slat " + num(s / 1e3) + " us + clat " + num(c / 1e3) + " us = " + num((s + c) / 1e3) +
+         " us, but lat = " + num(l / 1e3) + " us";
   if (st->slat.min_ns && st->clat.min_ns && st->lat.min_ns && *st->slat.min_ns + *st->clat.min_ns > *st->lat.min_ns * 1.05 + sl) {
     sev = Severity::error;
-    ev += (ev.empty() ? "" : "; ") + std::string("lat min ") + num(*st->lat.min_ns / 1e3) + " us < slat min + clat min = " +
-          num((*st->slat.min_ns + *st->clat.min_ns) / 1e3) + " us";
+    ev += (ev.empty() ? "" : "; ") + std::string("lat min ") + num(*st->lat.min_ns / 1e3) +
+          " us < slat min + clat min = " + num((*st->slat.min_ns + *st->clat.min_ns) / 1e3) + " us";
   }
   if (sev == Severity::info) return;
   out.push_back(make(sev, "slat-clat-lat", where_dir(m), ev,
@@ -600,10 +642,11 @@ void rwmix(const JobGroup& g, std::vector<Finding>& out) {
   const bool write_only = p == "write" || p == "randwrite";
   const bool mixed = p == "rw" || p == "readwrite" || p == "randrw";
   if ((read_only && w > 0) || (write_only && r > 0)) {
-    out.push_back(make(Severity::error, "rwmix", where(m),
-                       "rw=" + p + ", but the job did " + num(r) + " reads and " + num(w) + " writes" + (counts ? "" : " (per second)"),
-                       "the options do not describe this job: the output was edited or the options belong to another job (a verify "
-                       "phase also reads; check verify=)"));
+    out.push_back(
+        make(Severity::error, "rwmix", where(m),
+             "rw=" + p + ", but the job did " + num(r) + " reads and " + num(w) + " writes" + (counts ? "" : " (per second)"),
+             "the options do not describe this job: the output was edited or the options belong to another job (a verify "
+             "phase also reads; check verify=)"));
     return;
   }
   if (!mixed) return;
@@ -617,13 +660,14 @@ void rwmix(const JobGroup& g, std::vector<Finding>& out) {
   if (dev <= 3) return;
   Severity sev = dev > 10 ? Severity::error : Severity::warning;
   if (assumed && !known_default) sev = Severity::info;
-  out.push_back(make(sev, "rwmix", where(m),
-                     "reads are " + pct(share) + " of the I/Os (" + num(r) + " reads, " + num(w) + " writes), but rwmixread = " + num(*mix) +
-                         (assumed ? (known_default ? " (fio's default)" : " (assumed: fio's default; the output does not show it)") : ""),
-                     assumed && !known_default ? "the job probably set rwmixread (the text output does not print it); pass it with "
-                                                 "--set workload.rwmixread=N or in the manifest"
-                                               : "the read/write mix is not what the options say: the options belong to another job, "
-                                                 "or one direction stalled (a blocked direction issues less in fio's mix)"));
+  out.push_back(make(
+      sev, "rwmix", where(m),
+      "reads are " + pct(share) + " of the I/Os (" + num(r) + " reads, " + num(w) + " writes), but rwmixread = " + num(*mix) +
+          (assumed ? (known_default ? " (fio's default)" : " (assumed: fio's default; the output does not show it)") : ""),
+      assumed && !known_default ? "the job probably set rwmixread (the text output does not print it); pass it with "
+                                  "--set workload.rwmixread=N or in the manifest"
+                                : "the read/write mix is not what the options say: the options belong to another job, "
+                                  "or one direction stalled (a blocked direction issues less in fio's mix)"));
 }
 
 void group_vs_job(const Measured& m, std::optional<double> iops, std::vector<Finding>& out) {
@@ -647,9 +691,9 @@ void group_vs_job(const Measured& m, std::optional<double> iops, std::vector<Fin
     if (s.samples && *s.samples < 2) continue;
     const double r = *s.mean / s.expect;
     const std::string ev = std::string(s.name) + " (the mean of fio's interval samples) = " + num(*s.mean * s.scale) + s.unit +
-                           ", but the run's " + (std::string(s.name) == "iops_mean" ? "IOPS" : "bandwidth") + " / jobs = " +
-                           num(s.expect * jobs * s.scale) + s.unit + " / " + num(jobs) + " = " + num(s.expect * s.scale) + s.unit +
-                           " (" + ratio_text(r) + ")";
+                           ", but the run's " + (std::string(s.name) == "iops_mean" ? "IOPS" : "bandwidth") +
+                           " / jobs = " + num(s.expect * jobs * s.scale) + s.unit + " / " + num(jobs) + " = " +
+                           num(s.expect * s.scale) + s.unit + " (" + ratio_text(r) + ")";
     // fio 2.x averages the interval samples per job (fio#519); fio 3.x sums them over the
     // group's jobs. Either is fine.
     const bool per_job_ok = r >= 0.7 && r <= 1.3;
@@ -657,10 +701,11 @@ void group_vs_job(const Measured& m, std::optional<double> iops, std::vector<Fin
     if (per_job_ok || summed_ok) {
       if (jobs > 1)
         out.push_back(make(Severity::info, "group-vs-job", where_dir(m), ev,
-                           per_job_ok ? "with group_reporting the headline IOPS and bandwidth are the group's total, while this "
-                                        "fio's iops_mean/bw avg are per job (fio#519)"
-                                      : "with group_reporting this fio sums the interval samples over the group's jobs, so "
-                                        "iops_mean/bw avg are the group's like the headline figures (older fio: per job, fio#519)"));
+                           per_job_ok
+                               ? "with group_reporting the headline IOPS and bandwidth are the group's total, while this "
+                                 "fio's iops_mean/bw avg are per job (fio#519)"
+                               : "with group_reporting this fio sums the interval samples over the group's jobs, so "
+                                 "iops_mean/bw avg are the group's like the headline figures (older fio: per job, fio#519)"));
       continue;
     }
     out.push_back(make(Severity::warning, "group-vs-job", where_dir(m), ev,
@@ -673,9 +718,9 @@ void errors_rule(const JobGroup& g, std::vector<Finding>& out) {
   const Measured& m = *g.ms.front();
   if (!m.job_result || !m.job_result->error || *m.job_result->error == 0) return;
   const int e = *m.job_result->error;
-  static const std::map<int, const char*> names = {{1, "EPERM"},   {2, "ENOENT"},  {5, "EIO"},     {6, "ENXIO"},     {12, "ENOMEM"},
-                                                   {13, "EACCES"}, {16, "EBUSY"},  {22, "EINVAL"}, {28, "ENOSPC"},   {30, "EROFS"},
-                                                   {61, "ENODATA"}, {95, "EOPNOTSUPP"}, {110, "ETIMEDOUT"}, {121, "EREMOTEIO"}};
+  static const std::map<int, const char*> names = {
+      {1, "EPERM"},   {2, "ENOENT"},  {5, "EIO"},    {6, "ENXIO"},    {12, "ENOMEM"},     {13, "EACCES"},     {16, "EBUSY"},
+      {22, "EINVAL"}, {28, "ENOSPC"}, {30, "EROFS"}, {61, "ENODATA"}, {95, "EOPNOTSUPP"}, {110, "ETIMEDOUT"}, {121, "EREMOTEIO"}};
   std::string ev = "fio reports err=" + std::to_string(e);
   if (auto it = names.find(e); it != names.end()) ev += std::string(" (") + it->second + ")";
   ev += " for this job";
@@ -691,11 +736,11 @@ void short_io(const Measured& m, std::vector<Finding>& out) {
   if (s + d <= 0) return;
   const double total = m.total_ios.value_or(0);
   const Severity sev = total > 0 && (s + d) > 0.01 * total ? Severity::error : Severity::warning;
-  out.push_back(make(sev, "short-io", where_dir(m),
-                     num(s) + " short and " + num(d) + " dropped I/Os of " + num(total),
-                     "short I/Os transferred less than the block size (end of a file or device, or a failing device); dropped I/Os "
-                     "were never completed (a rate-limited or aborted job): the block size and bandwidth figures are off by that "
-                     "share"));
+  out.push_back(
+      make(sev, "short-io", where_dir(m), num(s) + " short and " + num(d) + " dropped I/Os of " + num(total),
+           "short I/Os transferred less than the block size (end of a file or device, or a failing device); dropped I/Os "
+           "were never completed (a rate-limited or aborted job): the block size and bandwidth figures are off by that "
+           "share"));
 }
 
 void all_clients(const fio::FioResult& r, const std::vector<const Measured*>& ms, std::vector<Finding>& out) {
@@ -715,11 +760,12 @@ void all_clients(const fio::FioResult& r, const std::vector<const Measured*>& ms
     const double ratio = *m->iops / sum;
     if (ratio >= 0.9 && ratio <= 1.1) continue;
     out.push_back(make(ratio > 1.1 ? Severity::error : Severity::warning, "all-clients", where_dir(*m),
-                       "\"All clients\" IOPS " + num(*m->iops) + ", but the " + std::to_string(n) + " client entries sum to " + num(sum) +
-                           " (" + ratio_text(ratio) + ")",
-                       ratio > 1.1 ? "the client/server sum counts I/Os more than once (fio#752: 1.49 M reported where iostat saw "
-                                     "162 k); use the per-client entries or the servers' disk stats"
-                                   : "the sum is missing some clients' I/O (a client that ended early or failed)"));
+                       "\"All clients\" IOPS " + num(*m->iops) + ", but the " + std::to_string(n) + " client entries sum to " +
+                           num(sum) + " (" + ratio_text(ratio) + ")",
+                       ratio > 1.1
+                           ? "the client/server sum counts I/Os more than once (fio#752: 1.49 M reported where iostat saw "
+                             "162 k); use the per-client entries or the servers' disk stats"
+                           : "the sum is missing some clients' I/O (a client that ended early or failed)"));
   }
 }
 
@@ -731,8 +777,9 @@ std::vector<Finding> check_consistency(const std::vector<Measured>& ms) {
   std::vector<JobGroup> groups;
   std::map<std::pair<const void*, std::string>, std::size_t> index;
   for (const auto& m : ms) {
-    const std::pair<const void*, std::string> k = m.job_result ? std::make_pair(static_cast<const void*>(m.job_result), std::string())
-                                                               : std::make_pair(static_cast<const void*>(nullptr), m.source);
+    const std::pair<const void*, std::string> k = m.job_result
+                                                      ? std::make_pair(static_cast<const void*>(m.job_result), std::string())
+                                                      : std::make_pair(static_cast<const void*>(nullptr), m.source);
     auto it = index.find(k);
     if (it == index.end()) {
       index[k] = groups.size();

@@ -60,7 +60,7 @@ struct Simulated {
   models::IoRunReport report;
   int replications = 0;
   std::string run_length;
-  std::string error;  // the loader's or simulator's message when it could not be simulated
+  std::string error;               // the loader's or simulator's message when it could not be simulated
   predict::Prediction prediction;  // a calibrated scenario's, with the whole interval
 };
 
@@ -91,7 +91,8 @@ std::vector<Finding> check_envelope(const std::vector<Measured>& ms, const std::
     std::vector<std::string> applied, ignored;
     // A bare-metal result on a scenario written for a VM: no QEMU, so no IOThreads (the loader
     // rejects guest.driver = none with host.iothreads > 0) unless the result says otherwise.
-    if (const auto d = m.setup.find("guest.driver"); d != m.setup.end() && strip(d->second) == "none" && !m.setup.count("host.iothreads")) {
+    if (const auto d = m.setup.find("guest.driver");
+        d != m.setup.end() && strip(d->second) == "none" && !m.setup.count("host.iothreads")) {
       set.push_back("host.iothreads=0");
       applied.push_back(set.back());
     }
@@ -155,8 +156,10 @@ std::vector<Finding> check_envelope(const std::vector<Measured>& ms, const std::
     std::vector<Figure> figures;
     if (has_iops) figures.push_back({dir + ".iops", "IOPS", *m.iops});
     if (has_lat) {
-      if (m.lat_mean_us) figures.push_back({dir + ".lat_mean_us", "mean latency (us)", *lat});
-      else if (dir != "total") figures.push_back({dir + ".clat_mean_us", "mean completion latency (us)", *lat});
+      if (m.lat_mean_us)
+        figures.push_back({dir + ".lat_mean_us", "mean latency (us)", *lat});
+      else if (dir != "total")
+        figures.push_back({dir + ".clat_mean_us", "mean completion latency (us)", *lat});
     }
 
     for (const auto& fig : figures) {
@@ -235,8 +238,9 @@ std::vector<Finding> check_envelope(const std::vector<Measured>& ms, const std::
                                         : "within the 10% calibration tolerance of the model's prediction";
       } else if (ratio > 0.5 && ratio < 2.0) {
         f.severity = Severity::warning;
-        f.cause = std::string("outside the model's prediction by more than 10%: the model is not calibrated for this setup, "
-                              "or the setup differs from what was recorded (device, cache mode, CPU contention)");
+        f.cause = std::string(
+            "outside the model's prediction by more than 10%: the model is not calibrated for this setup, "
+            "or the setup differs from what was recorded (device, cache mode, CPU contention)");
       } else {
         f.severity = Severity::error;
         f.cause = std::string("implausible for the model as calibrated: off by more than 2x (") + detail::evidence_num(ratio) +

@@ -112,8 +112,10 @@ std::map<std::string, std::string> setup_from_options(const std::map<std::string
     auto it = o.find(k);
     return it == o.end() ? nullptr : &it->second;
   };
-  if (const auto* v = get("rw")) s["workload.rw"] = v->substr(0, v->find(':'));
-  else if (const auto* v2 = get("readwrite")) s["workload.rw"] = v2->substr(0, v2->find(':'));
+  if (const auto* v = get("rw"))
+    s["workload.rw"] = v->substr(0, v->find(':'));
+  else if (const auto* v2 = get("readwrite"))
+    s["workload.rw"] = v2->substr(0, v2->find(':'));
   const auto* kb = get("kb_base");
   const unsigned kb_base = kb && *kb == "1000" ? 1000 : 1024;
   if (const auto* v = get("bs")) {
@@ -131,15 +133,18 @@ std::map<std::string, std::string> setup_from_options(const std::map<std::string
     static const std::set<std::string> modelled = {"psync", "sync", "pvsync", "libaio", "io_uring", "aio"};
     if (modelled.count(*v)) s["workload.ioengine"] = *v;
   }
-  if (const auto* v = get("rwmixread")) s["workload.rwmixread"] = *v;
+  if (const auto* v = get("rwmixread"))
+    s["workload.rwmixread"] = *v;
   else if (const auto* w = get("rwmixwrite")) {
     try {
       s["workload.rwmixread"] = number_text(100.0 - std::stod(*w));
     } catch (const std::exception&) {
     }
   }
-  if (const auto* v = get("direct")) s["workload.direct"] = (*v == "0" || *v == "false") ? "false" : "true";
-  else if (const auto* b = get("buffered")) s["workload.direct"] = (*b == "0" || *b == "false") ? "true" : "false";
+  if (const auto* v = get("direct"))
+    s["workload.direct"] = (*v == "0" || *v == "false") ? "false" : "true";
+  else if (const auto* b = get("buffered"))
+    s["workload.direct"] = (*b == "0" || *b == "false") ? "true" : "false";
   if (const auto* v = get("size")) s["workload.size"] = *v;
   if (const auto* v = get("runtime")) {
     if (auto t = fio_seconds(*v)) s["workload.runtime"] = seconds_text(*t);
@@ -174,8 +179,10 @@ Measured from_direction(const fio::FioResult& r, const fio::JobResult& j, const 
   m.job_result = &j;
   m.iops = d.iops;
   if (d.bw_bytes_per_s) m.bw_kib = *d.bw_bytes_per_s / 1024.0;
-  if (d.lat.mean_ns) m.lat_mean_us = *d.lat.mean_ns / 1e3;
-  else if (d.clat.mean_ns && d.slat.mean_ns) m.lat_mean_us = (*d.clat.mean_ns + *d.slat.mean_ns) / 1e3;
+  if (d.lat.mean_ns)
+    m.lat_mean_us = *d.lat.mean_ns / 1e3;
+  else if (d.clat.mean_ns && d.slat.mean_ns)
+    m.lat_mean_us = (*d.clat.mean_ns + *d.slat.mean_ns) / 1e3;
   if (d.clat.mean_ns) m.clat_mean_us = *d.clat.mean_ns / 1e3;
   m.clat_p50_us = percentile(d.clat, 50);
   m.clat_p99_us = percentile(d.clat, 99);
@@ -255,7 +262,8 @@ std::vector<Measured> measured_from_result(const fio::FioResult& r, const std::s
   return out;
 }
 
-std::vector<Measured> measured_from_manifest(const std::string& path, std::vector<fio::FioResult>& keep, std::vector<std::string>* run_names) {
+std::vector<Measured> measured_from_manifest(const std::string& path, std::vector<fio::FioResult>& keep,
+                                             std::vector<std::string>* run_names) {
   toml::table root;
   try {
     root = toml::parse_file(path);
@@ -269,14 +277,18 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
   }
   for (const auto& [k, v] : root) {
     const std::string key(k.str());
-    if (key != "setup" && key != "run") fail(path, &v, "unknown top-level key '" + key + "'" + models::did_you_mean(key, {"setup", "run"}) +
-                                                           "; a manifest has [setup] and [[run]] tables");
+    if (key != "setup" && key != "run")
+      fail(path, &v,
+           "unknown top-level key '" + key + "'" + models::did_you_mean(key, {"setup", "run"}) +
+               "; a manifest has [setup] and [[run]] tables");
   }
   const toml::array* runs = root["run"].as_array();
-  if (!runs || runs->empty()) fail(path, nullptr, "no [[run]] table; a manifest lists its runs as [[run]] with `file` or `measured`");
+  if (!runs || runs->empty())
+    fail(path, nullptr, "no [[run]] table; a manifest lists its runs as [[run]] with `file` or `measured`");
 
   static const std::vector<std::string> kRunFields = {"name", "file", "measured", "set", "weight", "base_workload"};
-  static const std::vector<std::string> kMetrics = {"iops", "bw_kib", "lat_mean_us", "clat_mean_us", "clat_p50_us", "clat_p99_us", "clat_p99.9_us"};
+  static const std::vector<std::string> kMetrics = {"iops",        "bw_kib",      "lat_mean_us",  "clat_mean_us",
+                                                    "clat_p50_us", "clat_p99_us", "clat_p99.9_us"};
   const std::filesystem::path base = std::filesystem::path(path).parent_path();
   const std::string file_name = std::filesystem::path(path).filename().string();
 
@@ -317,7 +329,8 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
     p.line = static_cast<int>(node.source().begin.line);
     if (const auto* w = run->get("weight")) {
       const auto x = w->value<double>();
-      if (!w->is_number() || !x || !std::isfinite(*x) || *x <= 0) fail(path, w, where + ": weight must be a number > 0 (default 1)");
+      if (!w->is_number() || !x || !std::isfinite(*x) || *x <= 0)
+        fail(path, w, where + ": weight must be a number > 0 (default 1)");
       p.weight = *x;
     }
     if (const auto* b = run->get("base_workload")) {

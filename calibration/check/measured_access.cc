@@ -243,9 +243,12 @@ std::string evidence_num(double v) {
   char buf[64];
   if (!std::isfinite(v)) return "inf";
   const double a = std::fabs(v);
-  if (a >= 1000) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else if (a >= 100) std::snprintf(buf, sizeof buf, "%.1f", v);
-  else std::snprintf(buf, sizeof buf, "%.3g", v);
+  if (a >= 1000)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else if (a >= 100)
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
 }
 

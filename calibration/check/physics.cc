@@ -51,13 +51,13 @@ struct DeviceClass {
   // QD1 limit (half a rotation alone, zero seek); NCQ raises both by at most `ncq_gain` at deep
   // queues. 0 for solid-state classes, which use Little's law with the latency floor instead.
   double qd1_iops = 0, qd1_iops_hard = 0, ncq_gain = 1;
-  double max_iops = 0;                 // whole device, any depth, random 4 KiB (0 = none)
-  double media_bw = 0;                 // bytes/s, sequential media/typical maximum (warning)
-  double link_bw = 0;                  // bytes/s, interface/link limit (error above 1.05 x)
+  double max_iops = 0;                           // whole device, any depth, random 4 KiB (0 = none)
+  double media_bw = 0;                           // bytes/s, sequential media/typical maximum (warning)
+  double link_bw = 0;                            // bytes/s, interface/link limit (error above 1.05 x)
   double floor_read_us = 0, floor_write_us = 0;  // mean latency floors (0 = none)
-  const char* iops_source;  // evidence: where the IOPS bound comes from
-  const char* bw_source;    // ... the bandwidth bounds
-  const char* lat_source;   // ... the latency floors
+  const char* iops_source;                       // evidence: where the IOPS bound comes from
+  const char* bw_source;                         // ... the bandwidth bounds
+  const char* lat_source;                        // ... the latency floors
 };
 
 constexpr double MB = 1e6, GB = 1e9;
@@ -200,23 +200,30 @@ std::string num(double v) {
   char buf[64];
   if (!std::isfinite(v)) return "inf";
   const double a = std::fabs(v);
-  if (a >= 1000 || a == std::floor(a)) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else if (a >= 100) std::snprintf(buf, sizeof buf, "%.1f", v);
-  else std::snprintf(buf, sizeof buf, "%.3g", v);
+  if (a >= 1000 || a == std::floor(a))
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else if (a >= 100)
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
 }
 
 std::string bytes_rate(double b) {
   char buf[64];
-  if (b >= GB) std::snprintf(buf, sizeof buf, "%.2f GB/s", b / GB);
-  else std::snprintf(buf, sizeof buf, "%.1f MB/s", b / MB);
+  if (b >= GB)
+    std::snprintf(buf, sizeof buf, "%.2f GB/s", b / GB);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f MB/s", b / MB);
   return buf;
 }
 
 std::string lat_text(double us) {
   char buf[64];
-  if (us >= 1000) std::snprintf(buf, sizeof buf, "%.2f ms", us / 1000);
-  else std::snprintf(buf, sizeof buf, "%.3g us", us);
+  if (us >= 1000)
+    std::snprintf(buf, sizeof buf, "%.2f ms", us / 1000);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g us", us);
   return buf;
 }
 
@@ -224,8 +231,8 @@ Depth depth_of(const Measured& m) {
   Depth d;
   const double jobs = std::max(1.0, number_key(m, "workload.numjobs").value_or(1));
   const std::string engine = lower(key(m, "workload.ioengine").value_or(""));
-  const bool sync = engine == "sync" || engine == "psync" || engine == "vsync" || engine == "pvsync" ||
-                    engine == "pvsync2" || engine == "mmap";
+  const bool sync =
+      engine == "sync" || engine == "psync" || engine == "vsync" || engine == "pvsync" || engine == "pvsync2" || engine == "mmap";
   const auto qd = number_key(m, "workload.iodepth");
   const auto tool = key(m, "workload.tool");
   if (sync) {
@@ -269,8 +276,8 @@ std::string subject_of(const Measured& m) {
 // The class a Measured is judged against, and the read multiplier for md RAID1.
 struct Resolved {
   const DeviceClass* cls = nullptr;
-  double read_legs = 1;       // md RAID1 reads from both legs
-  std::string label;          // "hdd-7200" or "md-raid1 of sata-ssd"
+  double read_legs = 1;  // md RAID1 reads from both legs
+  std::string label;     // "hdd-7200" or "md-raid1 of sata-ssd"
 };
 
 const DeviceClass* class_of_kind(const std::string& kind, const Measured& m) {
@@ -353,7 +360,8 @@ void physics_one(const Measured& m, const Resolved& r, std::vector<Finding>& out
   // from the result, else bandwidth / bs.
   std::optional<double> iops;
   std::string iops_from;
-  if (m.iops && *m.iops > 0) iops = m.iops;
+  if (m.iops && *m.iops > 0)
+    iops = m.iops;
   else if (m.bw_kib && *m.bw_kib > 0)
     if (auto bs = block_size(m, write); bs && *bs > 0) {
       iops = *m.bw_kib * 1024.0 / *bs;
@@ -370,8 +378,9 @@ void physics_one(const Measured& m, const Resolved& r, std::vector<Finding>& out
       f.rule = "physics-iops";
       f.subject = subject;
       f.severity = *iops > bnd.error_at ? Severity::error : Severity::warning;
-      f.evidence = num(*iops) + " random IOPS" + iops_from + "; the bound for " + dev + " is ~" + num(bnd.bound) + " at " + d.text +
-                   " (" + num(*iops / bnd.bound) + "x it; warning above " + num(bnd.warn_at) + ", error above " + num(bnd.error_at);
+      f.evidence = num(*iops) + " random IOPS" + iops_from + "; the bound for " + dev + " is ~" + num(bnd.bound) + " at " +
+                   d.text + " (" + num(*iops / bnd.bound) + "x it; warning above " + num(bnd.warn_at) + ", error above " +
+                   num(bnd.error_at);
       if (bnd.hard > bnd.bound) f.evidence.append("; rotational limit ").append(num(bnd.hard));
       f.evidence.append("). ").append(c.iops_source);
       if (c.qd1_iops > 0) {
@@ -379,7 +388,8 @@ void physics_one(const Measured& m, const Resolved& r, std::vector<Finding>& out
                   num(c.qd1_iops * legs) + " random IOPS per actuator at QD1" +
                   (f.severity == Severity::warning ? " (a short-stroked test file can come near the hard limit)" : "");
       } else {
-        f.cause = std::string("more than one ") + c.what + " behind the disk, a cache (page cache, controller or array cache), "
+        f.cause = std::string("more than one ") + c.what +
+                  " behind the disk, a cache (page cache, controller or array cache), "
                   "or the wrong device class";
       }
       if (cached && f.severity == Severity::error) {
@@ -392,7 +402,8 @@ void physics_one(const Measured& m, const Resolved& r, std::vector<Finding>& out
 
   // physics-bandwidth: any workload.
   std::optional<double> bw;
-  if (m.bw_kib && *m.bw_kib > 0) bw = *m.bw_kib * 1024.0;
+  if (m.bw_kib && *m.bw_kib > 0)
+    bw = *m.bw_kib * 1024.0;
   else if (m.iops && *m.iops > 0)
     if (auto bs = block_size(m, write)) bw = *m.iops * *bs;
   if (bw && c.media_bw > 0) {
@@ -403,8 +414,9 @@ void physics_one(const Measured& m, const Resolved& r, std::vector<Finding>& out
       f.subject = subject;
       f.severity = *bw > 1.05 * link ? Severity::error : Severity::warning;
       f.evidence = bytes_rate(*bw) + (m.bw_kib ? " (" + num(*m.bw_kib) + " KiB/s)" : std::string(" (IOPS x bs)")) +
-                   " is above the " + (f.severity == Severity::error ? "interface limit of " + dev + ", " + bytes_rate(link)
-                                                                                  : "media rate of " + dev + ", " + bytes_rate(media)) +
+                   " is above the " +
+                   (f.severity == Severity::error ? "interface limit of " + dev + ", " + bytes_rate(link)
+                                                  : "media rate of " + dev + ", " + bytes_rate(media)) +
                    ". " + c.bw_source;
       f.cause = f.severity == Severity::error
                     ? std::string("more than the link can carry: several devices, a cache, or a unit slip (MB vs MiB, KiB vs KB)")
@@ -439,10 +451,18 @@ void physics_one(const Measured& m, const Resolved& r, std::vector<Finding>& out
 // Workload keys that must agree for two results to be "the same workload"; absent on one side
 // counts as agreeing, except rw and bs, which both must name.
 const std::vector<std::string>& workload_keys() {
-  static const std::vector<std::string> k = {"workload.rw", "workload.bs", "workload.bs_write", "workload.iodepth",
-                                             "workload.numjobs", "workload.rwmixread", "workload.ioengine",
-                                             "workload.direct", "workload.iodepth_batch_submit", "workload.iodepth_batch",
-                                             "backend.kind", "backend.model"};
+  static const std::vector<std::string> k = {"workload.rw",
+                                             "workload.bs",
+                                             "workload.bs_write",
+                                             "workload.iodepth",
+                                             "workload.numjobs",
+                                             "workload.rwmixread",
+                                             "workload.ioengine",
+                                             "workload.direct",
+                                             "workload.iodepth_batch_submit",
+                                             "workload.iodepth_batch",
+                                             "backend.kind",
+                                             "backend.model"};
   return k;
 }
 
@@ -497,10 +517,13 @@ void guest_above_host(const std::vector<Measured>& ms, std::vector<Finding>& out
     const std::string unit = use_iops ? " IOPS" : " KiB/s";
     f.evidence = "guest (" + *gd + ") " + num(gv) + unit + " vs its host's bare metal " + num(hv) + unit + " (" +
                  subject_of(*host) + "): " + num(100.0 * (gv / hv - 1.0)) + "% above, same workload";
-    f.cause = cached ? *cached + ", so the guest may beat the device"
-                     : std::string("a VM cannot beat its own host's bare metal: the runs differ in something not recorded "
-                                   "(cache mode, file size, device), or one of them is mislabelled") +
-                           (f.severity == Severity::warning ? "; by this little, run-to-run noise of single runs can do it: repeat both" : "");
+    f.cause =
+        cached ? *cached + ", so the guest may beat the device"
+               : std::string(
+                     "a VM cannot beat its own host's bare metal: the runs differ in something not recorded "
+                     "(cache mode, file size, device), or one of them is mislabelled") +
+                     (f.severity == Severity::warning ? "; by this little, run-to-run noise of single runs can do it: repeat both"
+                                                      : "");
     out.push_back(std::move(f));
   }
 }
@@ -537,8 +560,10 @@ std::vector<Finding> check_physics(const std::vector<Measured>& ms, const std::s
   }
   for (const auto& m : ms) {
     std::optional<Resolved> r;
-    if (!device_class.empty()) r = resolve(device_class, m);
-    else if (auto kind = key(m, "backend.kind")) r = resolve(*kind, m);
+    if (!device_class.empty())
+      r = resolve(device_class, m);
+    else if (auto kind = key(m, "backend.kind"))
+      r = resolve(*kind, m);
     if (!r || !r->cls) continue;  // no class known: no physics to check
     physics_one(m, *r, out);
   }

@@ -16,9 +16,12 @@ using namespace detail;
 std::string num(double v) {
   char buf[48];
   const double a = std::fabs(v);
-  if (a >= 1e7) std::snprintf(buf, sizeof buf, "%.4g", v);
-  else if (a >= 1000) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else std::snprintf(buf, sizeof buf, "%.4g", v);
+  if (a >= 1e7)
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+  else if (a >= 1000)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
 }
 
@@ -63,12 +66,14 @@ std::vector<Finding> check_setup(const std::vector<Measured>& ms) {
     if (d && *d) continue;
     std::string ev = "mean read latency " + num(*lat) + " us";
     if (m.iops) ev += " at " + num(*m.iops) + " IOPS";
-    ev += d ? " with buffered I/O (direct=0" + std::string(defaults_apply(m) && !key(m, "workload.direct") ? ", fio's default)" : ")")
+    ev += d ? " with buffered I/O (direct=0" +
+                  std::string(defaults_apply(m) && !key(m, "workload.direct") ? ", fio's default)" : ")")
             : " (whether direct=1 was set is not in the output)";
     if (auto size = key(m, "workload.size")) ev += ", size=" + *size;
     if (eng) ev += ", ioengine=" + *eng;
-    std::string cause = "the reads were served from the page cache (RAM), not the device (fio#41): no disk answers a read in under " +
-                        num(kCacheLatUs) + " us through the kernel; use direct=1, or a file much larger than RAM";
+    std::string cause =
+        "the reads were served from the page cache (RAM), not the device (fio#41): no disk answers a read in under " +
+        num(kCacheLatUs) + " us through the kernel; use direct=1, or a file much larger than RAM";
     if (eng && *eng == "libaio") cause += " (libaio without direct=1 is also synchronous, so iodepth had no effect)";
     out.push_back(make(d ? Severity::error : Severity::warning, "page-cache", where_dir(m), ev, cause));
     page_cache_jobs.insert(where(m));
@@ -82,11 +87,12 @@ std::vector<Finding> check_setup(const std::vector<Measured>& ms) {
     auto depth = key_number(m, "workload.iodepth");
     // iodepth > 1 with a synchronous engine (fio#1388).
     if (eng && is_sync_engine(*eng) && depth && *depth > 1) {
-      out.push_back(make(Severity::warning, "sync-iodepth", job,
-                         "ioengine=" + *eng + (key(m, "workload.ioengine") || key(m, "fio.ioengine") ? "" : " (fio's default)") + " with iodepth=" + num(*depth) +
-                             depth_text(m.job_result),
-                         "iodepth has no effect on a synchronous engine (fio#1388): each job keeps one I/O in flight, so the figures "
-                         "are for depth 1 per job; use ioengine=libaio or io_uring with direct=1 for a deeper queue"));
+      out.push_back(
+          make(Severity::warning, "sync-iodepth", job,
+               "ioengine=" + *eng + (key(m, "workload.ioengine") || key(m, "fio.ioengine") ? "" : " (fio's default)") +
+                   " with iodepth=" + num(*depth) + depth_text(m.job_result),
+               "iodepth has no effect on a synchronous engine (fio#1388): each job keeps one I/O in flight, so the figures "
+               "are for depth 1 per job; use ioengine=libaio or io_uring with direct=1 for a deeper queue"));
     }
     // libaio without O_DIRECT.
     auto d = direct(m);
@@ -103,7 +109,8 @@ std::vector<Finding> check_setup(const std::vector<Measured>& ms) {
       if (where(x) == job && (x.dir == "write" || x.dir == "mixed")) writes = true;
     if (writes) {
       std::string thin;
-      if (auto k = key(m, "backend.kind"); k && (*k == "ceph-rbd" || *k == "krbd")) thin = "backend.kind=" + *k + " (thin-provisioned RBD image)";
+      if (auto k = key(m, "backend.kind"); k && (*k == "ceph-rbd" || *k == "krbd"))
+        thin = "backend.kind=" + *k + " (thin-provisioned RBD image)";
       if (auto f = key(m, "backend.image_format"); f && (*f == "qcow2" || *f == "vmdk" || *f == "vdi" || *f == "vhdx"))
         thin = "backend.image_format=" + *f + " (allocates clusters on first write)";
       if (auto t = key(m, "backend.thin"); t && (*t == "true" || *t == "1")) thin = "backend.thin=true";
@@ -112,11 +119,12 @@ std::vector<Finding> check_setup(const std::vector<Measured>& ms) {
       if (ramp) ramp_s = number_of(*ramp).value_or(1);
       if (!thin.empty() && !(ramp && ramp_s > 0)) {
         const bool known = defaults_apply(m) || (ramp && ramp_s == 0);
-        out.push_back(make(known ? Severity::warning : Severity::info, "ramp-time", job,
-                           "writes to " + thin + (known ? " with no ramp_time" : "; whether ramp_time was set is not in the output"),
-                           "if these were the first writes to the image, each one also allocated space (and zeroed it), which is slower "
-                           "than rewriting: the figures mix allocation with steady state; precondition the device (write it once) or "
-                           "set ramp_time"));
+        out.push_back(
+            make(known ? Severity::warning : Severity::info, "ramp-time", job,
+                 "writes to " + thin + (known ? " with no ramp_time" : "; whether ramp_time was set is not in the output"),
+                 "if these were the first writes to the image, each one also allocated space (and zeroed it), which is slower "
+                 "than rewriting: the figures mix allocation with steady state; precondition the device (write it once) or "
+                 "set ramp_time"));
       }
     }
   }
@@ -138,14 +146,18 @@ std::vector<Finding> check_setup(const std::vector<Measured>& ms) {
     for (double p : ps) {
       if (p <= 50 || p >= 100) continue;
       if (*n * (1 - p / 100) >= 1) continue;
-      if (p <= 99.9 + 1e-9) worst_warn = std::max(worst_warn, p);
-      else worst_info = std::max(worst_info, p);
+      if (p <= 99.9 + 1e-9)
+        worst_warn = std::max(worst_warn, p);
+      else
+        worst_info = std::max(worst_info, p);
     }
     const double worst = worst_warn > 0 ? worst_warn : worst_info;
     if (worst <= 0) continue;
     const double needed = 1 / (1 - worst / 100);
-    std::string ev = num(*n) + " I/Os in the run, but p" + num(worst) + " needs at least " + num(needed) + " to have one I/O beyond it";
-    if (m.iops && *m.iops > 0) ev += " (" + num(needed / *m.iops) + " s at " + num(*m.iops) + " IOPS; 10x that for a stable estimate)";
+    std::string ev =
+        num(*n) + " I/Os in the run, but p" + num(worst) + " needs at least " + num(needed) + " to have one I/O beyond it";
+    if (m.iops && *m.iops > 0)
+      ev += " (" + num(needed / *m.iops) + " s at " + num(*m.iops) + " IOPS; 10x that for a stable estimate)";
     out.push_back(make(worst_warn > 0 ? Severity::warning : Severity::info, "short-run", where_dir(m), ev,
                        "the run is too short for the percentiles it reports: p" + num(worst) +
                            " and above are just the largest samples, not a tail estimate; run longer (runtime=, time_based)"));

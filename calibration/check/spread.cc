@@ -56,8 +56,8 @@ namespace vqsim::check {
 namespace {
 
 using detail::override_of;
-using detail::scenario_keys;
 using detail::plain_number;
+using detail::scenario_keys;
 using detail::strip;
 
 constexpr std::uint64_t kMaxSimulatedIos = 200000;
@@ -76,10 +76,14 @@ std::optional<double> size_of(const std::string& text) {
   if (suffix.empty() || suffix == "b") return v;
   const double k = 1024.0;
   switch (suffix[0]) {
-    case 'k': return v * k;
-    case 'm': return v * k * k;
-    case 'g': return v * k * k * k;
-    default: return std::nullopt;
+    case 'k':
+      return v * k;
+    case 'm':
+      return v * k * k;
+    case 'g':
+      return v * k * k * k;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -532,9 +536,12 @@ std::vector<Finding> check_spread(const std::vector<Measured>& runs, const std::
     double sum = 0;
     bool ok = true;
     for (const auto& m : runs) {
-      if (m.iops && *m.iops > 0) sum += *m.runtime_s * *m.iops;
-      else if (m.bw_kib && bs > 0) sum += *m.runtime_s * *m.bw_kib * 1024.0 / bs;
-      else ok = false;
+      if (m.iops && *m.iops > 0)
+        sum += *m.runtime_s * *m.iops;
+      else if (m.bw_kib && bs > 0)
+        sum += *m.runtime_s * *m.bw_kib * 1024.0 / bs;
+      else
+        ok = false;
     }
     if (ok) {
       length = sum / static_cast<double>(runs.size());
@@ -558,16 +565,18 @@ std::vector<Finding> check_spread(const std::vector<Measured>& runs, const std::
   } else if (s.workload.runtime_ns > 0) {
     // Unknown measured length: keep the scenario's, but by count, to bound the cost.
     s.workload.runtime_ns = 0;
-    s.workload.ios = simulated = std::min<std::uint64_t>(s.workload.ios > 0 ? s.workload.ios : kMaxSimulatedIos, kMaxSimulatedIos);
+    s.workload.ios = simulated =
+        std::min<std::uint64_t>(s.workload.ios > 0 ? s.workload.ios : kMaxSimulatedIos, kMaxSimulatedIos);
   }
   const int replications = std::max(8, s.run.replications);
   s.run.replications = replications;
 
   // 3. DES replications.
-  const auto reps = sim::run_replications(replications, threads, [&](std::uint64_t r) { return models::run_io_replication(s, r); });
+  const auto reps =
+      sim::run_replications(replications, threads, [&](std::uint64_t r) { return models::run_io_replication(s, r); });
   std::vector<double> sim_iops;
   for (const auto& m : reps) {
-    const double v = first.dir == "write" ? m.get("write.iops")
+    const double v = first.dir == "write"  ? m.get("write.iops")
                      : first.dir == "read" ? m.get("read.iops")
                                            : m.get("read.iops") + m.get("write.iops");
     sim_iops.push_back(v);
@@ -577,7 +586,8 @@ std::vector<Finding> check_spread(const std::vector<Measured>& runs, const std::
   std::string scaled;
   if (length > static_cast<double>(simulated)) {
     sim_cv *= std::sqrt(static_cast<double>(simulated) / length);
-    scaled = ", scaled by sqrt(" + detail::evidence_num(static_cast<double>(simulated)) + " / " + detail::evidence_num(length) + ") to the measured length";
+    scaled = ", scaled by sqrt(" + detail::evidence_num(static_cast<double>(simulated)) + " / " + detail::evidence_num(length) +
+             ") to the measured length";
   }
 
   // 4. The verdict.
@@ -585,17 +595,24 @@ std::vector<Finding> check_spread(const std::vector<Measured>& runs, const std::
   const double F = ratio * ratio;
   const double p = f_upper_tail(F, static_cast<double>(runs.size() - 1), static_cast<double>(replications - 1));
 
-  std::string ev = std::to_string(runs.size()) + " runs: mean " + detail::evidence_num(meas.mean) + unit + ", CV " + pct(meas.cv) + ", min " +
-                   detail::evidence_num(meas.min) + " .. max " + detail::evidence_num(meas.max) + " (" + ratio_text(meas.min > 0 ? meas.max / meas.min : 0.0) +
-                   "); DES queueing noise: " + std::to_string(replications) + " replications of " + detail::evidence_num(static_cast<double>(simulated)) +
-                   " I/Os (run length from " + (length > 0 ? length_from : std::string("the scenario: measured length unknown")) +
-                   ") give an IOPS CV of " + pct(model.cv) + scaled + (scaled.empty() ? "" : " = " + pct(sim_cv)) +
-                   " (model mean " + detail::evidence_num(model.mean) + " IOPS, not used in the verdict); ratio measured/simulated CV " +
-                   (std::isfinite(ratio) ? detail::evidence_num(ratio) + "x" : std::string("inf (the model has no noise here)")) + " vs limit " +
-                   detail::evidence_num(kRatioLimit) + "x; F-test p = ";
+  std::string ev = std::to_string(runs.size()) + " runs: mean " + detail::evidence_num(meas.mean) + unit + ", CV " +
+                   pct(meas.cv) + ", min " + detail::evidence_num(meas.min) + " .. max " + detail::evidence_num(meas.max) + " (" +
+                   ratio_text(meas.min > 0 ? meas.max / meas.min : 0.0) +
+                   "); DES queueing noise: " + std::to_string(replications) + " replications of " +
+                   detail::evidence_num(static_cast<double>(simulated)) + " I/Os (run length from " +
+                   (length > 0 ? length_from : std::string("the scenario: measured length unknown")) + ") give an IOPS CV of " +
+                   pct(model.cv) + scaled + (scaled.empty() ? "" : " = " + pct(sim_cv)) + " (model mean " +
+                   detail::evidence_num(model.mean) + " IOPS, not used in the verdict); ratio measured/simulated CV " +
+                   (std::isfinite(ratio) ? detail::evidence_num(ratio) + "x" : std::string("inf (the model has no noise here)")) +
+                   " vs limit " + detail::evidence_num(kRatioLimit) + "x; F-test p = ";
   char pbuf[32];
   std::snprintf(pbuf, sizeof pbuf, "%.2g", p);
-  ev.append(pbuf).append(" (F(").append(std::to_string(runs.size() - 1)).append(", ").append(std::to_string(replications - 1)).append("))");
+  ev.append(pbuf)
+      .append(" (F(")
+      .append(std::to_string(runs.size() - 1))
+      .append(", ")
+      .append(std::to_string(replications - 1))
+      .append("))");
   ev.append("; simulated: ").append(scenario);
   for (const auto& o : set) ev.append(" --set ").append(o);
   if (!differing.empty()) {
@@ -608,7 +625,8 @@ std::vector<Finding> check_spread(const std::vector<Measured>& runs, const std::
     f.cause = "explained by queueing noise: runs of this length vary this much on their own";
   } else {
     f.severity = Severity::warning;
-    f.cause = "points to outside interference: the spread is " + (std::isfinite(ratio) ? detail::evidence_num(ratio) + "x" : std::string("far")) +
+    f.cause = "points to outside interference: the spread is " +
+              (std::isfinite(ratio) ? detail::evidence_num(ratio) + "x" : std::string("far")) +
               " what queueing noise gives for runs of this length (other load on the host or the device, CPU frequency or "
               "placement, device state such as garbage collection or a cold cache); repeat with longer runs and record the "
               "host's load";

@@ -40,7 +40,7 @@ struct DocSpan {
   int first_line = 1;
   // Bare nan / inf tokens (fio prints "%f" of a NaN as "-nan") to be read as null.
   std::vector<std::pair<std::size_t, std::size_t>> non_finite;  // (offset in doc, length)
-  bool unclosed = false;  // the braces never balance before the end of the input
+  bool unclosed = false;                                        // the braces never balance before the end of the input
 };
 
 struct Split {
@@ -81,8 +81,7 @@ DocSpan scan_document(std::string_view text, std::size_t begin, int& line, const
     }
     const bool number_char = (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
     number_chars = number_char ? number_chars + 1 : 0;
-    if (number_chars > kMaxNumberChars)
-      throw ParseError(source, line, "invalid JSON: number longer than 256 characters");
+    if (number_chars > kMaxNumberChars) throw ParseError(source, line, "invalid JSON: number longer than 256 characters");
     switch (c) {
       case '"':
         in_string = true;
@@ -90,8 +89,7 @@ DocSpan scan_document(std::string_view text, std::size_t begin, int& line, const
         break;
       case '{':
       case '[':
-        if (++depth > kMaxDepth)
-          throw ParseError(source, line, "invalid JSON: nested deeper than 64 levels (fio nests 5)");
+        if (++depth > kMaxDepth) throw ParseError(source, line, "invalid JSON: nested deeper than 64 levels (fio nests 5)");
         break;
       case '}':
       case ']':
@@ -134,7 +132,7 @@ Split split_documents(std::string_view text, const std::string& source) {
   int line = 1;
   std::size_t pos = 0;
   bool line_start = true;
-  int junk_lines = 0;        // non-blank lines skipped since the last document
+  int junk_lines = 0;         // non-blank lines skipped since the last document
   bool junk_on_line = false;  // the current line has skipped text
   auto end_line = [&] {
     if (junk_on_line) ++junk_lines;
@@ -174,8 +172,7 @@ Split split_documents(std::string_view text, const std::string& source) {
   split.lines_after = junk_lines;
   if (split.docs.empty()) {
     const std::size_t brace = text.find('{');
-    if (brace == std::string_view::npos)
-      throw ParseError(source, 1, "not a fio JSON output: no '{' in the input");
+    if (brace == std::string_view::npos) throw ParseError(source, 1, "not a fio JSON output: no '{' in the input");
     const std::string_view before = text.substr(0, brace);
     int brace_line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
     split.lines_before = 0;
@@ -341,8 +338,7 @@ class DocumentReader {
     }
     infer_job_counts(r);
     if (saw_bins_) r.format = Format::json_plus;
-    if (saw_usec_)
-      r.notes.push_back("fio 2.x JSON: latencies (slat/clat/lat, percentiles, bins) converted from usec to ns");
+    if (saw_usec_) r.notes.push_back("fio 2.x JSON: latencies (slat/clat/lat, percentiles, bins) converted from usec to ns");
     if (kib_io_bytes_) r.notes.push_back("fio 2.x JSON: io_bytes is in KiB there, converted to bytes");
     return r;
   }
@@ -363,7 +359,9 @@ class DocumentReader {
 
   [[noreturn]] void fail(const std::string& reason) const {
     const std::size_t offset = locate(doc_, path_);
-    const int line = first_line_ + static_cast<int>(std::count(doc_.begin(), doc_.begin() + static_cast<std::ptrdiff_t>(std::min(offset, doc_.size())), '\n'));
+    const int line =
+        first_line_ + static_cast<int>(std::count(
+                          doc_.begin(), doc_.begin() + static_cast<std::ptrdiff_t>(std::min(offset, doc_.size())), '\n'));
     std::string where;
     for (const PathElement& e : path_) {
       if (e.index >= 0) {
@@ -496,8 +494,7 @@ class DocumentReader {
         const std::string& k = it.key();
         std::uint64_t value = 0;
         const auto res = std::from_chars(k.data(), k.data() + k.size(), value);
-        if (res.ec != std::errc() || res.ptr != k.data() + k.size())
-          fail("bin key \"" + k + "\" is not a latency");
+        if (res.ec != std::errc() || res.ptr != k.data() + k.size()) fail("bin key \"" + k + "\" is not a latency");
         const auto n = count(*b, k.c_str());
         if (n) l.bins[static_cast<std::uint64_t>(std::llround(static_cast<double>(value) * to_ns))] += *n;
       }
@@ -724,8 +721,8 @@ std::vector<FioResult> parse_json_documents(std::string_view text, const std::st
       const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
       if (span.unclosed && offset + 1 >= doc.size())
         throw ParseError(source, line_at(doc, doc.find_last_not_of(" \t\r\n"), span.first_line),
-                         "invalid JSON: truncated, the document that starts on line " +
-                             std::to_string(span.first_line) + " is not closed before the end of the input");
+                         "invalid JSON: truncated, the document that starts on line " + std::to_string(span.first_line) +
+                             " is not closed before the end of the input");
       throw ParseError(source, line_at(doc, offset, span.first_line), "invalid JSON: " + nlohmann_reason(e.what()));
     } catch (const json::exception& e) {
       // e.g. out_of_range.406 "number overflow parsing '1e999'": no position, so find the token.
@@ -749,8 +746,7 @@ std::vector<FioResult> parse_json_documents(std::string_view text, const std::st
       const std::size_t colon = doc.find_first_not_of(" \t\r\n", at + 6);
       if (colon != std::string_view::npos && doc[colon] == ':') ++padding;
     }
-    if (padding > 0)
-      r.notes.push_back("dropped " + plural(padding, "padding percentile key") + " (\"0.00\": 0, fio <= 3.3)");
+    if (padding > 0) r.notes.push_back("dropped " + plural(padding, "padding percentile key") + " (\"0.00\": 0, fio <= 3.3)");
     if (!span.non_finite.empty())
       r.notes.push_back("read " + plural(static_cast<int>(span.non_finite.size()), "nan/inf value") +
                         " (not JSON) as not reported");

@@ -109,8 +109,7 @@ void reject_binary(std::string_view text, const std::string& source) {
     if (c == 0x7F) ++bad;
     ++i;
   }
-  if (bad * 10 > sample.size())
-    throw ParseError(source, 0, "binary data (mostly non-printable bytes), not a fio output");
+  if (bad * 10 > sample.size()) throw ParseError(source, 0, "binary data (mostly non-printable bytes), not a fio output");
 }
 
 // The kinds of content the detector looks for, first match wins in this order.
@@ -118,8 +117,8 @@ struct Detection {
   bool json = false;
   bool terse = false;
   bool normal = false;
-  bool normal_2x = false;  // "  read : io=…, bw=…" (fio <= 2.16)
-  bool quoted = false;     // the fio lines sit behind e-mail "> " markers
+  bool normal_2x = false;    // "  read : io=…, bw=…" (fio <= 2.16)
+  bool quoted = false;       // the fio lines sit behind e-mail "> " markers
   bool json_quoted = false;  // a quoted line opens with '{'
   int terse_version = 0;
 };
@@ -172,8 +171,7 @@ Detection detect(std::string_view text) {
       d.quoted = d.quoted || quoted;
     }
     bool layout_2x = false;
-    if (s.find("(groupid=") != std::string_view::npos || is_direction_line(s, layout_2x) ||
-        s.starts_with("Run status group ")) {
+    if (s.find("(groupid=") != std::string_view::npos || is_direction_line(s, layout_2x) || s.starts_with("Run status group ")) {
       if (!d.normal) d.quoted = d.quoted || quoted;
       d.normal = true;
       d.normal_2x = d.normal_2x || layout_2x;
@@ -259,10 +257,7 @@ std::string describe(const std::vector<FioResult>& docs, const Detection& d) {
 }  // namespace
 
 ParseError::ParseError(std::string source, int line, const std::string& reason)
-    : std::runtime_error(error_message(source, line, reason)),
-      source_(std::move(source)),
-      line_(line),
-      reason_(reason) {}
+    : std::runtime_error(error_message(source, line, reason)), source_(std::move(source)), line_(line), reason_(reason) {}
 
 std::vector<const FioResult*> ParsedFile::final_results() const {
   std::vector<const FioResult*> out;
@@ -313,8 +308,7 @@ ParsedFile parse_fio_file(const std::string& path) {
   if (std::filesystem::is_directory(status)) throw ParseError(path, 0, "cannot read: is a directory");
   if (std::filesystem::is_regular_file(status)) {
     const auto size = std::filesystem::file_size(path, ec);
-    if (!ec && size > kMaxFileBytes)
-      throw ParseError(path, 0, "file is larger than 256 MiB; not a fio output");
+    if (!ec && size > kMaxFileBytes) throw ParseError(path, 0, "file is larger than 256 MiB; not a fio output");
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ParseError(path, 0, std::string("cannot read: ") + std::strerror(errno));

@@ -29,9 +29,9 @@ class ParseError : public std::runtime_error {
 // What one file held. A --status-interval run writes several documents into one file (JSON,
 // normal or terse); they are kept in order and the last one is the final result.
 struct ParsedFile {
-  std::string source;              // file name as given, for messages
+  std::string source;  // file name as given, for messages
   Format format = Format::json;
-  std::string detected;            // e.g. "fio-3.33 JSON, 3 documents (status-interval)"
+  std::string detected;  // e.g. "fio-3.33 JSON, 3 documents (status-interval)"
   std::vector<FioResult> documents;
   // The last document of the last run. A file may hold several runs (FioResult::run): use
   // final_results() for each run's final document.

@@ -41,8 +41,7 @@ struct DirectionStats {
   std::optional<std::uint64_t> total_ios, short_ios, drop_ios;
   LatencyStats slat, clat, lat;
   // Per-interval bandwidth samples (fio's "bw (KiB/s): min=…"), in bytes/s.
-  std::optional<double> bw_min_bytes_per_s, bw_max_bytes_per_s, bw_mean_bytes_per_s,
-      bw_stddev_bytes_per_s, bw_agg_percent;
+  std::optional<double> bw_min_bytes_per_s, bw_max_bytes_per_s, bw_mean_bytes_per_s, bw_stddev_bytes_per_s, bw_agg_percent;
   std::optional<std::uint64_t> bw_samples;
   std::optional<double> iops_min, iops_max, iops_mean, iops_stddev;
   std::optional<std::uint64_t> iops_samples;
@@ -58,8 +57,8 @@ using PercentMap = std::vector<std::pair<std::string, double>>;
 
 struct DiskStats {
   std::string name;
-  std::optional<std::uint64_t> read_ios, write_ios, read_merges, write_merges, read_ticks_ms,
-      write_ticks_ms, in_queue_ms, read_sectors, write_sectors;
+  std::optional<std::uint64_t> read_ios, write_ios, read_merges, write_merges, read_ticks_ms, write_ticks_ms, in_queue_ms,
+      read_sectors, write_sectors;
   std::optional<double> util_percent;
 };
 
@@ -67,10 +66,10 @@ struct DiskStats {
 struct JobResult {
   std::string name;
   std::optional<int> groupid;
-  std::optional<int> jobs;          // "(groupid=0, jobs=4)": clones aggregated into this entry
+  std::optional<int> jobs;  // "(groupid=0, jobs=4)": clones aggregated into this entry
   std::optional<int> error;
-  std::string hostname;             // client/server mode only
-  bool is_aggregate = false;        // "All clients" or a group_reporting entry of jobs > 1
+  std::string hostname;       // client/server mode only
+  bool is_aggregate = false;  // "All clients" or a group_reporting entry of jobs > 1
   DirectionStats read, write, trim;
   std::optional<DirectionStats> mixed;  // unified_rw_reporting
   std::optional<double> usr_cpu_percent, sys_cpu_percent;
@@ -90,8 +89,8 @@ struct JobResult {
 // A whole fio output file (one document; --status-interval files yield several, see ParsedFile).
 struct FioResult {
   Format format = Format::json;
-  std::string fio_version;          // "fio-3.33", "fio-2.1.11"; empty when the source lacks it
-  int terse_version = 0;            // 2..5 for terse input
+  std::string fio_version;  // "fio-3.33", "fio-2.1.11"; empty when the source lacks it
+  int terse_version = 0;    // 2..5 for terse input
   // Which fio run of the file this document reports, from 0. The documents of one run are its
   // --status-interval reports, each superseding the one before; a second run is a second fio
   // output in the same file (two outputs pasted one after the other into an e-mail).

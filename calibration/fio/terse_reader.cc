@@ -73,9 +73,8 @@ bool ends_with_percent(std::string_view s) { return !s.empty() && s.back() == '%
 // Terse latency bucket keys in ns, as result.h's PercentMap wants them.
 constexpr const char* kLatUsKeys[] = {"2000",   "4000",   "10000",  "20000",  "50000",
                                       "100000", "250000", "500000", "750000", "1000000"};
-constexpr const char* kLatMsKeys[] = {"2000000",   "4000000",   "10000000",   "20000000",
-                                      "50000000",  "100000000", "250000000",  "500000000",
-                                      "750000000", "1000000000", "2000000000", ">=2000000000"};
+constexpr const char* kLatMsKeys[] = {"2000000",   "4000000",   "10000000",  "20000000",   "50000000",   "100000000",
+                                      "250000000", "500000000", "750000000", "1000000000", "2000000000", ">=2000000000"};
 constexpr const char* kDepthKeys[] = {"1", "2", "4", "8", "16", "32", ">=64"};
 
 // One terse record being read, field by field, with errors naming the line and the field.
@@ -87,9 +86,7 @@ class Record {
   std::size_t size() const { return f_.size(); }
   std::size_t pos() const { return pos_; }
   bool at_end() const { return pos_ >= f_.size(); }
-  std::string_view peek(std::size_t ahead = 0) const {
-    return pos_ + ahead < f_.size() ? f_[pos_ + ahead] : std::string_view();
-  }
+  std::string_view peek(std::size_t ahead = 0) const { return pos_ + ahead < f_.size() ? f_[pos_ + ahead] : std::string_view(); }
 
   [[noreturn]] void fail(const std::string& reason) const {
     std::string msg = "terse field ";
@@ -248,7 +245,9 @@ ParsedRecord read_record(std::string_view line_text, int line, const std::string
   }
   const bool has_trim_slot = out.version != 3;
   switch (blocks.size()) {
-    case 1: j.mixed = std::move(blocks[0]); break;  // unified_rw_reporting=mixed
+    case 1:
+      j.mixed = std::move(blocks[0]);
+      break;  // unified_rw_reporting=mixed
     case 2:
       j.read = std::move(blocks[0]);
       j.write = std::move(blocks[1]);
@@ -256,8 +255,10 @@ ParsedRecord read_record(std::string_view line_text, int line, const std::string
     case 3:
       j.read = std::move(blocks[0]);
       j.write = std::move(blocks[1]);
-      if (has_trim_slot) j.trim = std::move(blocks[2]);
-      else j.mixed = std::move(blocks[2]);  // v3 with unified_rw_reporting=both
+      if (has_trim_slot)
+        j.trim = std::move(blocks[2]);
+      else
+        j.mixed = std::move(blocks[2]);  // v3 with unified_rw_reporting=both
       break;
     case 4:
       j.read = std::move(blocks[0]);
@@ -265,7 +266,8 @@ ParsedRecord read_record(std::string_view line_text, int line, const std::string
       j.trim = std::move(blocks[2]);
       j.mixed = std::move(blocks[3]);
       break;
-    default: r.fail("no direction block before the CPU fields");
+    default:
+      r.fail("no direction block before the CPU fields");
   }
 
   j.usr_cpu_percent = r.percent("usr cpu");
@@ -333,8 +335,7 @@ double max_runtime(const JobResult& j) {
 
 bool same_snapshot(const JobResult& a, const JobResult& b) {
   auto io = [](const DirectionStats& d) { return d.io_bytes.value_or(0); };
-  return max_runtime(a) == max_runtime(b) && io(a.read) == io(b.read) && io(a.write) == io(b.write) &&
-         io(a.trim) == io(b.trim);
+  return max_runtime(a) == max_runtime(b) && io(a.read) == io(b.read) && io(a.write) == io(b.write) && io(a.trim) == io(b.trim);
 }
 
 // Splits records into --status-interval reports: the smallest period p (dividing the count) such

@@ -106,12 +106,18 @@ std::optional<double> to_si_number(std::string_view s) {
   if (suffix.size() != 1) return std::nullopt;
   switch (suffix[0]) {
     case 'k':
-    case 'K': return v * 1e3;
-    case 'M': return v * 1e6;
-    case 'G': return v * 1e9;
-    case 'T': return v * 1e12;
-    case 'P': return v * 1e15;
-    default: return std::nullopt;
+    case 'K':
+      return v * 1e3;
+    case 'M':
+      return v * 1e6;
+    case 'G':
+      return v * 1e9;
+    case 'T':
+      return v * 1e12;
+    case 'P':
+      return v * 1e15;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -135,13 +141,26 @@ std::optional<double> unit_bytes(std::string_view unit, bool fio2_units) {
     int power = 0;
     switch (unit[0]) {
       case 'k':
-      case 'K': power = 1; break;
-      case 'M': power = 2; break;
-      case 'G': power = 3; break;
-      case 'T': power = 4; break;
-      case 'P': power = 5; break;
-      case 'E': power = 6; break;
-      default: return std::nullopt;
+      case 'K':
+        power = 1;
+        break;
+      case 'M':
+        power = 2;
+        break;
+      case 'G':
+        power = 3;
+        break;
+      case 'T':
+        power = 4;
+        break;
+      case 'P':
+        power = 5;
+        break;
+      case 'E':
+        power = 6;
+        break;
+      default:
+        return std::nullopt;
     }
     // "KB" (capital K, no i) only ever meant 1024 in fio; "kB" is SI; "MB" depends on the era.
     bool binary = iec || unit == "K" || fio2_units;
@@ -212,14 +231,12 @@ int strip_quotes(std::string& s) {
 bool starts_fio_line(std::string_view t) {
   if (t.empty()) return false;
   if (t.front() == '|') return true;
-  static constexpr std::string_view kWords[] = {"read", "write", "trim", "mixed", "slat", "clat",
-                                                "lat", "bw", "iops", "cpu", "submit", "complete",
-                                                "issued", "latency", "sync", "errors"};
+  static constexpr std::string_view kWords[] = {"read", "write", "trim",   "mixed",    "slat",   "clat",    "lat",  "bw",
+                                                "iops", "cpu",   "submit", "complete", "issued", "latency", "sync", "errors"};
   for (std::string_view w : kWords)
     if (starts_with_word(t, w, ":(")) return true;
-  static constexpr std::string_view kPrefixes[] = {"IO depths", "Run status", "READ:", "WRITE:",
-                                                   "TRIM:", "MIXED:", "Disk stats", "fio-",
-                                                   "Starting ", "Jobs:"};
+  static constexpr std::string_view kPrefixes[] = {
+      "IO depths", "Run status", "READ:", "WRITE:", "TRIM:", "MIXED:", "Disk stats", "fio-", "Starting ", "Jobs:"};
   for (std::string_view p : kPrefixes)
     if (starts_with(t, p)) return true;
   return t.find(": (groupid=") != std::string_view::npos || t.find(": (g=") != std::string_view::npos ||
@@ -237,8 +254,8 @@ bool looks_like_continuation(std::string_view t) {
 }
 
 // Splits the input into lines, normalizes e-mail artifacts and rejoins wrapped lines.
-std::vector<SourceLine> prepare_lines(std::string_view text, const std::string* source_for_errors,
-                                      int* quoted_lines, int* rejoined_lines) {
+std::vector<SourceLine> prepare_lines(std::string_view text, const std::string* source_for_errors, int* quoted_lines,
+                                      int* rejoined_lines) {
   std::vector<SourceLine> out;
   int quoted = 0, rejoined = 0;
   std::size_t start = 0;
@@ -377,8 +394,8 @@ class NormalTextParser {
     }
     switch (section_) {
       case Section::group:
-        if (!docs_.empty() && (starts_with(t, "READ:") || starts_with(t, "WRITE:") || starts_with(t, "TRIM:") ||
-                               starts_with(t, "MIXED:"))) {
+        if (!docs_.empty() &&
+            (starts_with(t, "READ:") || starts_with(t, "WRITE:") || starts_with(t, "TRIM:") || starts_with(t, "MIXED:"))) {
           std::string note = group_label_;
           note.append(" ");
           note.append(t);
@@ -391,7 +408,8 @@ class NormalTextParser {
       case Section::job:
         if (in_job()) parse_job_line(t, l.line);
         return;
-      case Section::none: return;
+      case Section::none:
+        return;
     }
   }
 
@@ -401,8 +419,10 @@ class NormalTextParser {
     for (std::size_t i = 0; i < t.size(); ++i) {
       char c = t[i];
       if (in_string) {
-        if (c == '\\') ++i;
-        else if (c == '"') in_string = false;
+        if (c == '\\')
+          ++i;
+        else if (c == '"')
+          in_string = false;
       } else if (c == '"') {
         in_string = true;
       } else if (c == '{' || c == '[') {
@@ -493,8 +513,7 @@ class NormalTextParser {
 
   void parse_job_line(std::string_view t, int line) {
     // Direction lines: "read: IOPS=…" (3.x) or "read : io=…" (2.x).
-    static constexpr std::pair<std::string_view, int> kDirs[] = {
-        {"read", 0}, {"write", 1}, {"trim", 2}, {"mixed", 3}};
+    static constexpr std::pair<std::string_view, int> kDirs[] = {{"read", 0}, {"write", 1}, {"trim", 2}, {"mixed", 3}};
     for (auto [word, index] : kDirs) {
       if (starts_with_word(t, word, ":")) {
         std::string_view rest = trim(t.substr(t.find(':') + 1));
@@ -586,8 +605,8 @@ class NormalTextParser {
       std::string_view io_rt = rest.substr(open + 1, msec - open - 1);
       std::size_t slash = io_rt.rfind('/');
       if (slash == std::string_view::npos) fail(line, "direction line without io/runtime");
-      d.io_bytes = static_cast<std::uint64_t>(
-          std::llround(number_or_fail(to_bytes(io_rt.substr(0, slash), false), "io size", line)));
+      d.io_bytes =
+          static_cast<std::uint64_t>(std::llround(number_or_fail(to_bytes(io_rt.substr(0, slash), false), "io size", line)));
       d.runtime_ms = number_or_fail(to_double(io_rt.substr(slash + 1)), "runtime", line);
       return;
     }
@@ -640,10 +659,14 @@ class NormalTextParser {
     LatencyStats& s = word == "slat" ? dir_->slat : word == "clat" ? dir_->clat : dir_->lat;
     for (auto [key, value] : key_values(rest)) {
       double v = number_or_fail(to_si_number(value), key, line) * unit_ns;
-      if (key == "min") s.min_ns = v;
-      else if (key == "max") s.max_ns = v;
-      else if (key == "avg") s.mean_ns = v;
-      else if (key == "stdev") s.stddev_ns = v;
+      if (key == "min")
+        s.min_ns = v;
+      else if (key == "max")
+        s.max_ns = v;
+      else if (key == "avg")
+        s.mean_ns = v;
+      else if (key == "stdev")
+        s.stddev_ns = v;
     }
     if (!s.mean_ns) fail(line, "latency line without avg=");
   }
@@ -654,9 +677,12 @@ class NormalTextParser {
     pct_scale_ = paren_time_unit(rest, line);
     LatencyStats* target = nullptr;
     if (dir_ && t.find(" prio ") == std::string_view::npos) {
-      if (starts_with(t, "slat")) target = &dir_->slat;
-      else if (starts_with(t, "clat")) target = &dir_->clat;
-      else if (starts_with(t, "lat")) target = &dir_->lat;
+      if (starts_with(t, "slat"))
+        target = &dir_->slat;
+      else if (starts_with(t, "clat"))
+        target = &dir_->clat;
+      else if (starts_with(t, "lat"))
+        target = &dir_->lat;
     }
     pct_target_ = target;
     if (pct_target_) pct_target_->percentiles.clear();
@@ -695,8 +721,7 @@ class NormalTextParser {
   }
 
   void end_percentiles() {
-    if (pct_active_ && pct_open_line_)
-      fail(pct_open_line_, "percentile list cut off after a trailing ','");
+    if (pct_active_ && pct_open_line_) fail(pct_open_line_, "percentile list cut off after a trailing ','");
     pct_active_ = false;
     pct_target_ = nullptr;
     pct_open_line_ = 0;
@@ -707,8 +732,7 @@ class NormalTextParser {
   void parse_bw(std::string_view t, int line) {
     if (!dir_) return;
     std::size_t open = t.find('('), close = t.find(')');
-    if (open == std::string_view::npos || close == std::string_view::npos || close < open)
-      fail(line, "bw line without a unit");
+    if (open == std::string_view::npos || close == std::string_view::npos || close < open) fail(line, "bw line without a unit");
     std::string unit;
     for (char c : t.substr(open + 1, close - open - 1))
       if (c != ' ') unit.push_back(c);
@@ -731,10 +755,14 @@ class NormalTextParser {
         continue;
       }
       double v = number_or_fail(to_si_number(value), key, line) * *per_unit;
-      if (key == "min") d.bw_min_bytes_per_s = v;
-      else if (key == "max") d.bw_max_bytes_per_s = v;
-      else if (key == "avg") d.bw_mean_bytes_per_s = v;
-      else if (key == "stdev") d.bw_stddev_bytes_per_s = v;
+      if (key == "min")
+        d.bw_min_bytes_per_s = v;
+      else if (key == "max")
+        d.bw_max_bytes_per_s = v;
+      else if (key == "avg")
+        d.bw_mean_bytes_per_s = v;
+      else if (key == "stdev")
+        d.bw_stddev_bytes_per_s = v;
     }
   }
 
@@ -750,10 +778,14 @@ class NormalTextParser {
         continue;
       }
       double v = number_or_fail(to_si_number(value), key, line);
-      if (key == "min") d.iops_min = v;
-      else if (key == "max") d.iops_max = v;
-      else if (key == "avg") d.iops_mean = v;
-      else if (key == "stdev") d.iops_stddev = v;
+      if (key == "min")
+        d.iops_min = v;
+      else if (key == "max")
+        d.iops_max = v;
+      else if (key == "avg")
+        d.iops_mean = v;
+      else if (key == "stdev")
+        d.iops_stddev = v;
     }
   }
 
@@ -770,9 +802,12 @@ class NormalTextParser {
       }
       auto n = to_uint(value);
       if (!n) fail(line, "unreadable " + std::string(key) + "=");
-      if (key == "ctx") j.ctx = *n;
-      else if (key == "majf") j.majf = *n;
-      else if (key == "minf") j.minf = *n;
+      if (key == "ctx")
+        j.ctx = *n;
+      else if (key == "majf")
+        j.majf = *n;
+      else if (key == "minf")
+        j.minf = *n;
     }
   }
 
@@ -836,8 +871,10 @@ class NormalTextParser {
           j.sync_total_ios = *n;
         else if (k == 0)
           dirs[index]->total_ios = *n;
-        else if (k == 1) dirs[index]->short_ios = *n;
-        else dirs[index]->drop_ios = *n;
+        else if (k == 1)
+          dirs[index]->short_ios = *n;
+        else
+          dirs[index]->drop_ios = *n;
         ++index;
         if (sep == std::string_view::npos) break;
         from = sep + 1;
@@ -859,10 +896,14 @@ class NormalTextParser {
       w = *b;
     };
     for (auto [key, value] : key_values(t.substr(c + 2))) {
-      if (key == "ios") pair(value, disk.read_ios, disk.write_ios);
-      else if (key == "sectors") pair(value, disk.read_sectors, disk.write_sectors);
-      else if (key == "merge") pair(value, disk.read_merges, disk.write_merges);
-      else if (key == "ticks") pair(value, disk.read_ticks_ms, disk.write_ticks_ms);
+      if (key == "ios")
+        pair(value, disk.read_ios, disk.write_ios);
+      else if (key == "sectors")
+        pair(value, disk.read_sectors, disk.write_sectors);
+      else if (key == "merge")
+        pair(value, disk.read_merges, disk.write_merges);
+      else if (key == "ticks")
+        pair(value, disk.read_ticks_ms, disk.write_ticks_ms);
       else if (key == "in_queue") {
         auto n = to_uint(value);
         if (!n) fail(line, "unreadable in_queue=");
@@ -877,9 +918,9 @@ class NormalTextParser {
 
   const std::string& source_;
   std::vector<FioResult> docs_;
-  std::vector<int> layouts_;  // per document: bit 0 = 2.x layout seen, bit 1 = 3.x layout seen
-  bool closed_ = false;       // the current document's group summary or disk stats were seen
-  std::set<long long> pids_;  // the current document's
+  std::vector<int> layouts_;     // per document: bit 0 = 2.x layout seen, bit 1 = 3.x layout seen
+  bool closed_ = false;          // the current document's group summary or disk stats were seen
+  std::set<long long> pids_;     // the current document's
   bool run_start_seen_ = false;  // a version or "(g=N):" line after the last job header: a new run
   std::string version_;
   std::map<std::string, std::map<std::string, std::string>> preamble_;

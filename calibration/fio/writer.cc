@@ -109,19 +109,40 @@ std::optional<double> percent_of(const PercentMap& map, std::string_view key) {
 
 // fio's fixed bucket keys (stat.c) and their value in ns.
 struct Bucket {
-  const char* fio_key;   // as fio prints it in its unit
-  const char* ns_key;    // PercentMap key in ns
+  const char* fio_key;  // as fio prints it in its unit
+  const char* ns_key;   // PercentMap key in ns
 };
-constexpr std::array<Bucket, 10> kLatencyNs{{{"2", "2"}, {"4", "4"}, {"10", "10"}, {"20", "20"}, {"50", "50"},
-                                             {"100", "100"}, {"250", "250"}, {"500", "500"}, {"750", "750"},
+constexpr std::array<Bucket, 10> kLatencyNs{{{"2", "2"},
+                                             {"4", "4"},
+                                             {"10", "10"},
+                                             {"20", "20"},
+                                             {"50", "50"},
+                                             {"100", "100"},
+                                             {"250", "250"},
+                                             {"500", "500"},
+                                             {"750", "750"},
                                              {"1000", "1000"}}};
-constexpr std::array<Bucket, 10> kLatencyUs{{{"2", "2000"}, {"4", "4000"}, {"10", "10000"}, {"20", "20000"},
-                                             {"50", "50000"}, {"100", "100000"}, {"250", "250000"},
-                                             {"500", "500000"}, {"750", "750000"}, {"1000", "1000000"}}};
-constexpr std::array<Bucket, 12> kLatencyMs{{{"2", "2000000"}, {"4", "4000000"}, {"10", "10000000"},
-                                             {"20", "20000000"}, {"50", "50000000"}, {"100", "100000000"},
-                                             {"250", "250000000"}, {"500", "500000000"}, {"750", "750000000"},
-                                             {"1000", "1000000000"}, {"2000", "2000000000"},
+constexpr std::array<Bucket, 10> kLatencyUs{{{"2", "2000"},
+                                             {"4", "4000"},
+                                             {"10", "10000"},
+                                             {"20", "20000"},
+                                             {"50", "50000"},
+                                             {"100", "100000"},
+                                             {"250", "250000"},
+                                             {"500", "500000"},
+                                             {"750", "750000"},
+                                             {"1000", "1000000"}}};
+constexpr std::array<Bucket, 12> kLatencyMs{{{"2", "2000000"},
+                                             {"4", "4000000"},
+                                             {"10", "10000000"},
+                                             {"20", "20000000"},
+                                             {"50", "50000000"},
+                                             {"100", "100000000"},
+                                             {"250", "250000000"},
+                                             {"500", "500000000"},
+                                             {"750", "750000000"},
+                                             {"1000", "1000000000"},
+                                             {"2000", "2000000000"},
                                              {">=2000", ">=2000000000"}}};
 constexpr std::array<const char*, 7> kDepthLevels{"1", "2", "4", "8", "16", "32", ">=64"};
 constexpr std::array<const char*, 7> kDepthSubmit{"0", "4", "8", "16", "32", "64", ">=64"};
@@ -384,8 +405,8 @@ void latency_line(std::string& out, const char* name, const LatencyStats& l) {
     dev /= 1e3;
     base = "usec";
   }
-  appendf(out, "    %s (%s): min=%s, max=%s, avg=%5.02f, stdev=%5.02f\n", name, base,
-          num2str(min, 6, false, Unit::none).c_str(), num2str(max, 6, false, Unit::none).c_str(), mean, dev);
+  appendf(out, "    %s (%s): min=%s, max=%s, avg=%5.02f, stdev=%5.02f\n", name, base, num2str(min, 6, false, Unit::none).c_str(),
+          num2str(max, 6, false, Unit::none).c_str(), mean, dev);
 }
 
 void percentile_block(std::string& out, const char* name, const LatencyStats& l) {
@@ -413,7 +434,8 @@ void percentile_block(std::string& out, const char* name, const LatencyStats& l)
     while (precision < 6 && std::fabs(p * std::pow(10.0, precision) - std::round(p * std::pow(10.0, precision))) > 1e-6)
       ++precision;
   }
-  const int width = std::max(5, static_cast<int>(std::log10(static_cast<double>(std::max<std::uint64_t>(maxv / divisor, 1))) + 1));
+  const int width =
+      std::max(5, static_cast<int>(std::log10(static_cast<double>(std::max<std::uint64_t>(maxv / divisor, 1))) + 1));
   appendf(out, "    %s percentiles (%s):\n     |", name, unit);
   const std::size_t per_line = 4;
   for (std::size_t j = 0; j < l.percentiles.size(); ++j) {
@@ -454,8 +476,7 @@ void direction_block(std::string& out, int dir, const DirectionStats& s) {
       unit = "MiB";
     }
     appendf(out, "   bw (%5s/s): min=%5llu, max=%5llu, per=%3.2f%%, avg=%5.02f, stdev=%5.02f", unit,
-            static_cast<unsigned long long>(min), static_cast<unsigned long long>(max), real(s.bw_agg_percent), mean,
-            dev);
+            static_cast<unsigned long long>(min), static_cast<unsigned long long>(max), real(s.bw_agg_percent), mean, dev);
     // fio 2.x printed no sample count; do not invent one.
     if (s.bw_samples) appendf(out, ", samples=%llu", static_cast<unsigned long long>(*s.bw_samples));
     out.append("\n");
@@ -521,8 +542,8 @@ void job_block(std::string& out, const JobResult& job, const FioResult& r) {
   bucket_lines(out, "usec", job.latency_buckets_ns, kLatencyUs);
   bucket_lines(out, "msec", job.latency_buckets_ns, kLatencyMs);
   if (job.usr_cpu_percent || job.sys_cpu_percent || job.ctx) {
-    appendf(out, "  cpu          : usr=%3.2f%%, sys=%3.2f%%, ctx=%llu, majf=%llu, minf=%llu\n",
-            real(job.usr_cpu_percent), real(job.sys_cpu_percent), static_cast<unsigned long long>(whole(job.ctx)),
+    appendf(out, "  cpu          : usr=%3.2f%%, sys=%3.2f%%, ctx=%llu, majf=%llu, minf=%llu\n", real(job.usr_cpu_percent),
+            real(job.sys_cpu_percent), static_cast<unsigned long long>(whole(job.ctx)),
             static_cast<unsigned long long>(whole(job.majf)), static_cast<unsigned long long>(whole(job.minf)));
   }
   if (!job.iodepth_level.empty()) depth_line(out, "  IO depths    : ", job.iodepth_level, kDepthLevels);
@@ -587,7 +608,8 @@ void group_summary(std::string& out, const FioResult& r) {
         bw_max = std::max(bw_max, bw);
       }
       if (!any) continue;
-      const std::uint64_t agg = run_max ? static_cast<std::uint64_t>(static_cast<double>(io_total) * 1000.0 / static_cast<double>(run_max)) : 0;
+      const std::uint64_t agg =
+          run_max ? static_cast<std::uint64_t>(static_cast<double>(io_total) * 1000.0 / static_cast<double>(run_max)) : 0;
       appendf(out, "%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), run=%llu-%llumsec\n", labels[d],
               num2str(agg, 4, true, Unit::byte_per_s).c_str(), num2str(agg, 4, false, Unit::byte_per_s).c_str(),
               num2str(bw_min, 4, true, Unit::byte_per_s).c_str(), num2str(bw_max, 4, true, Unit::byte_per_s).c_str(),
@@ -842,8 +864,8 @@ std::string to_fio_text(const FioResult& result) {
       auto n = [](std::optional<std::uint64_t> v) { return static_cast<unsigned long long>(v.value_or(0)); };
       appendf(out, "  %s: ios=%llu/%llu, ", d.name.c_str(), n(d.read_ios), n(d.write_ios));
       if (d.read_sectors || d.write_sectors) appendf(out, "sectors=%llu/%llu, ", n(d.read_sectors), n(d.write_sectors));
-      appendf(out, "merge=%llu/%llu, ticks=%llu/%llu, in_queue=%llu, util=%3.2f%%\n", n(d.read_merges),
-              n(d.write_merges), n(d.read_ticks_ms), n(d.write_ticks_ms), n(d.in_queue_ms), real(d.util_percent));
+      appendf(out, "merge=%llu/%llu, ticks=%llu/%llu, in_queue=%llu, util=%3.2f%%\n", n(d.read_merges), n(d.write_merges),
+              n(d.read_ticks_ms), n(d.write_ticks_ms), n(d.in_queue_ms), real(d.util_percent));
     }
   }
   return out;

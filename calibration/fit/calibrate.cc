@@ -126,7 +126,8 @@ class Fitter {
     auto v = mva(run, u);
     if (!v) return v;
     const Eigen::VectorXd du = u - u_ref_;
-    for (std::size_t t = 0; t < v->size(); ++t) (*v)[t] *= correction_[run][t] * std::exp(slope_[run].row(static_cast<long>(t)).dot(du));
+    for (std::size_t t = 0; t < v->size(); ++t)
+      (*v)[t] *= correction_[run][t] * std::exp(slope_[run].row(static_cast<long>(t)).dot(du));
     return v;
   }
 
@@ -144,7 +145,8 @@ class Fitter {
   }
 
   // Data residuals of `runs` then prior residuals.
-  std::optional<Eigen::VectorXd> residuals(const std::vector<std::size_t>& runs, const Eigen::VectorXd& u, bool squares = false) const {
+  std::optional<Eigen::VectorXd> residuals(const std::vector<std::size_t>& runs, const Eigen::VectorXd& u,
+                                           bool squares = false) const {
     std::vector<double> r;
     for (std::size_t run : runs) {
       const auto v = surrogate(run, u);
@@ -157,7 +159,8 @@ class Fitter {
   }
 
   // The fit's cost with the DES's own figures: what the rounds try to lower.
-  double des_cost(const std::vector<std::size_t>& runs, const std::map<std::size_t, DesPoint>& points, const Eigen::VectorXd& u) const {
+  double des_cost(const std::vector<std::size_t>& runs, const std::map<std::size_t, DesPoint>& points,
+                  const Eigen::VectorXd& u) const {
     double c = 0;
     for (std::size_t run : runs) {
       const CalRun& cr = d_.runs[run];
@@ -179,7 +182,8 @@ class Fitter {
 
   // `squares`: plain least squares whatever the loss (a warm start: the Cauchy cost is not convex,
   // and from far away, where every figure looks like an outlier, it can settle anywhere).
-  LmResult fit(const std::vector<std::size_t>& runs, const Eigen::VectorXd& start, int max_iterations, bool squares = false) const {
+  LmResult fit(const std::vector<std::size_t>& runs, const Eigen::VectorXd& start, int max_iterations,
+               bool squares = false) const {
     LmOptions lo;
     lo.threads = o_.threads;
     lo.max_iterations = max_iterations;
@@ -213,7 +217,8 @@ class Fitter {
       for (const Target& t : r.targets) {
         const sim::Interval iv = models::io_metric(rep, t.metric);
         if (!(iv.mean > 0) || !std::isfinite(iv.mean))
-          throw std::runtime_error(r.where + ": the simulation gives " + t.metric + " = " + fmt("%g", iv.mean) + "; nothing to fit it to");
+          throw std::runtime_error(r.where + ": the simulation gives " + t.metric + " = " + fmt("%g", iv.mean) +
+                                   "; nothing to fit it to");
         p.value.push_back(iv.mean);
         p.half_width.push_back(iv.half_width);
       }
@@ -235,7 +240,8 @@ class Fitter {
       runs.push_back(run);
       const auto before = surrogate(run, u);
       const auto raw = mva(run, u);
-      if (!before || !raw) throw std::runtime_error(d_.runs[run].where + ": the MVA cannot evaluate this run at these parameters");
+      if (!before || !raw)
+        throw std::runtime_error(d_.runs[run].where + ": the MVA cannot evaluate this run at these parameters");
       for (std::size_t t = 0; t < raw->size(); ++t) {
         worst = std::max(worst, std::fabs(std::log(p.value[t] / (*before)[t])));
         correction_[run][t] = p.value[t] / (*raw)[t];
@@ -340,7 +346,8 @@ void add_model_error(TargetFit& t, double model_sd) {
   t.upper = t.fitted * std::exp(h);
 }
 
-TargetFit target_fit(const Target& t, double value, double half_width, const Eigen::RowVectorXd& gradient, const Eigen::MatrixXd& cov) {
+TargetFit target_fit(const Target& t, double value, double half_width, const Eigen::RowVectorXd& gradient,
+                     const Eigen::MatrixXd& cov) {
   TargetFit f;
   f.metric = t.metric;
   f.kind = t.kind;
@@ -374,8 +381,10 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     }
   }
   for (std::size_t i = 0; i < d.runs.size(); ++i) {
-    if (holdout && std::regex_search(d.runs[i].name, *holdout)) held_out.push_back(i);
-    else fit_runs.push_back(i);
+    if (holdout && std::regex_search(d.runs[i].name, *holdout))
+      held_out.push_back(i);
+    else
+      fit_runs.push_back(i);
   }
   if (fit_runs.empty()) throw models::ConfigError("--holdout '" + o.holdout + "' matches every run: nothing is left to fit");
   if (holdout && held_out.empty()) throw models::ConfigError("--holdout '" + o.holdout + "' matches no run name");
@@ -392,22 +401,25 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   for (const auto& k : keys) {
     const auto& all = fittable_keys();
     if (std::find(all.begin(), all.end(), k) == all.end())
-      throw models::ConfigError("--fit " + k + ": not a parameter calibration can fit" + models::did_you_mean(k, all) + "; it can fit: " +
-                                [&] {
+      throw models::ConfigError("--fit " + k + ": not a parameter calibration can fit" + models::did_you_mean(k, all) +
+                                "; it can fit: " + [&] {
                                   std::string s;
                                   for (const auto& a : all) s += (s.empty() ? "" : ", ") + a;
                                   return s;
                                 }());
     if (!same_default_everywhere(d, all_runs, k))
-      res.notes.push_back(k + " has different defaults in different runs (it depends on the driver or device); one fitted value now "
-                              "replaces all of them");
+      res.notes.push_back(k +
+                          " has different defaults in different runs (it depends on the driver or device); one fitted value now "
+                          "replaces all of them");
   }
   if (keys.empty()) throw models::ConfigError("no free parameter left: name the parameters to fit with --fit");
   const models::IoScenario& ref = d.runs[fit_runs.front()].scenario;  // candidates have one value in every run
   Eigen::VectorXd u0(static_cast<long>(keys.size()));
   for (std::size_t k = 0; k < keys.size(); ++k) {
     const double v = parameter_value(ref, keys[k]);
-    if (!(v > 0)) throw models::ConfigError("--fit " + keys[k] + ": its value is " + fmt("%g", v) + "; only values > 0 can be fitted (in log space)");
+    if (!(v > 0))
+      throw models::ConfigError("--fit " + keys[k] + ": its value is " + fmt("%g", v) +
+                                "; only values > 0 can be fitted (in log space)");
     u0[static_cast<long>(k)] = std::log(v);
   }
 
@@ -432,17 +444,20 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
           v[static_cast<long>(k)] += h;
           const auto probe = fitter->surrogate(run, v);
           if (!at || !probe) continue;
-          for (std::size_t t = 0; t < at->size(); ++t) sensitivity = std::max(sensitivity, std::fabs(std::log((*probe)[t] / (*at)[t])) / std::fabs(h));
+          for (std::size_t t = 0; t < at->size(); ++t)
+            sensitivity = std::max(sensitivity, std::fabs(std::log((*probe)[t] / (*at)[t])) / std::fabs(h));
         }
       }
       if (sensitivity >= 0.01) {
         double slope = 0;
-        for (std::size_t run : all_runs) slope = std::max(slope, fitter->log_gradient(run, u0).col(static_cast<long>(k)).cwiseAbs().maxCoeff());
+        for (std::size_t run : all_runs)
+          slope = std::max(slope, fitter->log_gradient(run, u0).col(static_cast<long>(k)).cwiseAbs().maxCoeff());
         if (slope < 0.01) hidden.push_back(kept.size());
         kept.push_back(keys[k]);
         kept_u.push_back(u0[static_cast<long>(k)]);
       } else {
-        res.notes.push_back(keys[k] + " is left at its value: no measured figure depends on it (sensitivity " + fmt("%.3f", sensitivity) + ")");
+        res.notes.push_back(keys[k] + " is left at its value: no measured figure depends on it (sensitivity " +
+                            fmt("%.3f", sensitivity) + ")");
       }
     }
     if (kept.empty())
@@ -454,7 +469,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     if (kept.size() != keys.size()) {
       keys = kept;
       u0 = Eigen::Map<Eigen::VectorXd>(kept_u.data(), static_cast<long>(kept_u.size()));
-      const long before = fitter->mva_evaluations() , des_before = fitter->des_runs();
+      const long before = fitter->mva_evaluations(), des_before = fitter->des_runs();
       fitter = std::make_unique<Fitter>(d, o, keys, u0);
       des_at_start = fitter->des(all_runs, u0);
       fitter->anchor(des_at_start, u0);
@@ -464,7 +479,8 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   }
   const int n_data = fitter->data_rows(fit_runs);
   const int p = static_cast<int>(keys.size());
-  say(o, "fitting " + std::to_string(p) + " parameters to " + std::to_string(n_data) + " figures of " + std::to_string(fit_runs.size()) + " runs");
+  say(o, "fitting " + std::to_string(p) + " parameters to " + std::to_string(n_data) + " figures of " +
+             std::to_string(fit_runs.size()) + " runs");
 
   // Space mapping rounds. Each round fits the corrected MVA, simulates the answer and re-anchors
   // the corrections there. The best point so far (lowest cost by the DES's own figures) is kept:
@@ -487,9 +503,11 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     if (round == 1) {
       for (std::size_t k : hidden) {
         Eigen::VectorXd start = best_u;
-        start[static_cast<long>(k)] = std::min(start[static_cast<long>(k)] + std::log(10.0), fitter->upper()[static_cast<long>(k)]);
+        start[static_cast<long>(k)] =
+            std::min(start[static_cast<long>(k)] + std::log(10.0), fitter->upper()[static_cast<long>(k)]);
         LmResult other = fitter->fit_from_afar(fit_runs, start, 60);
-        say(o, keys[k] + ": a start at 10x its default ends at cost " + fmt("%.4g", other.cost) + fmt(" (from the default: %.4g)", lm.cost));
+        say(o, keys[k] + ": a start at 10x its default ends at cost " + fmt("%.4g", other.cost) +
+                   fmt(" (from the default: %.4g)", lm.cost));
         if (other.cost < lm.cost) lm = std::move(other);
       }
       // Multi-start: the descent from the defaults can settle where the data are explained by
@@ -517,7 +535,8 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     const double cost = fitter->des_cost(fit_runs, des_at_u, u);
     const double gain = (best_cost - cost) / std::max(best_cost, 1e-12);
     say(o, fmt("round %.0f: surrogate cost %.4g, parameters moved %.3g (log)", round, lm.cost, moved) +
-               fmt("; simulated cost %.4g (best before %.4g)", cost, best_cost) + fmt("; simulation vs surrogate %.2f%%", 100 * mismatch));
+               fmt("; simulated cost %.4g (best before %.4g)", cost, best_cost) +
+               fmt("; simulation vs surrogate %.2f%%", 100 * mismatch));
     anchored_at_best = cost < best_cost;
     if (anchored_at_best) {
       best_u = u;
@@ -619,16 +638,16 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   u = best_u;
   std::map<std::size_t, DesPoint> des_at_u = best_des;
   if (!res.converged)
-    res.stop_reason = fmt("the fit still improves after %.0f rounds (the simulation differs from the fitted surrogate by %.1f%%)", o.max_rounds,
-                          100 * mismatch);
+    res.stop_reason = fmt("the fit still improves after %.0f rounds (the simulation differs from the fitted surrogate by %.1f%%)",
+                          o.max_rounds, 100 * mismatch);
   else
     res.stop_reason = "converged";
 
   // Uncertainty at the optimum (corrections now make the surrogate equal the DES at u).
   const auto r_final = fitter->residuals(fit_runs, u);
   if (!r_final) throw std::runtime_error("the model cannot be evaluated at the fitted parameters");
-  Eigen::MatrixXd J = numeric_jacobian([&](const Eigen::VectorXd& v) { return fitter->residuals(fit_runs, v); }, u, *r_final, 1e-3,
-                                       fitter->upper(), o.threads);
+  Eigen::MatrixXd J = numeric_jacobian([&](const Eigen::VectorXd& v) { return fitter->residuals(fit_runs, v); }, u, *r_final,
+                                       1e-3, fitter->upper(), o.threads);
   const Eigen::MatrixXd Jd = J.topRows(n_data);
   const Eigen::VectorXd rd = r_final->head(n_data);
   res.rss = rd.squaredNorm();
@@ -660,8 +679,10 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
           "stop at the limit and a prediction that depends on it is less certain than its interval says");
     e.identified = e.log_sd < 0.5 * o.prior_log_sd && e.at_limit == 0;
     if (!(e.log_sd < 0.5 * o.prior_log_sd))
-      res.notes.push_back(e.key + " is not identified by these runs: the data hardly narrows it (95% " + fmt("%.3g to %.3g", e.lower, e.upper) +
-                          "): its estimate rests on the prior (the documented default) and on trade-offs with other parameters, not on the data; measure setups that load it to pin it down");
+      res.notes.push_back(e.key + " is not identified by these runs: the data hardly narrows it (95% " +
+                          fmt("%.3g to %.3g", e.lower, e.upper) +
+                          "): its estimate rests on the prior (the documented default) and on trade-offs with other parameters, "
+                          "not on the data; measure setups that load it to pin it down");
     res.params.push_back(e);
     for (int j = 0; j < p; ++j)
       if (cov(k, k) > 0 && cov(j, j) > 0) res.correlation(k, j) = cov(k, j) / std::sqrt(cov(k, k) * cov(j, j));
@@ -669,8 +690,9 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   for (int k = 0; k < p; ++k)
     for (int j = k + 1; j < p; ++j)
       if (std::fabs(res.correlation(k, j)) > 0.9)
-        res.notes.push_back(keys[static_cast<std::size_t>(k)] + " and " + keys[static_cast<std::size_t>(j)] + " are confounded (correlation " +
-                            fmt("%+.2f", res.correlation(k, j)) + "): the data fixes a combination of them, not each one");
+        res.notes.push_back(keys[static_cast<std::size_t>(k)] + " and " + keys[static_cast<std::size_t>(j)] +
+                            " are confounded (correlation " + fmt("%+.2f", res.correlation(k, j)) +
+                            "): the data fixes a combination of them, not each one");
 
   // Held-out runs: the DES at the estimate is their prediction.
   if (!held_out.empty()) {
@@ -691,7 +713,8 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       rf.targets.push_back(target_fit(r.targets[t], pt.value[t], pt.half_width[t], g.row(static_cast<long>(t)), cov));
       const TargetFit& tf = rf.targets.back();
       if (!rf.held_out && std::fabs(tf.error_rel()) > tolerance_of(tf.kind))
-        res.notes.push_back("run '" + r.name + "' " + tf.metric + ": fitted " + fmt("%.4g", tf.fitted) + " vs measured " + fmt("%.4g", tf.measured) +
+        res.notes.push_back("run '" + r.name + "' " + tf.metric + ": fitted " + fmt("%.4g", tf.fitted) + " vs measured " +
+                            fmt("%.4g", tf.measured) +
                             fmt(" (%+.1f%%), beyond the %.0f%% bar", 100 * tf.error_rel(), 100 * tolerance_of(tf.kind)));
     }
     res.runs.push_back(std::move(rf));
@@ -707,7 +730,8 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       std::vector<std::size_t> rest;
       for (std::size_t j : fit_runs)
         if (j != fit_runs[f]) rest.push_back(j);
-      say(o, "cross-validation: leaving out run " + std::to_string(f + 1) + "/" + std::to_string(fit_runs.size()) + " '" + d.runs[fit_runs[f]].name + "'");
+      say(o, "cross-validation: leaving out run " + std::to_string(f + 1) + "/" + std::to_string(fit_runs.size()) + " '" +
+                 d.runs[fit_runs[f]].name + "'");
       fold_u.push_back(fitter->fit(rest, u, 30).u);
     }
     std::vector<DesPoint> fold_points(fit_runs.size());

@@ -33,7 +33,7 @@ struct CalibrateOptions {
   std::string holdout;                // regex on run names: predicted, not fitted
   bool leave_one_out = false;
   int threads = 1;
-  int replications = 2;               // DES replications per run and round
+  int replications = 2;  // DES replications per run and round
   std::uint64_t seed = 1;
   int max_rounds = 8;
   double prior_log_sd = 1.0;
@@ -59,8 +59,8 @@ struct ParamEstimate {
 
 struct TargetFit {
   std::string metric, kind;
-  double measured = 0, fitted = 0;   // fitted: the DES at the estimate (or, for held-out runs, its prediction)
-  double sim_half_width = 0;         // the DES's own 95% half-width
+  double measured = 0, fitted = 0;  // fitted: the DES at the estimate (or, for held-out runs, its prediction)
+  double sim_half_width = 0;        // the DES's own 95% half-width
   // 95% interval: parameters and simulation noise, and for a prediction (a held-out run, a
   // leave-one-out fold) the model's own error too
   double lower = 0, upper = 0;
@@ -83,7 +83,7 @@ struct CvSummary {
   std::vector<CvFold> folds;
   std::vector<std::pair<std::string, double>> mape;  // per target kind
   std::string worst_run;
-  double worst_error = 0;          // largest |relative error| of throughput or mean latency
+  double worst_error = 0;  // largest |relative error| of throughput or mean latency
   std::string worst_metric;
 };
 

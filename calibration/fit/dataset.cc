@@ -45,10 +45,14 @@ void add_targets(const check::Measured& m, std::vector<Target>& out) {
   auto add = [&](const std::string& metric, const char* kind, const std::optional<double>& v, double sigma) {
     if (v && std::isfinite(*v) && *v > 0) out.push_back({dir + "." + metric, kind, *v, sigma});
   };
-  if (m.iops && *m.iops > 0) add("iops", "throughput", m.iops, 0.03);
-  else add("bw_kib", "throughput", m.bw_kib, 0.03);
-  if (m.lat_mean_us && *m.lat_mean_us > 0) add("lat_mean_us", "mean latency", m.lat_mean_us, 0.03);
-  else if (dir != "total") add("clat_mean_us", "mean latency", m.clat_mean_us, 0.03);
+  if (m.iops && *m.iops > 0)
+    add("iops", "throughput", m.iops, 0.03);
+  else
+    add("bw_kib", "throughput", m.bw_kib, 0.03);
+  if (m.lat_mean_us && *m.lat_mean_us > 0)
+    add("lat_mean_us", "mean latency", m.lat_mean_us, 0.03);
+  else if (dir != "total")
+    add("clat_mean_us", "mean latency", m.clat_mean_us, 0.03);
   if (dir == "total") return;  // vqsim keeps percentiles per direction only
   add("clat_p50_us", "p50", m.clat_p50_us, 0.05);
   add("clat_p99_us", "p99", m.clat_p99_us, 0.10);
@@ -83,15 +87,18 @@ Dataset load_dataset(const std::string& manifest_path, const std::string& base_p
   std::map<std::string, std::size_t> index;  // run name -> d.runs
   std::set<std::string> seen;
   for (const auto& n : names)
-    if (!seen.insert(n).second) throw models::ConfigError(manifest_path + ": two runs are named '" + n + "'; run names must be unique");
+    if (!seen.insert(n).second)
+      throw models::ConfigError(manifest_path + ": two runs are named '" + n + "'; run names must be unique");
 
   for (const check::Measured& m : ms) {
     const std::string where = run_where(manifest_path, m);
     auto it = index.find(m.run_name);
     if (it == index.end()) {
       if (!m.has_set)
-        throw models::ConfigError(where + ": no `set`: say which setup this run measured (e.g. set = { \"guest.driver\" = \"virtio-blk\" }), "
-                                          "or write set = {} when it is exactly the base scenario");
+        throw models::ConfigError(
+            where +
+            ": no `set`: say which setup this run measured (e.g. set = { \"guest.driver\" = \"virtio-blk\" }), "
+            "or write set = {} when it is exactly the base scenario");
       CalRun r;
       r.name = m.run_name;
       r.where = where;
@@ -103,8 +110,8 @@ Dataset load_dataset(const std::string& manifest_path, const std::string& base_p
           for (const auto& [k, v] : m.manifest_set) {
             const auto f = pure.setup.find(k);
             if (f != pure.setup.end() && !same_value(k, f->second, v))
-              throw models::ConfigError(where + ": set " + k + " = " + v + " contradicts the fio output, which ran with " + k + " = " +
-                                        f->second + "; remove it from set or fix the file");
+              throw models::ConfigError(where + ": set " + k + " = " + v + " contradicts the fio output, which ran with " + k +
+                                        " = " + f->second + "; remove it from set or fix the file");
           }
         }
       }
@@ -131,19 +138,22 @@ Dataset load_dataset(const std::string& manifest_path, const std::string& base_p
     // Reads and writes of one job may differ in block size (fio's bs=r,w).
     if (m.dir == "write") {
       const auto bs = m.setup.find("workload.bs");
-      if (bs != m.setup.end() && !m.manifest_set.count("workload.bs")) r.overrides.push_back(check::detail::override_of("workload.bs_write", bs->second));
+      if (bs != m.setup.end() && !m.manifest_set.count("workload.bs"))
+        r.overrides.push_back(check::detail::override_of("workload.bs_write", bs->second));
     }
     const std::size_t before = r.targets.size();
     add_targets(m, r.targets);
     for (std::size_t i = before; i < r.targets.size(); ++i)
       for (std::size_t j = 0; j < before; ++j)
         if (r.targets[j].metric == r.targets[i].metric)
-          throw models::ConfigError(where + ": " + r.targets[i].metric + " is measured twice (a fio output with several jobs? "
-                                                                          "use group_reporting or one run per job)");
+          throw models::ConfigError(where + ": " + r.targets[i].metric +
+                                    " is measured twice (a fio output with several jobs? "
+                                    "use group_reporting or one run per job)");
   }
   if (!unstated.empty()) throw models::ConfigError(check::detail::error_lines(unstated));
   for (const auto& n : names)
-    if (!index.count(n)) throw models::ConfigError(manifest_path + ": run '" + n + "': its fio output has no I/O to fit (a failed or empty run?)");
+    if (!index.count(n))
+      throw models::ConfigError(manifest_path + ": run '" + n + "': its fio output has no I/O to fit (a failed or empty run?)");
 
   for (CalRun& r : d.runs) {
     if (r.targets.empty())

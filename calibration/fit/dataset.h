@@ -14,9 +14,9 @@ namespace vqsim::fit {
 // write.lat_mean_us, read.clat_p99_us, total.iops (fio's unified "mixed" direction), ...
 struct Target {
   std::string metric;
-  std::string kind;        // "throughput" (iops or bw_kib), "mean latency", "p50", "p99", "p99.9"
+  std::string kind;  // "throughput" (iops or bw_kib), "mean latency", "p50", "p99", "p99.9"
   double measured = 0;
-  double sigma_rel = 0.03; // the relative error a residual is measured in
+  double sigma_rel = 0.03;  // the relative error a residual is measured in
 };
 
 struct CalRun {
@@ -25,7 +25,7 @@ struct CalRun {
   std::vector<std::string> overrides;  // key=value, applied on the base scenario
   double weight = 1;
   std::vector<Target> targets;
-  models::IoScenario scenario;         // base + overrides (validated)
+  models::IoScenario scenario;  // base + overrides (validated)
 };
 
 struct Dataset {

@@ -308,8 +308,8 @@ std::string report_text(const Dataset& d, const CalibrationResult& r) {
   for (const auto& run : r.runs) {
     t += "  " + run.name + (run.held_out ? "  (held out: predicted)" : "") + "\n";
     for (const auto& tg : run.targets) {
-      std::snprintf(buf, sizeof buf, "    %-20s %12s -> %-12s %8s  [%s .. %s]%s\n", tg.metric.c_str(), num(tg.measured).c_str(), num(tg.fitted).c_str(),
-                    pct(tg.error_rel()).c_str(), num(tg.lower).c_str(), num(tg.upper).c_str(),
+      std::snprintf(buf, sizeof buf, "    %-20s %12s -> %-12s %8s  [%s .. %s]%s\n", tg.metric.c_str(), num(tg.measured).c_str(),
+                    num(tg.fitted).c_str(), pct(tg.error_rel()).c_str(), num(tg.lower).c_str(), num(tg.upper).c_str(),
                     std::fabs(tg.error_rel()) <= tolerance_of(tg.kind) ? "" : "  beyond bar");
       t += buf;
     }
@@ -320,7 +320,8 @@ std::string report_text(const Dataset& d, const CalibrationResult& r) {
       std::snprintf(buf, sizeof buf, "  MAPE %-13s %.1f%%\n", kind.c_str(), 100 * m);
       t += buf;
     }
-    std::snprintf(buf, sizeof buf, "  worst: run '%s' %s, %.1f%% off\n", r.cv->worst_run.c_str(), r.cv->worst_metric.c_str(), 100 * r.cv->worst_error);
+    std::snprintf(buf, sizeof buf, "  worst: run '%s' %s, %.1f%% off\n", r.cv->worst_run.c_str(), r.cv->worst_metric.c_str(),
+                  100 * r.cv->worst_error);
     t += buf;
   }
   if (!r.model_error.unmeasured.empty()) {

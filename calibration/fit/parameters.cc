@@ -33,13 +33,17 @@ const std::map<std::string, Getter>& getters() {
     m["guest.scheduler_us"] = [](const IoScenario& s) { return s.guest.scheduler_ns / s.guest.cpu_scale / 1e3; };
     m["guest.request_path_us"] = [](const IoScenario& s) { return s.guest.request_path_ns / s.guest.cpu_scale / 1e3; };
     m["guest.driver_submit_us"] = [](const IoScenario& s) { return models::driver_costs(s).submit_ns / s.guest.cpu_scale / 1e3; };
-    m["guest.driver_complete_us"] = [](const IoScenario& s) { return models::driver_costs(s).complete_ns / s.guest.cpu_scale / 1e3; };
+    m["guest.driver_complete_us"] = [](const IoScenario& s) {
+      return models::driver_costs(s).complete_ns / s.guest.cpu_scale / 1e3;
+    };
     m["virtqueue.kick_exit_us"] = [](const IoScenario& s) { return s.vq.kick_exit_ns / s.guest.cpu_scale / 1e3; };
     m["virtqueue.irq_handler_us"] = [](const IoScenario& s) { return s.vq.irq_handler_ns / s.guest.cpu_scale / 1e3; };
     m["virtqueue.wakeup_us"] = [](const IoScenario& s) { return s.vq.wakeup_ns / 1e3; };
     m["virtqueue.irq_us"] = [](const IoScenario& s) { return s.vq.irq_ns / 1e3; };
     m["host.emu_submit_us"] = [](const IoScenario& s) { return models::driver_costs(s).emu_submit_ns / s.host.cpu_scale / 1e3; };
-    m["host.emu_complete_us"] = [](const IoScenario& s) { return models::driver_costs(s).emu_complete_ns / s.host.cpu_scale / 1e3; };
+    m["host.emu_complete_us"] = [](const IoScenario& s) {
+      return models::driver_costs(s).emu_complete_ns / s.host.cpu_scale / 1e3;
+    };
     m["host.main_loop_us"] = [](const IoScenario& s) { return s.host.main_loop_ns / s.host.cpu_scale / 1e3; };
     m["host.threads_handoff_us"] = [](const IoScenario& s) { return s.host.threads_handoff_ns / s.host.cpu_scale / 1e3; };
     m["host.native_submit_us"] = [](const IoScenario& s) { return s.host.native_submit_ns / s.host.cpu_scale / 1e3; };
@@ -112,7 +116,8 @@ std::vector<std::string> candidate_keys(const Dataset& d, const std::vector<std:
   std::map<models::BackendKind, int> kinds;
   for (std::size_t i : runs) {
     const IoScenario& s = d.runs[i].scenario;
-    const bool qemu = !s.bare_metal() && s.guest.driver != models::GuestDriver::vhost_scsi && s.guest.driver != models::GuestDriver::vhost_user_blk;
+    const bool qemu = !s.bare_metal() && s.guest.driver != models::GuestDriver::vhost_scsi &&
+                      s.guest.driver != models::GuestDriver::vhost_user_blk;
     virtual_run = virtual_run || !s.bare_metal();
     threads_aio = threads_aio || (qemu && s.host.aio == models::Aio::threads);
     reads = reads || s.workload.read_fraction > 0;

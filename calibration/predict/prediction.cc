@@ -90,7 +90,8 @@ std::vector<std::vector<double>> correlation_factor(const std::vector<std::vecto
   const auto n = static_cast<Eigen::Index>(corr.size());
   Eigen::MatrixXd c(n, n);
   for (Eigen::Index i = 0; i < n; ++i) {
-    if (static_cast<Eigen::Index>(corr[static_cast<std::size_t>(i)].size()) != n) throw std::invalid_argument("correlation matrix is not square");
+    if (static_cast<Eigen::Index>(corr[static_cast<std::size_t>(i)].size()) != n)
+      throw std::invalid_argument("correlation matrix is not square");
     for (Eigen::Index j = 0; j < n; ++j) c(i, j) = corr[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
   }
   Eigen::MatrixXd l;

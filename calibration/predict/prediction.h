@@ -30,11 +30,11 @@ namespace vqsim::predict {
 
 // One metric's prediction. Values are in the metric's unit (models/io_metrics.h).
 struct MetricPrediction {
-  std::string name;            // "read.iops", "write.clat_p99_us", "total.iops", ...
-  double mean = 0;             // the nominal run's mean
-  double sim_half_width = 0;   // the nominal run's 95% half-width (simulation noise)
-  double param_sd_rel = 0;     // sample sd of ln(metric) over the parameter draws
-  double model_sd_rel = 0;     // the model-error term applied (sd of ln(model / measured))
+  std::string name;             // "read.iops", "write.clat_p99_us", "total.iops", ...
+  double mean = 0;              // the nominal run's mean
+  double sim_half_width = 0;    // the nominal run's 95% half-width (simulation noise)
+  double param_sd_rel = 0;      // sample sd of ln(metric) over the parameter draws
+  double model_sd_rel = 0;      // the model-error term applied (sd of ln(model / measured))
   double lower = 0, upper = 0;  // 95% prediction interval: parameters, simulation and model error
   // The parameters' share of the squared log half-width: (1.96 sd)^2 / ((1.96 sd)^2 + (hw/mean)^2).
   double param_share = 0;
@@ -42,12 +42,12 @@ struct MetricPrediction {
 };
 
 struct Prediction {
-  int draws = 0;                                   // 0: no prediction was made
-  std::string source;                              // the [calibration] table's source
-  std::vector<std::string> sampled;                // keys drawn
-  std::vector<std::string> fixed_by_set;           // keys given by --set, held at that value
-  std::vector<std::vector<std::string>> overrides; // per draw, the "key=value" of the sampled keys
-  std::vector<MetricPrediction> metrics;           // in io_metric_names() order
+  int draws = 0;                                    // 0: no prediction was made
+  std::string source;                               // the [calibration] table's source
+  std::vector<std::string> sampled;                 // keys drawn
+  std::vector<std::string> fixed_by_set;            // keys given by --set, held at that value
+  std::vector<std::vector<std::string>> overrides;  // per draw, the "key=value" of the sampled keys
+  std::vector<MetricPrediction> metrics;            // in io_metric_names() order
   // How far the prediction extrapolates: "fitted setup" (the calibration measured this setup),
   // "another depth" (a measured setup at another iodepth or job count) or "unmeasured setup".
   std::string distance;
