@@ -48,13 +48,13 @@ int bench_e2e(const std::vector<std::string>& args) {
   models::IoScenario s = models::load_io_scenario(scenario, {"workload.ios=" + std::to_string(ios), "workload.runtime=0"});
   std::vector<double> rates, event_rates;
   for (int r = 0; r < repeat; ++r) {
-    std::uint64_t events = 0;
+    sim::RunResult run;
     const auto t0 = std::chrono::steady_clock::now();
-    const sim::Metrics m = models::run_io_replication(s, static_cast<std::uint64_t>(r), &events);
+    const sim::Metrics m = models::run_io_replication(s, static_cast<std::uint64_t>(r), &run);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double done = m.get("read.ios") + m.get("write.ios");
     rates.push_back(done / seconds);
-    event_rates.push_back(static_cast<double>(events) / seconds);
+    event_rates.push_back(static_cast<double>(run.events) / seconds);
   }
   std::sort(rates.begin(), rates.end());
   std::sort(event_rates.begin(), event_rates.end());

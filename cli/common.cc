@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 
@@ -50,6 +51,12 @@ void write_atomically(const fs::path& path, const std::string& text, bool sync) 
     }
   }
   fs::rename(tmp, path);
+}
+
+std::string event_hash_hex(std::uint64_t hash) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(hash));
+  return buf;
 }
 
 }  // namespace vqsim::cli

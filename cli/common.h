@@ -3,6 +3,7 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -29,5 +30,9 @@ bool parse_options(const std::vector<std::string>& args, const boost::program_op
 // Ctrl-C) sees the old file or the whole new one, never half of it. `sync` forces the data to
 // disk before the rename.
 void write_atomically(const std::filesystem::path& path, const std::string& text, bool sync = true);
+
+// A run's event-stream hash (sim::Simulator::event_hash) as 16 hex digits: JSON numbers lose
+// 64-bit integers in many readers.
+std::string event_hash_hex(std::uint64_t hash);
 
 }  // namespace vqsim::cli

@@ -125,10 +125,11 @@ int run_main(const std::vector<std::string>& args) {
 
   std::vector<double> little_worst(static_cast<std::size_t>(sc.replications));
   std::vector<std::string> little_where(static_cast<std::size_t>(sc.replications));
+  std::vector<std::uint64_t> event_hashes(static_cast<std::size_t>(sc.replications));
   const auto runs = sim::run_replications(sc.replications, threads, [&](std::uint64_t r) {
     sim::Simulator s(sc.seed, r);
     models::build_network(sc, s);
-    s.run(sc.limits);
+    event_hashes[r] = s.run(sc.limits).event_hash;
     little_worst[r] = s.worst_little_error(&little_where[r]);
     return s.report();
   });
@@ -162,6 +163,9 @@ int run_main(const std::vector<std::string>& args) {
                    {"where", little_where[worst_rep]},
                    {"replication", worst_rep},
                    {"ok", little_ok}};
+    std::uint64_t event_hash = 0;
+    for (const std::uint64_t h : event_hashes) event_hash = sim::combine_event_hashes(event_hash, h);
+    j["event_hash"] = event_hash_hex(event_hash);
     if (mva) {
       nlohmann::ordered_json m;
       m["throughput_per_s"] = mva->throughput[0] * 1e9;

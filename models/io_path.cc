@@ -305,7 +305,7 @@ void IoPath::accept(sim::JobId job, int in_port) {
   }
 }
 
-sim::Metrics run_io_replication(const IoScenario& s, std::uint64_t replication, std::uint64_t* events) {
+sim::Metrics run_io_replication(const IoScenario& s, std::uint64_t replication, sim::RunResult* run) {
   sim::Simulator sim(s.run.seed, replication);
   sim.make<IoPath>("path", s);
   sim::RunLimits limits;
@@ -315,7 +315,7 @@ sim::Metrics run_io_replication(const IoScenario& s, std::uint64_t replication, 
   else
     limits.measure_completions = s.workload.ios;
   const sim::RunResult rr = sim.run(limits);
-  if (events != nullptr) *events = rr.events;
+  if (run != nullptr) *run = rr;
   sim::Metrics m = sim.report();
   m.add("run.simulated_ns", static_cast<double>(rr.end_ns - rr.warmup_end_ns));
   return m;

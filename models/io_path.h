@@ -18,6 +18,7 @@
 #include "sim/metrics.h"
 #include "sim/ps_station.h"
 #include "sim/replications.h"
+#include "sim/simulator.h"
 #include "sim/token_pool.h"
 
 namespace vqsim::models {
@@ -95,7 +96,7 @@ class IoPath : public sim::Component, public RequestSink {
 // One replication of a scenario: builds, runs and reports. Metrics hold the workload's figures
 // ("read.iops", "read.clat.mean_ns", "read.clat.p99.000000_ns", …), every station's figures
 // ("<station>.utilization", …) and "little.worst_rel_error".
-sim::Metrics run_io_replication(const IoScenario& s, std::uint64_t replication, std::uint64_t* events = nullptr);
+sim::Metrics run_io_replication(const IoScenario& s, std::uint64_t replication, sim::RunResult* run = nullptr);
 
 // The stations of a scenario without running it (for reports and the graph).
 std::vector<StageInfo> io_stages(const IoScenario& s);

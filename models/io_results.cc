@@ -17,9 +17,9 @@ IoRunReport simulate_io(const IoScenario& s, int threads) {
   const auto n = static_cast<std::size_t>(s.run.replications);
   std::vector<double> worst(n, 0.0), excess_worst(n, 0.0);
   std::vector<std::string> where(n);
-  std::vector<std::uint64_t> events(n, 0);
+  std::vector<sim::RunResult> results(n);
   const auto runs = sim::run_replications(s.run.replications, threads, [&](std::uint64_t r) {
-    sim::Metrics m = run_io_replication(s, r, &events[r]);
+    sim::Metrics m = run_io_replication(s, r, &results[r]);
     // Little's law on every station: the simulator reports each flow's own relative error and
     // what edge effects can explain; the check is on the part beyond that.
     for (const auto& [name, value] : m.values) {
@@ -38,7 +38,8 @@ IoRunReport simulate_io(const IoScenario& s, int threads) {
   rep.summary = sim::summarize(runs);
   rep.replications = runs;
   for (std::size_t r = 0; r < n; ++r) {
-    rep.events_per_replication += static_cast<double>(events[r]) / static_cast<double>(n);
+    rep.events_per_replication += static_cast<double>(results[r].events) / static_cast<double>(n);
+    rep.event_hash = sim::combine_event_hashes(rep.event_hash, results[r].event_hash);
     rep.little_excess = std::max(rep.little_excess, excess_worst[r]);
     if (worst[r] > rep.little_worst) {
       rep.little_worst = worst[r];

@@ -36,6 +36,7 @@ struct IoRunReport {
   std::uint64_t little_replication = 0;
   bool little_ok = true;
   double events_per_replication = 0;
+  std::uint64_t event_hash = 0;  // the replications' event-stream hashes, combined in order
   // The interval of a figure (zero interval when absent).
   sim::Interval get(const std::string& name) const;
   bool has(const std::string& name) const;

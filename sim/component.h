@@ -27,6 +27,8 @@ class Component {
   Component& operator=(const Component&) = delete;
 
   const std::string& name() const noexcept { return name_; }
+  // FNV-1a of the name: identifies the component in the run's event-stream hash.
+  std::uint64_t name_hash() const noexcept { return name_hash_; }
 
   // A job arrives on input port `in_port`. Components that take no jobs throw.
   virtual void accept(JobId job, int in_port);
@@ -49,6 +51,7 @@ class Component {
 
  private:
   std::string name_;
+  std::uint64_t name_hash_;
 };
 
 // An output port: where a component sends jobs. Connecting is done once, when the model is built.

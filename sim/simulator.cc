@@ -17,7 +17,8 @@ std::uint64_t fnv1a(std::string_view text) noexcept {
 
 }  // namespace
 
-Component::Component(Simulator& sim, std::string name) : sim_(sim), rng_(sim.stream(name)), name_(std::move(name)) {}
+Component::Component(Simulator& sim, std::string name)
+    : sim_(sim), rng_(sim.stream(name)), name_(std::move(name)), name_hash_(fnv1a(name_)) {}
 
 void Component::accept(JobId, int in_port) {
   throw std::logic_error("component '" + name_ + "' takes no jobs (input port " + std::to_string(in_port) + ")");
@@ -101,6 +102,7 @@ RunResult Simulator::run(const RunLimits& limits) {
     }
     now_ = e.time;
     ++events_;
+    mix_event_hash(e);
     if (e.target != nullptr) {
       e.target->handle(e.kind, e.payload);
     } else if (e.kind == kEndWarmup) {
@@ -113,6 +115,7 @@ RunResult Simulator::run(const RunLimits& limits) {
   result_.warmup_end_ns = warmup_end_ns_;
   result_.end_ns = now_;
   result_.events = events_;
+  result_.event_hash = event_hash_;
   result_.completions = measuring_ ? completions_ : 0;
   return result_;
 }

@@ -1,7 +1,8 @@
 // The I/O-path model end to end: every scenario runs and obeys Little's law; the seed scenarios
-// land within 2x of what the seeds measured, in the measured direction; each knob moves the
-// results the way the domain notes say; the scenario loader's errors; the topology checks; DES
-// against MVA where the MVA is a fair approximation.
+// (uncalibrated) order their setups the way the seeds measured them (how close the calibrated
+// scenarios come is test_seed_accuracy.cc; every scenario's figures are pinned by the golden
+// runs, scripts/golden); each knob moves the results the way the domain notes say; the scenario
+// loader's errors; the topology checks; DES against MVA where the MVA is a fair approximation.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -43,9 +44,6 @@ Figures simulate(const std::string& file, std::vector<std::string> overrides, in
   return f;
 }
 
-// Within a factor of two of a measurement.
-bool within_2x(double model, double measured) { return model >= measured / 2 && model <= measured * 2; }
-
 }  // namespace
 
 TEST_CASE("every scenario in scenarios/ runs, and Little's law holds within 1% on every station") {
@@ -62,50 +60,24 @@ TEST_CASE("every scenario in scenarios/ runs, and Little's law holds within 1% o
   }
 }
 
-TEST_CASE("seed 000: virtio-blk beats virtio-scsi, both within 2x of the measured IOPS and latency") {
+TEST_CASE("seed 000: virtio-blk beats virtio-scsi in IOPS and latency, as measured") {
   const Figures scsi = simulate("seed000-virtio-scsi.toml", {"workload.ios=60000"});
   const Figures blk = simulate("seed000-virtio-blk.toml", {"workload.ios=60000"});
-  // fio 2.1.11 outputs (calibration/data/seeds/000-*.fio.txt): read + write IOPS, mean lat.
-  CHECK(within_2x(scsi.iops, 31457 + 31440));
-  CHECK(within_2x(blk.iops, 37051 + 37032));
-  CHECK(within_2x(scsi.lat_ns / 1e3, (495.90 + 517.45) / 2));
-  CHECK(within_2x(blk.lat_ns / 1e3, (389.94 + 469.86) / 2));
   CHECK(blk.iops > scsi.iops * 1.05);
   CHECK(blk.lat_ns < scsi.lat_ns);
 }
 
-TEST_CASE("seed 001: every configuration within 2x of the measured randread 8k IOPS on the HDD") {
-  // KB/s of the table (KiB/s) / 8 KiB.
-  CHECK(within_2x(simulate("seed001-bare-metal.toml", {"workload.ios=3000"}).iops, 1758 / 8.0));
-  CHECK(within_2x(simulate("seed001-tcm-vhost-iblock.toml", {"workload.ios=3000"}).iops, 1011 / 8.0));
-  CHECK(within_2x(simulate("seed001-virtio-blk.toml", {"workload.ios=3000"}).iops, 1724 / 8.0));
-  CHECK(within_2x(simulate("seed001-scsi-disk-lsi.toml", {"workload.ios=3000"}).iops, 1663 / 8.0));
-}
-
-TEST_CASE("seed 002: QEMU 2.4 writeback + IOThread is faster than QEMU 2.2 writethrough, both within 2x") {
+TEST_CASE("seed 002: QEMU 2.4 writeback + IOThread is faster than QEMU 2.2 writethrough, as measured") {
   const Figures wt = simulate("seed002-qemu2.2-writethrough.toml", {"workload.ios=20000"});
   const Figures wb = simulate("seed002-qemu2.4-writeback-iothread.toml", {"workload.ios=20000"});
-  CHECK(within_2x(wt.iops, 5070));
-  CHECK(within_2x(wb.iops, 14856));
-  CHECK(within_2x(wt.lat_ns / 1e6, 100.76));
-  CHECK(within_2x(wb.lat_ns / 1e6, 34.30));
   CHECK(wb.iops > 1.3 * wt.iops);
+  CHECK(wb.lat_ns < wt.lat_ns);
 }
 
-TEST_CASE("seed 003: sequential 64k writes within 2x of the measured MB/s on both block paths") {
-  const Figures req = simulate("seed003-request-path.toml", {"workload.ios=20000"});
-  const Figures bio = simulate("seed003-bio-path.toml", {"workload.ios=20000"});
-  CHECK(within_2x(req.iops / 16, 787.030));  // MiB/s = IOPS x 64 KiB / 1024
-  CHECK(within_2x(bio.iops / 16, 748.714));
-}
-
-TEST_CASE("seed 004: the VM is emulation-bound far below bare metal, both within 2x") {
+TEST_CASE("seed 004: the VM is emulation-bound far below bare metal, as measured") {
   const Figures bare = simulate("seed004-bare-metal.toml", {"workload.ios=100000"});
   const Figures vm = simulate("seed004-vm.toml", {"workload.ios=40000"});
-  CHECK(within_2x(bare.iops, 2.065e6));
-  CHECK(within_2x(bare.lat_ns / 1e3, 154.34));
-  CHECK(within_2x(vm.iops, 151e3));
-  CHECK(within_2x(vm.lat_ns / 1e3, 2122.10));
+  CHECK(vm.lat_ns > bare.lat_ns * 5);
   CHECK(vm.iops < bare.iops / 5);
   CHECK(vm.bottleneck == "host.main_loop");
 }
