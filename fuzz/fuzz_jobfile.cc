@@ -1,4 +1,4 @@
-// libFuzzer target: fio::parse_job_text (calibration/fio/jobfile.cc), fio job files with
+// libFuzzer target: fio::parse_job_text (models/fio_jobfile.cc), fio job files with
 // [global] inheritance, ${VAR} substitution, reserved keywords and include directives. Throws
 // fio::JobFileError. Includes resolve against an empty scratch directory, so they can only fail
 // (or name absolute paths, which are skipped when they point into /dev, /proc or /sys).
@@ -7,8 +7,8 @@
 #include <map>
 #include <string>
 
-#include "calibration/fio/jobfile.h"
 #include "fuzz/fuzz_support.h"
+#include "models/fio_jobfile.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   // Every unknown option gets a did-you-mean over fio's ~400 option names: 0.3 s for 64 KiB of

@@ -57,27 +57,26 @@ DeviceStation::DeviceStation(sim::Simulator& sim, std::string name, IoTable& io,
       factor_(unit_factor(spec.service_cv)),
       rotation_(sim::Distribution::uniform(0, spec.rotation_ns)) {}
 
+double hdd_service_ns(const DeviceSpec& d, double bytes, Direction dir, bool random, double queued, bool next_queued,
+                      double positioning_ns) {
+  double ns = bytes / d.bandwidth_of(dir) * 1e9;
+  if (random)
+    ns += positioning_ns * std::pow(1.0 + std::max(0.0, queued), -0.4);
+  else if (!next_queued)
+    ns += d.seq_overhead_ns;
+  return ns;
+}
+
 sim::time_ns DeviceStation::service_ns(sim::JobId job) {
   sim::JobId root = job;
   while (sim_.jobs()[root].parent != sim::kNoJob) root = sim_.jobs()[root].parent;
   const IoRequest& r = io_[root];
   const double extra_bytes = r.bytes > 4096 ? static_cast<double>(r.bytes - 4096) : 0.0;
   if (spec_.kind == BackendKind::hdd) {
-    // One actuator: the transfer at media rate, plus positioning for random requests. NCQ
-    // reorders the queue to shorten positioning; the gain grows with the queue ([I]: a
-    // (1 + q)^-0.4 law gives ~2.3x at 8 queued, in line with 7200 rpm drives' QD1 vs QD8 IOPS).
-    double ns = static_cast<double>(r.bytes) / spec_.bandwidth_of(r.dir) * 1e9;
-    if (!r.sequential) {
-      const double queued = std::min<double>(static_cast<double>(waiting()), spec_.ncq_depth - 1);
-      const double positioning = spec_.seek_ns * factor_.sample(rng_) + rotation_.sample(rng_);
-      ns += positioning * std::pow(1.0 + queued, -0.4);
-    } else if (waiting() == 0) {
-      // Command overhead and track switches. With the next command already queued the drive
-      // overlaps them with this transfer (NCQ pipelining), so at depth a sequential stream
-      // runs at media rate whatever the request size.
-      ns += spec_.seq_overhead_ns;
-    }
-    return to_ns(ns);
+    // One actuator ([I]); the queue the drive reorders is what waits here now.
+    const double queued = std::min<double>(static_cast<double>(waiting()), spec_.ncq_depth - 1);
+    const double positioning = r.sequential ? 0.0 : spec_.seek_ns * factor_.sample(rng_) + rotation_.sample(rng_);
+    return to_ns(hdd_service_ns(spec_, static_cast<double>(r.bytes), r.dir, !r.sequential, queued, waiting() > 0, positioning));
   }
   // A large request is striped over the device's channels: alone it transfers at the whole
   // bandwidth; with k requests in service each gets about 1/k of it (fixed at its start).

@@ -50,6 +50,14 @@ struct DeviceSpec {
 };
 DeviceSpec device_spec(const BackendParams& p, BackendKind kind);
 
+// One HDD request's service time, the law the DES samples and the MVA takes the mean of: the
+// transfer at media rate, plus for a random request its positioning (seek + rotation) shortened
+// by NCQ reordering as the queue grows, (1 + queued)^-0.4 -- about 2.3x at 8 queued, in line with
+// 7200 rpm drives' QD1 vs QD8 IOPS -- or, for a sequential one with no next command queued, the
+// command overhead (with one queued the drive overlaps it with this transfer: NCQ pipelining).
+double hdd_service_ns(const DeviceSpec& d, double bytes, Direction dir, bool random, double queued, bool next_queued,
+                      double positioning_ns);
+
 // A device: FCFS with `channels` servers whose service time comes from the request.
 class DeviceStation : public sim::FcfsStation {
  public:

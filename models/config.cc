@@ -150,8 +150,7 @@ double parse_frequency_hz(std::string_view text) {
                 true);
 }
 
-namespace {
-std::size_t edit_distance(const std::string& a, const std::string& b) {
+std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
@@ -165,7 +164,12 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   }
   return row[b.size()];
 }
-}  // namespace
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
 
 namespace {
 // "a.b.c" -> "c".

@@ -42,6 +42,10 @@ double parse_frequency_hz(std::string_view text);
 // Dotted candidates also match on their last part, so "iothreads" finds "host.iothreads"
 // (" (did you mean 'guest.cpu_cv' or 'host.cpu_cv'?)" when several sections have it).
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+// Levenshtein distance (insertions, deletions, substitutions), behind every "did you mean".
+std::size_t edit_distance(std::string_view a, std::string_view b);
+// `s` without leading and trailing white space (std::isspace).
+std::string_view trim(std::string_view s);
 
 // Reads values out of one TOML document and reports errors with file, line and dotted key.
 class ConfigReader {

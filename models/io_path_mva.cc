@@ -40,13 +40,7 @@ double device_mean_ns(const DeviceSpec& d, const IoScenario& s) {
       // NCQ shortens positioning with the queue (backend.cc); the MVA assumes the drive sees
       // every outstanding request queued, which is right when it is the bottleneck.
       const double queued = std::min<double>(w.numjobs * w.effective_depth() - 1, d.ncq_depth - 1);
-      double ns = bytes / d.bandwidth_of(dir) * 1e9;
-      if (w.random) {
-        ns += (d.seek_ns + d.rotation_ns / 2) * std::pow(1.0 + std::max(0.0, queued), -0.4);
-      } else if (queued < 1) {
-        ns += d.seq_overhead_ns;  // hidden by pipelining once a next command is queued
-      }
-      return ns;
+      return hdd_service_ns(d, bytes, dir, w.random, queued, queued >= 1, d.seek_ns + d.rotation_ns / 2);
     }
     // Transfer at bandwidth / (requests in service), taking the device as busy with as many as
     // are outstanding (up to its channels): exact when it is the bottleneck, and when alone.

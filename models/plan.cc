@@ -19,13 +19,6 @@ namespace vqsim::models {
 
 namespace {
 
-std::string trim(const std::string& s) {
-  std::size_t a = 0, b = s.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(s[a])) != 0) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1])) != 0) --b;
-  return s.substr(a, b - a);
-}
-
 const char* kConstraintForm =
     "expected METRIC OP VALUE, e.g. 'read.clat_p99_us <= 2000' or 'total.iops >= 300k' (OP is <=, >=, < or >)";
 
@@ -608,8 +601,8 @@ PlanConstraint parse_plan_constraint(const std::string& text) {
     msg.append(kConstraintForm);
     throw std::invalid_argument(msg);
   }
-  c.metric = trim(text.substr(0, pos));
-  const std::string value = trim(text.substr(pos + len));
+  c.metric = std::string(trim(text.substr(0, pos)));
+  const std::string value = std::string(trim(text.substr(pos + len)));
   if (c.metric.empty()) {
     std::string msg = "constraint ";
     msg.append(quoted(text))
@@ -682,7 +675,7 @@ void check_plan_knob(const std::string& knob) {
 void parse_plan_range(const std::string& text, long long* lo, long long* hi) {
   const auto colon = text.find(':');
   auto number = [&](const std::string& s, long long* out) {
-    const std::string t = trim(s);
+    const std::string t = std::string(trim(s));
     char* end = nullptr;
     const long long v = std::strtoll(t.c_str(), &end, 10);
     if (t.empty() || end != t.c_str() + t.size()) return false;

@@ -15,8 +15,8 @@
 
 #include <toml++/toml.h>
 
-#include "calibration/fio/jobfile.h"
 #include "models/config.h"
+#include "models/fio_jobfile.h"
 
 namespace vqsim::models {
 
@@ -214,15 +214,8 @@ const std::vector<Param>& params() {
          1,
          4096,
          [](IoScenario& s, const Value& v) { s.workload.numjobs = static_cast<int>(v.number); }});
-    add({"workload.ioengine",
-         Kind::choice,
-         "",
-         "libaio",
-         "fio HOWTO ioengine",
-         "psync/sync/pvsync: one I/O at a time; libaio/io_uring: iodepth in flight",
-         {"psync", "sync", "pvsync", "libaio", "io_uring", "aio"},
-         0,
-         0,
+    add({"workload.ioengine", Kind::choice, "", "libaio", "fio HOWTO ioengine",
+         "psync/sync/pvsync: one I/O at a time; libaio/io_uring: iodepth in flight", fio::modelled_ioengines(), 0, 0,
          [](IoScenario& s, const Value& v) {
            s.workload.ioengine_name = v.word;
            s.workload.ioengine = (v.word == "libaio" || v.word == "aio") ? FioEngine::libaio
@@ -1292,8 +1285,8 @@ void apply_fio_job(IoScenario& s, const std::string& job_path, const std::map<st
   if (unset("workload.ioengine")) {
     w.ioengine_name = j.ioengine;
     w.ioengine = (j.ioengine == "libaio") ? FioEngine::libaio : j.ioengine == "io_uring" ? FioEngine::io_uring : FioEngine::psync;
-    if (j.ioengine != "libaio" && j.ioengine != "io_uring" && j.ioengine != "psync" && j.ioengine != "sync" &&
-        j.ioengine != "pvsync")
+    const auto& modelled = fio::modelled_ioengines();
+    if (std::find(modelled.begin(), modelled.end(), j.ioengine) == modelled.end())
       s.notes.push_back("fio ioengine " + j.ioengine + " is modelled as psync (one I/O at a time)");
   }
   if (unset("workload.thinktime") && j.thinktime_ns > 0) w.thinktime_ns = static_cast<double>(j.thinktime_ns);
@@ -1636,9 +1629,7 @@ const std::vector<VersionRule>& version_rules() {
 
 // fio's synchronous engines (FIO_SYNCIO in engines/sync.c). Other engines a job file names are
 // modelled as psync too, with a note of their own (apply_fio_job).
-bool is_sync_engine(const WorkloadParams& w) {
-  return w.ioengine_name == "psync" || w.ioengine_name == "sync" || w.ioengine_name == "pvsync" || w.ioengine_name == "pvsync2";
-}
+bool is_sync_engine(const WorkloadParams& w) { return fio::is_synchronous_engine(w.ioengine_name); }
 bool is_pure_direction(const std::string& rw) { return rw == "read" || rw == "randread" || rw == "write" || rw == "randwrite"; }
 
 }  // namespace

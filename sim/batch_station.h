@@ -1,9 +1,8 @@
 // Batch-service station: one server that, whenever it is free and jobs are waiting, takes *all*
 // of them as one batch, serves the batch for one service time, and releases them together.
-// This is how a serialized flush behaves: a flush started now makes durable every write that
-// completed before it, so writes that arrive while a flush runs wait for the next one, and the
-// batch grows with the load (QEMU serializes flushes per block device and skips a flush that
-// has nothing new to cover).
+// This is how a serialized flush (models/backend.h) behaves: a flush started now covers every
+// job that arrived before it, so jobs that arrive while one runs wait for the next, and the
+// batch grows with the load.
 //
 // Cost per batch: one event; per job: one vector push and one send.
 #pragma once

@@ -175,4 +175,10 @@ Interval confidence_interval(std::span<const double> samples, double level) {
   return out;
 }
 
+double regularized_incomplete_beta(double a, double b, double x) {
+  if (!(x > 0.0)) return 0.0;
+  if (!(x < 1.0)) return 1.0;
+  return incomplete_beta(a, b, x, 1.0 - x);
+}
+
 }  // namespace vqsim::sim

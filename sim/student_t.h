@@ -14,6 +14,10 @@ namespace vqsim::sim {
 // Throws std::invalid_argument for df < 1 or p outside the open interval (0, 1).
 double student_t_quantile(double p, int df);
 
+// Regularized incomplete beta function I_x(a, b) for a, b > 0, x in [0, 1] (the same continued
+// fraction): behind Student's t here and the F test of calibration's repeat checks.
+double regularized_incomplete_beta(double a, double b, double x);
+
 // Two-sided confidence interval for the mean of independent, identically distributed samples.
 struct Interval {
   double mean = 0.0;        // sample mean (0 when n == 0)

@@ -1,7 +1,7 @@
-// fio job files and command lines -> JobSpec (calibration/fio/jobfile.h). Expected values come
+// fio job files and command lines -> JobSpec (models/fio_jobfile.h). Expected values come
 // from fio's HOWTO and, where it and fio disagree, from fio 3.33 runs with the null engine (the
-// comments in jobfile.cc say which); fixtures live in tests/data/jobfiles/.
-#include "calibration/fio/jobfile.h"
+// comments in models/fio_jobfile.cc say which); fixtures live in tests/data/jobfiles/.
+#include "models/fio_jobfile.h"
 
 #include <doctest/doctest.h>
 

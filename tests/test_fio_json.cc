@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "calibration/fio/jobfile.h"
 #include "calibration/fio/parse.h"
 #include "calibration/fio/writer.h"
+#include "models/fio_jobfile.h"
 
 using namespace vqsim::fio;
 

@@ -23,29 +23,6 @@ using namespace detail;
 
 // ---- formatting -----------------------------------------------------------------------------
 
-std::string num(double v) {
-  char buf[48];
-  const double a = std::fabs(v);
-  if (a != 0 && (a >= 1e7 || a < 1e-3)) {
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-    std::string s = buf;
-    const auto e = s.find('e');
-    if (e != std::string::npos) {  // 8.097e+09 -> 8.097e9
-      std::string mant = s.substr(0, e), exp = s.substr(e + 1);
-      bool neg = !exp.empty() && exp[0] == '-';
-      if (!exp.empty() && (exp[0] == '+' || exp[0] == '-')) exp.erase(0, 1);
-      while (exp.size() > 1 && exp[0] == '0') exp.erase(0, 1);
-      s = mant + "e" + (neg ? "-" : "") + exp;
-    }
-    return s;
-  }
-  if (a >= 1000)
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  else
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
-std::string num(double v);
 std::string ratio_text(double r) { return num(r) + "x"; }
 std::string pct(double v) {
   char buf[32];

@@ -13,9 +13,9 @@
 
 #include "calibration/check/check.h"
 #include "calibration/check/measured_access.h"
-#include "calibration/fio/jobfile.h"
 #include "calibration/fio/parse.h"
 #include "models/config.h"
+#include "models/fio_jobfile.h"
 #include "models/scenario.h"
 
 namespace vqsim::check {

@@ -1,5 +1,6 @@
 #include "calibration/check/measured_access.h"
 
+#include "models/fio_jobfile.h"
 #include "models/scenario.h"
 
 #include <cctype>
@@ -33,10 +34,7 @@ bool defaults_apply(const Measured& m) {
   if (m.result->format != fio::Format::json && m.result->format != fio::Format::json_plus) return false;
   return !m.job_result->options.empty() || !m.result->global_options.empty();
 }
-bool is_sync_engine(const std::string& e) {
-  static const std::set<std::string> sync = {"sync", "psync", "vsync", "pvsync", "pvsync2", "mmap", "splice"};
-  return sync.count(e) > 0;
-}
+bool is_sync_engine(const std::string& e) { return fio::is_synchronous_engine(e); }
 std::optional<std::string> engine(const Measured& m) {
   if (auto e = key(m, "fio.ioengine")) return e;
   if (auto e = key(m, "workload.ioengine")) return e;
@@ -243,12 +241,35 @@ std::string evidence_num(double v) {
   char buf[64];
   if (!std::isfinite(v)) return "inf";
   const double a = std::fabs(v);
-  if (a >= 1000)
+  if (a >= 1000 || a == std::floor(a))
     std::snprintf(buf, sizeof buf, "%.0f", v);
   else if (a >= 100)
     std::snprintf(buf, sizeof buf, "%.1f", v);
   else
     std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+std::string num(double v) {
+  char buf[48];
+  const double a = std::fabs(v);
+  if (a != 0 && (a >= 1e7 || a < 1e-3)) {
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    std::string s = buf;
+    const auto e = s.find('e');
+    if (e != std::string::npos) {  // 8.097e+09 -> 8.097e9
+      std::string mant = s.substr(0, e), exp = s.substr(e + 1);
+      bool neg = !exp.empty() && exp[0] == '-';
+      if (!exp.empty() && (exp[0] == '+' || exp[0] == '-')) exp.erase(0, 1);
+      while (exp.size() > 1 && exp[0] == '0') exp.erase(0, 1);
+      s = mant + "e" + (neg ? "-" : "") + exp;
+    }
+    return s;
+  }
+  if (a >= 1000)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
 }
 

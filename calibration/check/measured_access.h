@@ -58,7 +58,11 @@ std::string unstated_workload_why(const Measured& m, const std::vector<std::stri
 // cannot judge the workload of such a run, and `calibrate` refuses it. Part of check_setup.
 std::vector<Finding> unstated_workload_findings(const std::vector<Measured>& ms);
 
-// A figure for the model rules' evidence: whole above 1000, one decimal above 100, else 3 digits.
+// A figure for the model rules' evidence: whole above 1000 (and whole numbers), one decimal
+// above 100, else 3 digits.
 std::string evidence_num(double v);
+// A figure in a rule's message: 4 significant digits, whole from 1000, an exponent without '+'
+// or leading zeros from 1e7 or below 1e-3 (8.097e9, 2.5e-4).
+std::string num(double v);
 
 }  // namespace vqsim::check::detail

@@ -196,19 +196,6 @@ struct Depth {
   std::string text;  // "numjobs 1 x iodepth 32 = 32"
 };
 
-std::string num(double v) {
-  char buf[64];
-  if (!std::isfinite(v)) return "inf";
-  const double a = std::fabs(v);
-  if (a >= 1000 || a == std::floor(a))
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  else if (a >= 100)
-    std::snprintf(buf, sizeof buf, "%.1f", v);
-  else
-    std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
-
 std::string bytes_rate(double b) {
   char buf[64];
   if (b >= GB)
@@ -237,17 +224,20 @@ Depth depth_of(const Measured& m) {
   const auto tool = key(m, "workload.tool");
   if (sync) {
     d.outstanding = jobs;
-    d.text = "numjobs " + num(jobs) + " with the synchronous engine " + engine + " = " + num(jobs) + " outstanding";
+    d.text = "numjobs " + detail::evidence_num(jobs) + " with the synchronous engine " + engine + " = " +
+             detail::evidence_num(jobs) + " outstanding";
   } else if (qd) {
     d.outstanding = jobs * std::max(1.0, *qd);
-    d.text = "numjobs " + num(jobs) + " x iodepth " + num(std::max(1.0, *qd)) + " = " + num(d.outstanding) + " outstanding";
+    d.text = "numjobs " + detail::evidence_num(jobs) + " x iodepth " + detail::evidence_num(std::max(1.0, *qd)) + " = " +
+             detail::evidence_num(d.outstanding) + " outstanding";
   } else if (tool && lower(*tool) != "fio") {
     d.known = false;
     d.outstanding = std::numeric_limits<double>::infinity();
     d.text = "depth unknown (" + *tool + "), deep-queue bound used";
   } else {
     d.outstanding = jobs;
-    d.text = "numjobs " + num(jobs) + " x iodepth 1 (fio's default) = " + num(jobs) + " outstanding";
+    d.text =
+        "numjobs " + detail::evidence_num(jobs) + " x iodepth 1 (fio's default) = " + detail::evidence_num(jobs) + " outstanding";
   }
   return d;
 }
@@ -262,7 +252,7 @@ std::optional<std::string> caching(const Measured& m) {
       return "host.cache=" + c + ": the host page cache " + (is_write(m) ? "absorbs writes" : "serves re-read blocks");
   }
   if (auto hit = number_key(m, "host.pagecache_hit_ratio"); hit && *hit > 0)
-    return "host.pagecache_hit_ratio=" + num(*hit) + ": reads are served from the host page cache";
+    return "host.pagecache_hit_ratio=" + detail::evidence_num(*hit) + ": reads are served from the host page cache";
   return std::nullopt;
 }
 
@@ -378,14 +368,15 @@ void physics_one(const Measured& m, const Resolved& r, std::vector<Finding>& out
       f.rule = "physics-iops";
       f.subject = subject;
       f.severity = *iops > bnd.error_at ? Severity::error : Severity::warning;
-      f.evidence = num(*iops) + " random IOPS" + iops_from + "; the bound for " + dev + " is ~" + num(bnd.bound) + " at " +
-                   d.text + " (" + num(*iops / bnd.bound) + "x it; warning above " + num(bnd.warn_at) + ", error above " +
-                   num(bnd.error_at);
-      if (bnd.hard > bnd.bound) f.evidence.append("; rotational limit ").append(num(bnd.hard));
+      f.evidence = detail::evidence_num(*iops) + " random IOPS" + iops_from + "; the bound for " + dev + " is ~" +
+                   detail::evidence_num(bnd.bound) + " at " + d.text + " (" + detail::evidence_num(*iops / bnd.bound) +
+                   "x it; warning above " + detail::evidence_num(bnd.warn_at) + ", error above " +
+                   detail::evidence_num(bnd.error_at);
+      if (bnd.hard > bnd.bound) f.evidence.append("; rotational limit ").append(detail::evidence_num(bnd.hard));
       f.evidence.append("). ").append(c.iops_source);
       if (c.qd1_iops > 0) {
         f.cause = std::string("page cache, the drive's own cache, or sequential access; a ") + c.what + " does about " +
-                  num(c.qd1_iops * legs) + " random IOPS per actuator at QD1" +
+                  detail::evidence_num(c.qd1_iops * legs) + " random IOPS per actuator at QD1" +
                   (f.severity == Severity::warning ? " (a short-stroked test file can come near the hard limit)" : "");
       } else {
         f.cause = std::string("more than one ") + c.what +
@@ -413,7 +404,8 @@ void physics_one(const Measured& m, const Resolved& r, std::vector<Finding>& out
       f.rule = "physics-bandwidth";
       f.subject = subject;
       f.severity = *bw > 1.05 * link ? Severity::error : Severity::warning;
-      f.evidence = bytes_rate(*bw) + (m.bw_kib ? " (" + num(*m.bw_kib) + " KiB/s)" : std::string(" (IOPS x bs)")) +
+      f.evidence = bytes_rate(*bw) +
+                   (m.bw_kib ? " (" + detail::evidence_num(*m.bw_kib) + " KiB/s)" : std::string(" (IOPS x bs)")) +
                    " is above the " +
                    (f.severity == Severity::error ? "interface limit of " + dev + ", " + bytes_rate(link)
                                                   : "media rate of " + dev + ", " + bytes_rate(media)) +
@@ -515,8 +507,9 @@ void guest_above_host(const std::vector<Measured>& ms, std::vector<Finding>& out
     // run-to-run noise (seed 003's repeated runs spread 22%), and a few percent is within it.
     f.severity = cached ? Severity::info : gv > 1.25 * hv ? Severity::error : Severity::warning;
     const std::string unit = use_iops ? " IOPS" : " KiB/s";
-    f.evidence = "guest (" + *gd + ") " + num(gv) + unit + " vs its host's bare metal " + num(hv) + unit + " (" +
-                 subject_of(*host) + "): " + num(100.0 * (gv / hv - 1.0)) + "% above, same workload";
+    f.evidence = "guest (" + *gd + ") " + detail::evidence_num(gv) + unit + " vs its host's bare metal " +
+                 detail::evidence_num(hv) + unit + " (" + subject_of(*host) +
+                 "): " + detail::evidence_num(100.0 * (gv / hv - 1.0)) + "% above, same workload";
     f.cause =
         cached ? *cached + ", so the guest may beat the device"
                : std::string(

@@ -13,18 +13,6 @@ namespace {
 
 using namespace detail;
 
-std::string num(double v) {
-  char buf[48];
-  const double a = std::fabs(v);
-  if (a >= 1e7)
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-  else if (a >= 1000)
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  else
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
-
 // true = O_DIRECT, false = buffered, nullopt = unknown.
 std::optional<bool> direct(const Measured& m) {
   if (auto d = key(m, "workload.direct")) return !(*d == "false" || *d == "0");

@@ -48,9 +48,11 @@
 
 #include "calibration/check/check.h"
 #include "calibration/check/measured_access.h"
+#include "models/fio_jobfile.h"
 #include "models/io_path.h"
 #include "models/scenario.h"
 #include "sim/replications.h"
+#include "sim/student_t.h"
 
 namespace vqsim::check {
 namespace {
@@ -120,51 +122,12 @@ Stats stats_of(const std::vector<double>& v) {
   return s;
 }
 
-// Regularized incomplete beta I_x(a, b) by its continued fraction (modified Lentz; Press et al.,
-// "Numerical Recipes", section 6.4), for the F distribution's tail.
-double beta_cf(double a, double b, double x) {
-  const double tiny = 1e-300;
-  double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
-  if (std::fabs(d) < tiny) d = tiny;
-  d = 1.0 / d;
-  double h = d;
-  for (int m = 1; m <= 300; ++m) {
-    const double m2 = 2.0 * m;
-    double aa = m * (b - m) * x / ((a - 1.0 + m2) * (a + m2));
-    d = 1.0 + aa * d;
-    if (std::fabs(d) < tiny) d = tiny;
-    c = 1.0 + aa / c;
-    if (std::fabs(c) < tiny) c = tiny;
-    d = 1.0 / d;
-    h *= d * c;
-    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1.0 + m2));
-    d = 1.0 + aa * d;
-    if (std::fabs(d) < tiny) d = tiny;
-    c = 1.0 + aa / c;
-    if (std::fabs(c) < tiny) c = tiny;
-    d = 1.0 / d;
-    const double del = d * c;
-    h *= del;
-    if (std::fabs(del - 1.0) < 1e-12) break;
-  }
-  return h;
-}
-
-double incomplete_beta(double a, double b, double x) {
-  if (x <= 0) return 0.0;
-  if (x >= 1) return 1.0;
-  const double lbeta = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b);
-  const double front = std::exp(lbeta + a * std::log(x) + b * std::log1p(-x));
-  if (x < (a + 1.0) / (a + b + 2.0)) return front * beta_cf(a, b, x) / a;
-  return 1.0 - front * beta_cf(b, a, 1.0 - x) / b;
-}
-
-// P(F > f) for F(d1, d2).
+// P(F > f) for F(d1, d2), through the regularized incomplete beta function.
 double f_upper_tail(double f, double d1, double d2) {
   if (!(f > 0)) return 1.0;
   if (!std::isfinite(f)) return 0.0;
   const double x = d2 / (d2 + d1 * f);
-  return std::clamp(incomplete_beta(d2 / 2.0, d1 / 2.0, x), 0.0, 1.0);
+  return std::clamp(sim::regularized_incomplete_beta(d2 / 2.0, d1 / 2.0, x), 0.0, 1.0);
 }
 
 std::string subject_of(const std::vector<Measured>& runs) {
@@ -385,8 +348,8 @@ std::vector<Finding> check_repeats(const std::vector<Measured>& runs, const std:
     const std::string v = **std::find_if(value.begin(), value.end(), [](const auto& x) { return x.has_value(); });
     if (name == "ioengine") {
       common["fio.ioengine"] = v;
-      static const std::set<std::string> modelled = {"psync", "sync", "pvsync", "libaio", "io_uring", "aio"};
-      if (modelled.count(v)) common["workload.ioengine"] = v;
+      const auto& modelled = fio::modelled_ioengines();
+      if (std::find(modelled.begin(), modelled.end(), v) != modelled.end()) common["workload.ioengine"] = v;
     } else {
       common[o.key] = v;
     }

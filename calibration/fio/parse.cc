@@ -1,6 +1,8 @@
 // Format detection and dispatch: which of fio's outputs a file holds, then the parser for it.
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "calibration/fio/parse.h"
+#include "models/config.h"
 
 namespace vqsim::fio {
 namespace {
@@ -322,6 +325,24 @@ ParsedFile parse_fio_file(const std::string& path) {
   }
   if (in.bad()) throw ParseError(path, 0, "cannot read: I/O error");
   return parse_fio_output(text, path);
+}
+
+std::optional<double> to_double(std::string_view s) {
+  s = models::trim(s);
+  if (s.empty() || !((s.front() >= '0' && s.front() <= '9') || s.front() == '.' || s.front() == '-')) return std::nullopt;
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<std::uint64_t> to_uint(std::string_view s) {
+  s = models::trim(s);
+  if (s.empty() || !(s.front() >= '0' && s.front() <= '9')) return std::nullopt;
+  std::uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
 }
 
 }  // namespace vqsim::fio

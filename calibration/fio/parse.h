@@ -2,6 +2,8 @@
 // parser fills the normalized FioResult of result.h.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -59,5 +61,10 @@ std::vector<FioResult> parse_terse(std::string_view text, const std::string& sou
 // wrapped (a continuation line that cannot start a fio line of its own). Line numbers of the
 // result map 1:1 to the input only when nothing was rejoined; parsers report the input's line.
 std::string unquote_email(std::string_view text);
+
+// The text readers' numbers: a whole (trimmed) string as a finite decimal number (from_chars
+// alone would accept "inf"), or as an unsigned integer; nullopt for anything else.
+std::optional<double> to_double(std::string_view s);
+std::optional<std::uint64_t> to_uint(std::string_view s);
 
 }  // namespace vqsim::fio

@@ -33,6 +33,7 @@
 
 #include "calibration/fio/parse.h"
 #include "calibration/fio/result.h"
+#include "models/config.h"
 
 namespace vqsim::fio {
 namespace {
@@ -42,31 +43,7 @@ constexpr std::size_t kPercentileSlots = 20;  // fio's FIO_IO_U_LIST_MAX_LEN
 constexpr double kUsToNs = 1e3;
 constexpr double kKiB = 1024;
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
-std::optional<double> to_double(std::string_view s) {
-  s = trim(s);
-  if (s.empty() || !(is_digit(s.front()) || s.front() == '.' || s.front() == '-')) return std::nullopt;
-  double v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
-std::optional<std::uint64_t> to_uint(std::string_view s) {
-  s = trim(s);
-  if (s.empty() || !is_digit(s.front())) return std::nullopt;
-  std::uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-  return v;
-}
+using models::trim;
 
 bool ends_with_percent(std::string_view s) { return !s.empty() && s.back() == '%'; }
 

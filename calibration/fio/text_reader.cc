@@ -22,6 +22,7 @@
 
 #include "calibration/fio/parse.h"
 #include "calibration/fio/result.h"
+#include "models/config.h"
 
 namespace vqsim::fio {
 namespace {
@@ -32,15 +33,10 @@ constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
 // ---------------------------------------------------------------------------------------------
 // Small string helpers
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
+using models::trim;
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
@@ -65,25 +61,6 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
     out.push_back(s.substr(start, pos - start));
     start = pos + 1;
   }
-}
-
-// A whole (trimmed) string as a finite decimal number; from_chars alone would accept "inf".
-std::optional<double> to_double(std::string_view s) {
-  s = trim(s);
-  if (s.empty() || !(is_digit(s.front()) || s.front() == '.' || s.front() == '-')) return std::nullopt;
-  double v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
-std::optional<std::uint64_t> to_uint(std::string_view s) {
-  s = trim(s);
-  if (s.empty() || !is_digit(s.front())) return std::nullopt;
-  std::uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-  return v;
 }
 
 // Splits "12.5k" into the number and what follows it.

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "calibration/fio/jobfile.h"
+#include "models/fio_jobfile.h"
 #include "sim/fio_histogram.h"
 
 namespace vqsim::fio {

@@ -2,7 +2,7 @@
 //
 // The grammar and the units follow fio's HOWTO ("Job file format", "Parameter types") and, where
 // the HOWTO and fio's code disagree, what fio 3.33 actually does (measured with the null engine;
-// each such case is noted in jobfile.cc). Every option ends up in one of three places: a typed
+// each such case is noted in fio_jobfile.cc). Every option ends up in one of three places: a typed
 // JobSpec field, JobFile::unsupported (fio knows it, vqsim does not model it), or an error. An
 // option is never dropped silently.
 #pragma once
@@ -149,9 +149,17 @@ JobFile parse_job_text(std::string_view text, const std::string& source, const s
 // options (--output-format, --section, ...) are reported in `unsupported`.
 JobFile parse_job_command_line(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {});
 
+// fio's synchronous engines (FIO_SYNCIO: sync, psync, vsync, pvsync, pvsync2, mmap, ...): the
+// submission returns when the I/O is done, so iodepth has no effect with them. The one list.
+bool is_synchronous_engine(std::string_view engine);
+
+// The fio engines a scenario's workload.ioengine takes by name: the synchronous ones modelled
+// as psync, libaio, io_uring, and "aio" (the scenario's spelling of POSIX aio).
+const std::vector<std::string>& modelled_ioengines();
+
 // The value parsers, exposed for tests and for tools that read single values the fio way.
 // Throw std::invalid_argument with a reason ("expected ...").
-// Sizes: plain bytes, 0x hex, or a number with k/m/g/t/p (+ optional b, i) -- see jobfile.cc.
+// Sizes: plain bytes, 0x hex, or a number with k/m/g/t/p (+ optional b, i) -- see fio_jobfile.cc.
 std::uint64_t parse_fio_size_bytes(std::string_view text, unsigned kb_base = 1024);
 // A bs value ("4k", "4KiB,64k", ",8k") as fio reads it: bytes for reads, writes and trims,
 // fio's default 4096 where an element is left empty. Ranges ("4k-8k") are refused.

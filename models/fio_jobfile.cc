@@ -4,7 +4,9 @@
 // "Parameter types", and each option's entry), fio's init.c / options.c / parse.c where the
 // HOWTO is silent, and fio 3.33 itself (null engine, --output-format=json) where the two
 // disagree. Where vqsim departs from fio on purpose, the comment says so.
-#include "calibration/fio/jobfile.h"
+#include "models/fio_jobfile.h"
+
+#include "models/config.h"
 
 #include <algorithm>
 #include <cctype>
@@ -19,6 +21,9 @@
 namespace vqsim::fio {
 
 namespace {
+
+using models::edit_distance;
+using models::trim;
 
 std::string make_message(const std::string& source, int line, const std::string& option, const std::string& reason) {
   std::string m = source;
@@ -83,12 +88,6 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Small string helpers.
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -114,23 +113,6 @@ std::vector<std::string> split(std::string_view s, char sep) {
     parts.emplace_back(s.substr(start, at - start));
     start = at + 1;
   }
-}
-
-// Levenshtein distance, for "did you mean". (calibration/fio must not depend on models/, which
-// has its own did_you_mean, because models/ depends on this library.)
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
 }
 
 // The closest candidate within a small distance: 1 for words of up to 4 letters (so that "xy"
@@ -336,6 +318,19 @@ sim::time_ns parse_fio_time_ns(std::string_view text, sim::time_ns plain_unit_ns
     bad_value(r);
   }
   return static_cast<sim::time_ns>(ns);
+}
+
+// Engines whose submission returns only when the I/O is done: iodepth has no effect with them
+// (HOWTO, iodepth: "increasing iodepth beyond 1 will not affect synchronous ioengines").
+bool is_synchronous_engine(std::string_view engine) {
+  static const std::set<std::string_view> sync = {"sync", "psync",  "vsync",     "pvsync", "pvsync2",
+                                                  "mmap", "splice", "ftruncate", "falloc", "e4defrag"};
+  return sync.count(engine) != 0;
+}
+
+const std::vector<std::string>& modelled_ioengines() {
+  static const std::vector<std::string> engines = {"psync", "sync", "pvsync", "libaio", "io_uring", "aio"};
+  return engines;
 }
 
 namespace {
@@ -775,14 +770,6 @@ const std::vector<std::string_view>& known_engines() {
       "syslet-rw", "guasi",      "fusion-aw-sync", "spdk",        "spdk_bdev",
   };
   return engines;
-}
-
-// Engines whose submission returns only when the I/O is done: iodepth has no effect with them
-// (HOWTO, iodepth: "increasing iodepth beyond 1 will not affect synchronous ioengines").
-bool is_synchronous_engine(const std::string& engine) {
-  static const std::set<std::string_view> sync = {"sync", "psync",  "vsync",     "pvsync", "pvsync2",
-                                                  "mmap", "splice", "ftruncate", "falloc", "e4defrag"};
-  return sync.count(engine) != 0;
 }
 
 // ---------------------------------------------------------------------------------------------
