@@ -69,7 +69,9 @@ std::vector<std::string> point_overrides(const models::SweepSpec& spec, const mo
 }
 
 models::IoScenario point_scenario(const models::SweepSpec& spec, const models::SweepPoint& p) {
-  return models::load_io_scenario(spec.scenario, point_overrides(spec, p));
+  models::ScenarioSource source = *spec.source;
+  for (const std::string& o : point_overrides(spec, p)) source.set(o);
+  return source.scenario();
 }
 
 // One point's result as a journal row: one line of JSON.

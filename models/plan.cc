@@ -175,7 +175,9 @@ std::string checks_text(const std::vector<PlanCheck>& checks, bool only_violated
 
 class Planner {
  public:
-  explicit Planner(const PlanRequest& r) : req_(r) {}
+  explicit Planner(const PlanRequest& r) : req_(r), source_(r.scenario_path) {
+    for (const std::string& o : r.overrides) source_.set(o);
+  }
 
   PlanResult run();
 
@@ -185,13 +187,13 @@ class Planner {
   long long value_at(long long t) const { return req_.goal == PlanGoal::maximize ? lo_ + t : hi_ - t; }
 
   IoScenario scenario_at(long long value, bool des) const {
-    std::vector<std::string> o = req_.overrides;
-    o.push_back(req_.knob + "=" + std::to_string(value));
+    ScenarioSource edited = source_;
+    edited.set(req_.knob + "=" + std::to_string(value));
     if (des) {
-      o.push_back("workload.ios=" + std::to_string(req_.ios));
-      o.push_back("workload.runtime=0");
+      edited.set("workload.ios=" + std::to_string(req_.ios));
+      edited.set("workload.runtime=0");
     }
-    IoScenario s = load_io_scenario(req_.scenario_path, o);
+    IoScenario s = edited.scenario();
     if (des) s.run.replications = req_.replications;
     return s;
   }
@@ -203,6 +205,7 @@ class Planner {
   void bracket(long long* good, long long* bad) const;
 
   PlanRequest req_;
+  ScenarioSource source_;  // the scenario parsed once, with the request's overrides
   long long lo_ = 0, hi_ = 0, n_ = 0;
   PlanResult res_;
   std::map<long long, std::vector<double>> mva_raw_;

@@ -1198,7 +1198,7 @@ Value convert(const Param& p, const Entry& e) {
 }
 
 struct Loader {
-  std::vector<std::unique_ptr<toml::table>> documents;  // keeps the nodes alive
+  std::vector<std::shared_ptr<const toml::table>> documents;  // keeps the nodes alive
   std::map<std::string, Entry> entries;
   std::vector<std::string> chain;  // files being loaded, to catch base cycles
 
@@ -1207,7 +1207,7 @@ struct Loader {
     for (const auto& c : chain)
       if (c == canonical) throw ConfigError(path + ": base chain loops back to this file");
     if (chain.size() > 16) throw ConfigError(path + ": base chain deeper than 16 files");
-    auto doc = std::make_unique<toml::table>(parse_toml_file(path, chain.empty() ? "a scenario" : "a base scenario"));
+    auto doc = std::make_shared<toml::table>(parse_toml_file(path, chain.empty() ? "a scenario" : "a base scenario"));
     chain.push_back(canonical);
     if (const toml::node* base = doc->get("base")) {
       if (!base->is_string())
@@ -1632,33 +1632,85 @@ const std::vector<VersionRule>& version_rules() {
 bool is_sync_engine(const WorkloadParams& w) { return fio::is_synchronous_engine(w.ioengine_name); }
 bool is_pure_direction(const std::string& rw) { return rw == "read" || rw == "randread" || rw == "write" || rw == "randwrite"; }
 
+// An edit as a one-key document at level 0 (above the file and its bases), as --set makes it.
+void add_edit(Loader& loader, std::unique_ptr<toml::table> doc) {
+  std::map<std::string, Entry> mine;
+  flatten(*doc, "", "(from --set)", 0, mine);
+  for (auto& [k, e] : mine) loader.entries[k] = e;
+  loader.documents.push_back(std::shared_ptr<const toml::table>(std::move(doc)));
+}
+
+// Everything after the documents are read: the values, the defaults that depend on other keys,
+// the job file, the version rules and the cross-key checks.
+IoScenario derive_io_scenario(const std::string& path, const Loader& loader);
+
 }  // namespace
 
-IoScenario load_io_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+struct ScenarioSource::Parsed {
   Loader loader;
-  loader.load_file(path);
-  // --set overrides: parse each as a one-key TOML document.
-  for (const auto& item : overrides) {
-    const auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw ConfigError("--set " + item + ": expected key=value, e.g. --set workload.iodepth=32");
-    // A text key takes the rest of the line as it is: --set host.qemu_version=2.10 is "2.10",
-    // not the number 2.1.
-    std::string text = item;
-    const std::string value = item.substr(eq + 1);
-    if (const Param* p = find_param(item.substr(0, eq)); p && p->kind == Kind::text && !value.empty() && value.front() != '"') {
-      std::string quoted;
-      for (const char c : value) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-      text = item.substr(0, eq + 1) + "\"" + quoted + "\"";
-    }
-    auto doc = std::make_unique<toml::table>();
-    apply_overrides(*doc, {text});
-    std::map<std::string, Entry> mine;
-    flatten(*doc, "", "(from --set)", 0, mine);
-    for (auto& [k, e] : mine) loader.entries[k] = e;
-    loader.documents.push_back(std::move(doc));
-  }
+};
 
+ScenarioSource::ScenarioSource(const std::string& path) : path_(path) {
+  auto parsed = std::make_shared<Parsed>();
+  parsed->loader.load_file(path);
+  parsed_ = std::move(parsed);
+}
+
+ScenarioSource& ScenarioSource::set(const std::string& item) {
+  const auto eq = item.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw ConfigError("--set " + item + ": expected key=value, e.g. --set workload.iodepth=32");
+  // A text key takes the rest of the line as it is: --set host.qemu_version=2.10 is "2.10",
+  // not the number 2.1.
+  std::string text = item;
+  const std::string value = item.substr(eq + 1);
+  if (const Param* p = find_param(item.substr(0, eq)); p && p->kind == Kind::text && !value.empty() && value.front() != '"') {
+    std::string quoted;
+    for (const char c : value) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    text = item.substr(0, eq + 1) + "\"" + quoted + "\"";
+  }
+  auto doc = std::make_unique<toml::table>();
+  apply_overrides(*doc, {text});
+  auto next = std::make_shared<Parsed>(*parsed_);  // copy on write: the documents are shared
+  add_edit(next->loader, std::move(doc));
+  parsed_ = std::move(next);
+  return *this;
+}
+
+ScenarioSource& ScenarioSource::set(const std::string& key, double value) {
+  const Param* p = find_param(key);
+  if (p == nullptr) throw ConfigError("(from --set): " + key + ": unknown key" + did_you_mean(key, all_keys()));
+  if (p->kind == Kind::text || p->kind == Kind::choice || p->kind == Kind::boolean)
+    throw ConfigError("(from --set): " + key + ": expected " + (p->kind == Kind::boolean ? "true or false" : "a text value") +
+                      ", not the number " + node_text(toml::value<double>(value)));
+  auto doc = std::make_unique<toml::table>();
+  toml::table* at = doc.get();
+  std::size_t start = 0;
+  for (std::size_t dot = key.find('.'); dot != std::string::npos; start = dot + 1, dot = key.find('.', start))
+    at = at->insert_or_assign(key.substr(start, dot - start), toml::table{}).first->second.as_table();
+  const std::string leaf = key.substr(start);
+  // An integer key takes an integral value as a TOML integer, as a file would write it.
+  if (p->kind == Kind::integer && value == std::floor(value) && std::fabs(value) < 9e15)
+    at->insert_or_assign(leaf, static_cast<std::int64_t>(value));
+  else
+    at->insert_or_assign(leaf, value);
+  auto next = std::make_shared<Parsed>(*parsed_);
+  add_edit(next->loader, std::move(doc));
+  parsed_ = std::move(next);
+  return *this;
+}
+
+IoScenario ScenarioSource::scenario() const { return derive_io_scenario(path_, parsed_->loader); }
+
+IoScenario load_io_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  ScenarioSource source(path);
+  for (const auto& item : overrides) source.set(item);
+  return source.scenario();
+}
+
+namespace {
+
+IoScenario derive_io_scenario(const std::string& path, const Loader& loader) {
   IoScenario s;
   s.path = path;
   s.workload.ramp_time_ns = 20'000'000;
@@ -1853,6 +1905,8 @@ IoScenario load_io_scenario(const std::string& path, const std::vector<std::stri
   errors.throw_if_any();
   return s;
 }
+
+}  // namespace
 
 bool is_io_scenario_file(const std::string& path) {
   try {

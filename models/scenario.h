@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -189,6 +190,29 @@ struct IoScenario {
 // overrides ("key=value"), validates. Throws ConfigError ("file:line: key: message"), with every
 // error the file has (unknown keys, wrong types, bad values, contradictions), one per line.
 IoScenario load_io_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// A scenario file read once (its `base` chain parsed and kept in memory) that takes edits:
+// what calibrate, predict, plan and sweep use instead of reading the file again for every
+// parameter value. `set` is checked against the key's declaration (an unknown key, or a number
+// for a text key, throws ConfigError at once; values out of range when the scenario is made) and
+// `scenario()` derives exactly as load_io_scenario does with the same edits as --set overrides:
+// the CPU scales, rwmixread before rw, the defaults by driver and by kind, the version rules
+// and the cross-key checks all run again on the edited entries. Copies share the parsed files.
+class ScenarioSource {
+ public:
+  explicit ScenarioSource(const std::string& path);
+  // "key=value", the --set form (a text key takes the rest of the line as it is).
+  ScenarioSource& set(const std::string& key_equals_value);
+  // A number, as a file would write it (an integer key gets a TOML integer).
+  ScenarioSource& set(const std::string& key, double value);
+  IoScenario scenario() const;
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  struct Parsed;
+  std::string path_;
+  std::shared_ptr<const Parsed> parsed_;
+};
 
 // The knobs that make one measured setup another (driver, vCPUs, queues, IOThreads, aio, cache,
 // device, rw and its mix, block sizes, engine, iodepth, jobs, rate, QEMU version) as one line

@@ -259,11 +259,13 @@ SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& ex
   }
   if (spec.points.empty()) throw ConfigError(path + ": every point is excluded; nothing to run");
   // Every point must load: a bad value is reported before any time is spent.
+  spec.source = std::make_shared<const ScenarioSource>(spec.scenario);
   for (const auto& p : spec.points) {
-    std::vector<std::string> o = spec.set;
-    for (const auto& x : p.overrides()) o.push_back(x);
     try {
-      load_io_scenario(spec.scenario, o);
+      ScenarioSource point = *spec.source;
+      for (const auto& x : spec.set) point.set(x);
+      for (const auto& x : p.overrides()) point.set(x);
+      (void)point.scenario();
     } catch (const ConfigError& e) {
       std::string s;
       for (const auto& [k, v] : p.settings) s += (s.empty() ? "" : ", ") + k + "=" + display(v);

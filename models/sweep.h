@@ -6,8 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "models/scenario.h"
 
 namespace vqsim::models {
 
@@ -35,6 +38,8 @@ struct SweepSpec {
   std::uint64_t seed = 1;
   std::vector<SweepPoint> points;  // after exclusions, indices 0..n-1
   std::string fingerprint;         // of everything that decides the results (for --resume)
+  // The base scenario parsed once; every point edits a copy in memory (ScenarioSource).
+  std::shared_ptr<const ScenarioSource> source;
 };
 
 // Reads and validates a spec (every axis key and metric checked; every point's scenario loads).

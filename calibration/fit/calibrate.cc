@@ -40,14 +40,18 @@ std::string mva_metric(const Target& t) {
   return t.metric.substr(0, t.metric.find('.')) + ".clat_mean_us";
 }
 
-std::vector<std::string> value_overrides(const std::vector<std::string>& keys, const Eigen::VectorXd& u) {
-  std::vector<std::string> out;
-  for (std::size_t k = 0; k < keys.size(); ++k) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "=%.9g", std::exp(u[static_cast<long>(k)]));
-    out.push_back(keys[k] + buf);
-  }
-  return out;
+// A parameter value as the fit hands it to the model: nine significant digits, the precision
+// FIT.toml and the reports carry, so that every evaluation is reproducible from what is written.
+double nine_digits(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return std::strtod(buf, nullptr);
+}
+
+// Run `run`'s scenario (its setup already applied, the base file parsed once) at parameters u.
+models::ScenarioSource at_values(models::ScenarioSource source, const std::vector<std::string>& keys, const Eigen::VectorXd& u) {
+  for (std::size_t k = 0; k < keys.size(); ++k) source.set(keys[k], nine_digits(std::exp(u[static_cast<long>(k)])));
+  return source;
 }
 
 // Runs `f(i)` for i in [0, n) on up to `threads` threads; results land by index.
@@ -87,6 +91,13 @@ class Fitter {
  public:
   Fitter(const Dataset& d, const CalibrateOptions& o, std::vector<std::string> keys, Eigen::VectorXd u0)
       : d_(d), o_(o), keys_(std::move(keys)), u0_(std::move(u0)), u_ref_(u0_), correction_(d.runs.size()), slope_(d.runs.size()) {
+    // Each run's setup on the base, parsed once: an evaluation edits parameter values in memory.
+    const models::ScenarioSource base(d.base_path);
+    for (const CalRun& r : d.runs) {
+      models::ScenarioSource s = base;
+      for (const std::string& o : r.overrides) s.set(o);
+      sources_.push_back(std::move(s));
+    }
     // Within a factor 100 of the start, and within the key's own range.
     lower_ = upper_ = u0_;
     for (long k = 0; k < u0_.size(); ++k) {
@@ -103,11 +114,9 @@ class Fitter {
   // The MVA's figures of one run at u (percentiles: its mean completion latency), uncorrected.
   std::optional<std::vector<double>> mva(std::size_t run, const Eigen::VectorXd& u) const {
     const CalRun& r = d_.runs[run];
-    std::vector<std::string> ov = r.overrides;
-    for (auto& v : value_overrides(keys_, u)) ov.push_back(std::move(v));
     ++mva_evaluations_;
     try {
-      const models::IoScenario s = models::load_io_scenario(d_.base_path, ov);
+      const models::IoScenario s = at_values(sources_[run], keys_, u).scenario();
       const models::IoMvaResult m = models::solve_io_mva(s);
       std::vector<double> out;
       for (const Target& t : r.targets) {
@@ -207,10 +216,9 @@ class Fitter {
     std::vector<DesPoint> points(runs.size());
     parallel_for(runs.size(), o_.threads, [&](std::size_t i) {
       const CalRun& r = d_.runs[runs[i]];
-      std::vector<std::string> ov = r.overrides;
-      for (auto& v : value_overrides(keys_, u)) ov.push_back(std::move(v));
-      for (auto& v : simulation_overrides(r, o_.replications, o_.seed)) ov.push_back(std::move(v));
-      const models::IoScenario s = models::load_io_scenario(d_.base_path, ov);
+      models::ScenarioSource source = at_values(sources_[runs[i]], keys_, u);
+      for (const std::string& o : simulation_overrides(r, o_.replications, o_.seed)) source.set(o);
+      const models::IoScenario s = source.scenario();
       const models::IoRunReport rep = models::simulate_io(s, 1);
       DesPoint p;
       p.bottleneck = rep.bottleneck;
@@ -292,6 +300,7 @@ class Fitter {
  private:
   const Dataset& d_;
   const CalibrateOptions& o_;
+  std::vector<models::ScenarioSource> sources_;  // per run: the base with its setup
   std::vector<std::string> keys_;
   Eigen::VectorXd u0_, u_ref_, lower_, upper_;
   std::vector<std::vector<double>> correction_;

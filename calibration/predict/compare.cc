@@ -177,17 +177,18 @@ CompareResult compare(const CompareOptions& o, const Progress& progress) {
   // One replication per (draw, side) on the nominal's random numbers, as `vqsim run` predicts.
   std::vector<sim::Metrics> draw_runs;
   if (res.draws > 0) {
+    // The file parsed once, with the command's overrides: each draw edits it in memory.
+    models::ScenarioSource source(o.scenario_path);
+    for (const std::string& ov : o.overrides) source.set(ov);
     draw_runs = sim::run_replications(res.draws * static_cast<int>(sides), o.threads, [&](std::uint64_t t) {
       const std::size_t k = t / sides, side = t % sides;
-      std::vector<std::string> all = o.overrides;
-      all.insert(all.end(), draws[k].begin(), draws[k].end());
-      if (side > 0) {
-        const auto& vs = res.comparisons[side - 1].vs;
-        all.insert(all.end(), vs.begin(), vs.end());
-      }
       models::IoScenario s;
       try {
-        s = models::load_io_scenario(o.scenario_path, all);
+        models::ScenarioSource edited = source;
+        for (const std::string& d : draws[k]) edited.set(d);
+        if (side > 0)
+          for (const std::string& v : res.comparisons[side - 1].vs) edited.set(v);
+        s = edited.scenario();
       } catch (const models::ConfigError& e) {
         throw models::ConfigError("parameter draw " + std::to_string(k) +
                                   (side > 0 ? " with --vs " + joined(res.comparisons[side - 1].vs) : "") + ": " + e.what());

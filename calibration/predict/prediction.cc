@@ -193,13 +193,16 @@ Prediction predict(const std::string& scenario_path, const std::vector<std::stri
   const double missing = std::numeric_limits<double>::quiet_NaN();
   std::mutex progress_mutex;
   int done = 0;
+  // The file parsed once, with the command's overrides: each draw edits it in memory.
+  models::ScenarioSource source(scenario_path);
+  for (const std::string& o : overrides) source.set(o);
   const auto runs = sim::run_replications(p.draws, threads, [&](std::uint64_t d) {
-    std::vector<std::string> all = overrides;
     const auto& mine = p.overrides[static_cast<std::size_t>(d)];
-    all.insert(all.end(), mine.begin(), mine.end());
     models::IoScenario s;
     try {
-      s = models::load_io_scenario(scenario_path, all);
+      models::ScenarioSource drawn_source = source;
+      for (const std::string& o : mine) drawn_source.set(o);
+      s = drawn_source.scenario();
     } catch (const models::ConfigError& e) {
       std::string drawn;
       for (const auto& o : mine) drawn += (drawn.empty() ? "" : ", ") + o;
