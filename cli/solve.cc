@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/data_dir.h"
 #include "cli/io_report.h"
 #include "models/io_path_mva.h"
 #include "models/scenario.h"
@@ -18,10 +19,11 @@ namespace vqsim::cli {
 namespace po = boost::program_options;
 
 namespace {
-models::IoScenario load_for(const std::string& path, const std::vector<std::string>& overrides, const char* command) {
-  if (path.empty())
+models::IoScenario load_for(const std::string& arg, const std::vector<std::string>& overrides, const char* command) {
+  if (arg.empty())
     throw UsageError(std::string("vqsim ") + command + " needs a scenario file, e.g. vqsim " + command +
                      " scenarios/default.toml");
+  const std::string path = resolve_scenario(arg);
   if (!models::is_io_scenario_file(path))
     throw UsageError(path + " is a generic [[station]] network; vqsim " + command +
                      " takes I/O-path scenarios (vqsim run solves networks by MVA)");
