@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/data_dir.h"
 #include "models/io_path.h"
 
 namespace vqsim::cli {
@@ -26,7 +27,7 @@ double peak_rss_mib() {
 }  // namespace
 
 int bench_e2e(const std::vector<std::string>& args) {
-  std::string scenario = std::string(VQSIM_SOURCE_DIR) + "/scenarios/seed000-virtio-blk.toml";
+  std::string scenario = "seed000-virtio-blk";  // the installed example (resolve_scenario)
   long long ios = 2'000'000, long_ios = 0;
   int repeat = 3;
   bool json = false;
@@ -44,6 +45,7 @@ int bench_e2e(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_options(args, opts, vm)) return 0;
   if (ios < 1 || repeat < 1 || long_ios < 0) throw UsageError("--ios and --repeat must be >= 1, --long-ios >= 0");
+  scenario = resolve_scenario(scenario);
 
   models::IoScenario s = models::load_io_scenario(scenario, {"workload.ios=" + std::to_string(ios), "workload.runtime=0"});
   std::vector<double> rates, event_rates;

@@ -16,6 +16,7 @@
 #include "calibration/fit/parameters.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/data_dir.h"
 
 namespace vqsim::cli {
 namespace po = boost::program_options;
@@ -75,6 +76,7 @@ int calibrate_main(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_options(args, opts, vm)) return 0;
   if (scenario.empty()) throw UsageError("vqsim calibrate needs --scenario BASE.toml (see --help)");
+  scenario = resolve_scenario(scenario);
   if (data.empty()) throw UsageError("vqsim calibrate needs --data MANIFEST.toml (see --help)");
   if (out.empty()) throw UsageError("vqsim calibrate needs --out FIT.toml (where the calibrated scenario goes)");
   for (const auto& f : {scenario, data}) {

@@ -16,6 +16,7 @@
 #include "calibration/fio/parse.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/data_dir.h"
 #include "models/scenario.h"
 
 namespace vqsim::cli {
@@ -95,6 +96,7 @@ int check_main(const std::vector<std::string>& args) {
     throw UsageError("--format must be text or json" + did_you_mean(format, {"text", "json"}));
   if (threads < 0) throw UsageError("--threads must be >= 0");
   if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (!scenario.empty()) scenario = resolve_scenario(scenario);
   if (!device.empty()) {
     const auto known = check::device_classes();
     const std::string base = device.substr(0, device.find(':'));
@@ -240,9 +242,8 @@ int check_main(const std::vector<std::string>& args) {
   // fio files count as repeats only when --repeats says so. The disks fio's disk stats name are
   // part of the setup: two runs of one job file on different disks (seed 000) are not repeats.
   std::string spread_scenario = scenario;
-#ifdef VQSIM_SOURCE_DIR
-  if (spread_scenario.empty()) spread_scenario = std::string(VQSIM_SOURCE_DIR) + "/scenarios/default.toml";
-#endif
+  if (spread_scenario.empty())
+    if (const auto dir = data_dir()) spread_scenario = (*dir / "scenarios" / "default.toml").string();
   // Without a scenario, check_spread says the spread was not checked and how to check it.
   if (!spread_scenario.empty() && !std::filesystem::exists(spread_scenario)) spread_scenario.clear();
   auto spread = [&](const std::vector<check::Measured>& runs, bool given_as_repeats) {

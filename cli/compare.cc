@@ -12,6 +12,7 @@
 #include "calibration/predict/compare.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/data_dir.h"
 #include "cli/io_report.h"
 #include "models/io_metrics.h"
 
@@ -154,6 +155,7 @@ int compare_main(const std::vector<std::string>& args) {
   if (!parse_options(args, opts, vm, &pos)) return 0;
   if (o.scenario_path.empty())
     throw UsageError("vqsim compare needs a scenario file, e.g. vqsim compare scenarios/default.toml --vs host.aio=io_uring");
+  o.scenario_path = resolve_scenario(o.scenario_path);
   if (!models::is_io_scenario_file(o.scenario_path))
     throw UsageError(o.scenario_path + " is a generic [[station]] network; vqsim compare takes I/O-path scenarios");
   if (vs_args.empty()) throw UsageError("vqsim compare needs at least one --vs KEY=VALUE, e.g. --vs host.aio=io_uring");

@@ -53,6 +53,7 @@ void print_help(std::ostream& out) {
          "  -h, --help     this help\n"
          "  --version      print the version\n\n"
          "examples:\n"
+         "  vqsim run default      (an installed example by name: share/vqsim/scenarios/default.toml)\n"
          "  vqsim run scenarios/default.toml\n"
          "  vqsim run scenarios/default.toml --set host.iothreads=2 --format json\n"
          "  vqsim solve scenarios/seed004-vm.toml --set host.iothreads=4\n"

@@ -13,6 +13,7 @@
 #include "calibration/predict/prediction.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/data_dir.h"
 #include "cli/io_report.h"
 #include "models/plan.h"
 #include "models/scenario.h"
@@ -319,6 +320,7 @@ int plan_main(const std::vector<std::string>& args) {
     throw UsageError(
         "vqsim plan needs a scenario file, e.g. vqsim plan scenarios/seed004-vm.toml --maximize workload.numjobs --subject-to "
         "'read.clat_p99_us <= 2000'");
+  path = resolve_scenario(path);
   if (format != "text" && format != "json")
     throw UsageError("--format must be text or json" + did_you_mean(format, {"text", "json"}));
   if (maximize.empty() == minimize.empty()) throw UsageError("vqsim plan needs exactly one of --maximize KEY or --minimize KEY");

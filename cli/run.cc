@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/data_dir.h"
 #include "models/network.h"
 #include "models/scenario.h"
 #include "sim/replications.h"
@@ -52,6 +53,8 @@ int run_main(const std::vector<std::string>& args) {
   std::string ios, runtime;
   po::options_description opts(
       "usage: vqsim run SCENARIO.toml [options]\n\n"
+      "SCENARIO.toml may also be the name of an installed example: vqsim run default,\n"
+      "vqsim run calibrated/seed004 (docs/install.md); an unknown name lists them.\n\n"
       "I/O-path scenarios (the usual kind; see docs/scenario.md): simulates fio in the guest through\n"
       "every modelled stage to the device and prints fio-like results per direction (IOPS, bandwidth,\n"
       "slat/clat/lat mean, stdev and fio's percentiles) with 95% intervals, then per stage the\n"
@@ -94,6 +97,7 @@ int run_main(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_options(args, opts, vm, &pos)) return 0;
   if (scenario_path.empty()) throw UsageError("vqsim run needs a scenario file, e.g. vqsim run scenarios/default.toml");
+  scenario_path = resolve_scenario(scenario_path);
   if (format != "text" && format != "json" && format != "fio-json")
     throw UsageError("--format must be text, json or fio-json" + did_you_mean(format, {"text", "json", "fio-json"}));
   if (threads < 0) throw UsageError("--threads must be >= 0");

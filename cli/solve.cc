@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/data_dir.h"
 #include "cli/io_report.h"
 #include "models/io_path_mva.h"
 #include "models/scenario.h"
@@ -18,10 +19,11 @@ namespace vqsim::cli {
 namespace po = boost::program_options;
 
 namespace {
-models::IoScenario load_for(const std::string& path, const std::vector<std::string>& overrides, const char* command) {
-  if (path.empty())
+models::IoScenario load_for(const std::string& arg, const std::vector<std::string>& overrides, const char* command) {
+  if (arg.empty())
     throw UsageError(std::string("vqsim ") + command + " needs a scenario file, e.g. vqsim " + command +
                      " scenarios/default.toml");
+  const std::string path = resolve_scenario(arg);
   if (!models::is_io_scenario_file(path))
     throw UsageError(path + " is a generic [[station]] network; vqsim " + command +
                      " takes I/O-path scenarios (vqsim run solves networks by MVA)");
@@ -181,14 +183,33 @@ int graph_main(const std::vector<std::string>& args) {
 }
 
 int keys_main(const std::vector<std::string>& args) {
-  bool markdown = false;
+  bool markdown = false, names = false;
+  std::string values_of;
   po::options_description opts(
-      "usage: vqsim keys [--markdown]\n\n"
+      "usage: vqsim keys [--markdown | --names | --values KEY]\n\n"
       "Lists every key of an I/O-path scenario: unit, default, meaning and source. The same table\n"
-      "validates scenario files and --set, and is docs/scenario.md's reference.\n\nOptions");
-  opts.add_options()("help,h", "show this help")("markdown", po::bool_switch(&markdown), "print a Markdown table");
+      "validates scenario files and --set, and is docs/scenario.md's reference. --names and --values\n"
+      "are for scripts and shell completion: one word per line.\n\nOptions");
+  opts.add_options()("help,h", "show this help")("markdown", po::bool_switch(&markdown), "print a Markdown table")(
+      "names", po::bool_switch(&names), "print only the keys, one per line")(
+      "values", po::value(&values_of), "print the values KEY takes, one per line (nothing for a number or free text)");
   po::variables_map vm;
   if (!parse_options(args, opts, vm)) return 0;
+  if (markdown + names + vm.count("values") > 1) throw UsageError("--markdown, --names and --values go one at a time");
+  if (names || vm.count("values")) {
+    const auto params = models::io_scenario_parameters();
+    std::vector<std::string> keys;
+    for (const auto& p : params) {
+      if (names) std::cout << p.key << "\n";
+      if (p.key == values_of) {
+        for (const auto& c : p.choices) std::cout << c << "\n";
+        return 0;
+      }
+      keys.push_back(p.key);
+    }
+    if (names) return 0;
+    throw UsageError("--values: unknown key '" + values_of + "'" + did_you_mean(values_of, keys) + "; see vqsim keys");
+  }
   if (markdown) {
     std::cout << models::io_scenario_markdown();
     return 0;

@@ -29,6 +29,7 @@
 #include "calibration/predict/prediction.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/data_dir.h"
 #include "cli/io_report.h"
 #include "models/config.h"
 #include "models/io_metrics.h"
@@ -236,6 +237,7 @@ int sweep_main(const std::vector<std::string>& args) {
   if (!parse_options(args, opts, vm, &pos)) return 0;
   if (spec_path.empty())
     throw UsageError("vqsim sweep needs a spec, e.g. vqsim sweep scenarios/sweeps/iothreads-iodepth.toml --out out");
+  spec_path = resolve_scenario(spec_path);
   if (out_dir.empty()) throw UsageError("vqsim sweep needs --out DIR for its results");
   if (jobs < 0) throw UsageError("--jobs must be >= 0");
 

@@ -1926,7 +1926,9 @@ std::vector<ParamDoc> io_scenario_parameters() {
       for (std::size_t i = 0; i < p.choices.size(); ++i) doc += (i ? "|" : "") + p.choices[i];
       doc += ")";
     }
-    out.push_back({p.key, p.unit, p.default_text, p.source, doc});
+    std::vector<std::string> choices = p.choices;
+    if (p.kind == Kind::boolean) choices = {"true", "false"};
+    out.push_back({p.key, p.unit, p.default_text, p.source, doc, std::move(choices)});
   }
   return out;
 }

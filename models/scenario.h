@@ -241,6 +241,7 @@ bool is_io_scenario_file(const std::string& path);
 // The parameter table, for docs and --help: key, unit, default, source, doc.
 struct ParamDoc {
   std::string key, unit, default_text, source, doc;
+  std::vector<std::string> choices;  // the values an enumerated or boolean key takes; empty for the rest
 };
 std::vector<ParamDoc> io_scenario_parameters();
 
