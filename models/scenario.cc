@@ -15,8 +15,10 @@
 
 #include <toml++/toml.h>
 
+#include "models/backend.h"
 #include "models/config.h"
 #include "models/fio_jobfile.h"
+#include "models/guest_driver.h"
 
 namespace vqsim::models {
 
@@ -109,6 +111,13 @@ struct Param {
   std::vector<std::string> choices;  // for Kind::choice
   double min = 0, max = 1e18;
   std::function<void(IoScenario&, const Value&)> set;
+  // The value in the key's unit as the model uses it (a fitted parameter's read-back: the CPU
+  // scales divided out of stored costs, a device figure resolved by kind); empty for keys
+  // calibration does not fit.
+  std::function<double(const IoScenario&)> get = {};
+  // A fact of a recorded setup that the model does not use: accepted, shown back, never swept
+  // as a number.
+  bool recorded = false;
 };
 
 template <typename E>
@@ -128,6 +137,12 @@ void set_rw(IoScenario& s, const std::string& rw) {
     w.read_fraction = 0;
   else
     w.read_fraction = w.rwmixread / 100.0;
+}
+
+// The device a backend key describes: an md RAID1's legs, else the backend itself.
+DeviceSpec device_of(const IoScenario& s) {
+  const BackendKind k = s.backend.kind == BackendKind::md_raid1 ? s.backend.leg : s.backend.kind;
+  return device_spec(s.backend, k);
 }
 
 const std::vector<Param>& params() {
@@ -380,7 +395,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.guest.fio_submit_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.guest.fio_submit_ns = v.number; },
+         [](const IoScenario& s) { return s.guest.fio_submit_ns / s.guest.cpu_scale / 1e3; }});
     add({"guest.fio_complete_us",
          Kind::time_us,
          "us",
@@ -390,7 +406,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.guest.fio_complete_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.guest.fio_complete_ns = v.number; },
+         [](const IoScenario& s) { return s.guest.fio_complete_ns / s.guest.cpu_scale / 1e3; }});
     add({"guest.scheduler_us",
          Kind::time_us,
          "us",
@@ -400,7 +417,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.guest.scheduler_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.guest.scheduler_ns = v.number; },
+         [](const IoScenario& s) { return s.guest.scheduler_ns / s.guest.cpu_scale / 1e3; }});
     add({"guest.request_path_us",
          Kind::time_us,
          "us",
@@ -410,7 +428,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.guest.request_path_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.guest.request_path_ns = v.number; },
+         [](const IoScenario& s) { return s.guest.request_path_ns / s.guest.cpu_scale / 1e3; }});
     add({"guest.driver_submit_us",
          Kind::time_us,
          "us",
@@ -420,7 +439,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.guest.driver_submit_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.guest.driver_submit_ns = v.number; },
+         [](const IoScenario& s) { return models::driver_costs(s).submit_ns / s.guest.cpu_scale / 1e3; }});
     add({"guest.driver_complete_us",
          Kind::time_us,
          "us",
@@ -430,7 +450,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.guest.driver_complete_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.guest.driver_complete_ns = v.number; },
+         [](const IoScenario& s) { return models::driver_costs(s).complete_ns / s.guest.cpu_scale / 1e3; }});
     add({"guest.cmd_per_lun",
          Kind::integer,
          "",
@@ -470,7 +491,8 @@ const std::vector<Param>& params() {
          {},
          0,
          10,
-         [](IoScenario& s, const Value& v) { s.guest.cpu_cv = v.number; }});
+         [](IoScenario& s, const Value& v) { s.guest.cpu_cv = v.number; },
+         [](const IoScenario& s) { return s.guest.cpu_cv; }});
     add({"guest.cpu_scale",
          Kind::real,
          "",
@@ -480,7 +502,8 @@ const std::vector<Param>& params() {
          {},
          1e-3,
          1e3,
-         [](IoScenario& s, const Value& v) { s.guest.cpu_scale = v.number; }});
+         [](IoScenario& s, const Value& v) { s.guest.cpu_scale = v.number; },
+         [](const IoScenario& s) { return s.guest.cpu_scale; }});
     // --- virtqueue
     add({"virtqueue.kick_exit_us",
          Kind::time_us,
@@ -491,7 +514,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.vq.kick_exit_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.vq.kick_exit_ns = v.number; },
+         [](const IoScenario& s) { return s.vq.kick_exit_ns / s.guest.cpu_scale / 1e3; }});
     add({"virtqueue.wakeup_us",
          Kind::time_us,
          "us",
@@ -501,7 +525,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.vq.wakeup_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.vq.wakeup_ns = v.number; },
+         [](const IoScenario& s) { return s.vq.wakeup_ns / 1e3; }});
     add({"virtqueue.irq_us",
          Kind::time_us,
          "us",
@@ -511,7 +536,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.vq.irq_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.vq.irq_ns = v.number; },
+         [](const IoScenario& s) { return s.vq.irq_ns / 1e3; }});
     add({"virtqueue.irq_handler_us",
          Kind::time_us,
          "us",
@@ -521,7 +547,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.vq.irq_handler_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.vq.irq_handler_ns = v.number; },
+         [](const IoScenario& s) { return s.vq.irq_handler_ns / s.guest.cpu_scale / 1e3; }});
     add({"virtqueue.event_idx",
          Kind::boolean,
          "",
@@ -614,7 +641,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.host.emu_submit_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.host.emu_submit_ns = v.number; },
+         [](const IoScenario& s) { return models::driver_costs(s).emu_submit_ns / s.host.cpu_scale / 1e3; }});
     add({"host.emu_complete_us",
          Kind::time_us,
          "us",
@@ -624,7 +652,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.host.emu_complete_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.host.emu_complete_ns = v.number; },
+         [](const IoScenario& s) { return models::driver_costs(s).emu_complete_ns / s.host.cpu_scale / 1e3; }});
     add({"host.main_loop_us",
          Kind::time_us,
          "us",
@@ -634,7 +663,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.host.main_loop_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.host.main_loop_ns = v.number; },
+         [](const IoScenario& s) { return s.host.main_loop_ns / s.host.cpu_scale / 1e3; }});
     add({"host.emu_per_page_us",
          Kind::time_us,
          "us",
@@ -644,7 +674,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.host.emu_per_page_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.host.emu_per_page_ns = v.number; },
+         [](const IoScenario& s) { return s.host.emu_per_page_ns / s.host.cpu_scale / 1e3; }});
     add({"host.thread_pool_max",
          Kind::integer,
          "",
@@ -664,7 +695,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.host.threads_handoff_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.host.threads_handoff_ns = v.number; },
+         [](const IoScenario& s) { return s.host.threads_handoff_ns / s.host.cpu_scale / 1e3; }});
     add({"host.native_submit_us",
          Kind::time_us,
          "us",
@@ -674,7 +706,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.host.native_submit_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.host.native_submit_ns = v.number; },
+         [](const IoScenario& s) { return s.host.native_submit_ns / s.host.cpu_scale / 1e3; }});
     add({"host.io_uring_submit_us",
          Kind::time_us,
          "us",
@@ -684,7 +717,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.host.io_uring_submit_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.host.io_uring_submit_ns = v.number; },
+         [](const IoScenario& s) { return s.host.io_uring_submit_ns / s.host.cpu_scale / 1e3; }});
     add({"host.vhost_worker_us",
          Kind::time_us,
          "us",
@@ -694,7 +728,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.host.vhost_worker_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.host.vhost_worker_ns = v.number; },
+         [](const IoScenario& s) { return s.host.vhost_worker_ns / s.host.cpu_scale / 1e3; }});
     add({"host.vhost_user_us",
          Kind::time_us,
          "us",
@@ -724,7 +759,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.host.pagecache_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.host.pagecache_ns = v.number; },
+         [](const IoScenario& s) { return s.host.pagecache_ns / s.host.cpu_scale / 1e3; }});
     add({"host.cpu_cv",
          Kind::real,
          "",
@@ -734,7 +770,8 @@ const std::vector<Param>& params() {
          {},
          0,
          10,
-         [](IoScenario& s, const Value& v) { s.host.cpu_cv = v.number; }});
+         [](IoScenario& s, const Value& v) { s.host.cpu_cv = v.number; },
+         [](const IoScenario& s) { return s.host.cpu_cv; }});
     add({"host.cpu_scale",
          Kind::real,
          "",
@@ -744,7 +781,8 @@ const std::vector<Param>& params() {
          {},
          1e-3,
          1e3,
-         [](IoScenario& s, const Value& v) { s.host.cpu_scale = v.number; }});
+         [](IoScenario& s, const Value& v) { s.host.cpu_scale = v.number; },
+         [](const IoScenario& s) { return s.host.cpu_scale; }});
     add({"host.qemu_version",
          Kind::text,
          "",
@@ -775,7 +813,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.backend.latency_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.backend.latency_ns = v.number; },
+         [](const IoScenario& s) { return s.backend.latency_ns / 1e3; }});
     add({"backend.channels",
          Kind::integer,
          "",
@@ -795,7 +834,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.backend.read_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.backend.read_ns = v.number; },
+         [](const IoScenario& s) { return device_of(s).read_ns / 1e3; }});
     add({"backend.write_us",
          Kind::time_us,
          "us",
@@ -805,7 +845,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.backend.write_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.backend.write_ns = v.number; },
+         [](const IoScenario& s) { return device_of(s).write_ns / 1e3; }});
     add({"backend.flush_us",
          Kind::time_us,
          "us",
@@ -815,7 +856,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.backend.flush_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.backend.flush_ns = v.number; },
+         [](const IoScenario& s) { return device_of(s).flush_ns / 1e3; }});
     add({"backend.bandwidth",
          Kind::rate,
          "bytes/s",
@@ -825,7 +867,8 @@ const std::vector<Param>& params() {
          {},
          1,
          1e15,
-         [](IoScenario& s, const Value& v) { s.backend.bandwidth_bytes_per_s = v.number; }});
+         [](IoScenario& s, const Value& v) { s.backend.bandwidth_bytes_per_s = v.number; },
+         [](const IoScenario& s) { return device_of(s).bandwidth_bytes_per_s; }});
     add({"backend.write_bandwidth",
          Kind::rate,
          "bytes/s",
@@ -835,7 +878,8 @@ const std::vector<Param>& params() {
          {},
          1,
          1e15,
-         [](IoScenario& s, const Value& v) { s.backend.write_bandwidth_bytes_per_s = v.number; }});
+         [](IoScenario& s, const Value& v) { s.backend.write_bandwidth_bytes_per_s = v.number; },
+         [](const IoScenario& s) { return device_of(s).bandwidth_of(models::Direction::write); }});
     add({"backend.service_cv",
          Kind::real,
          "",
@@ -845,7 +889,8 @@ const std::vector<Param>& params() {
          {},
          0,
          10,
-         [](IoScenario& s, const Value& v) { s.backend.service_cv = v.number; }});
+         [](IoScenario& s, const Value& v) { s.backend.service_cv = v.number; },
+         [](const IoScenario& s) { return s.backend.service_cv; }});
     add({"backend.seek_ms",
          Kind::time_ms,
          "ms",
@@ -855,7 +900,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.backend.seek_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.backend.seek_ns = v.number; },
+         [](const IoScenario& s) { return s.backend.seek_ns / 1e6; }});
     add({"backend.seq_overhead_us",
          Kind::time_us,
          "us",
@@ -866,7 +912,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.backend.seq_overhead_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.backend.seq_overhead_ns = v.number; },
+         [](const IoScenario& s) { return s.backend.seq_overhead_ns / 1e3; }});
     add({"backend.rpm",
          Kind::real,
          "rpm",
@@ -906,7 +953,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.backend.rtt_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.backend.rtt_ns = v.number; },
+         [](const IoScenario& s) { return s.backend.rtt_ns / 1e3; }});
     add({"backend.osd_slots",
          Kind::integer,
          "",
@@ -926,7 +974,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.backend.osd_read_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.backend.osd_read_ns = v.number; },
+         [](const IoScenario& s) { return s.backend.osd_read_ns / 1e3; }});
     add({"backend.osd_write_us",
          Kind::time_us,
          "us",
@@ -936,7 +985,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.backend.osd_write_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.backend.osd_write_ns = v.number; },
+         [](const IoScenario& s) { return s.backend.osd_write_ns / 1e3; }});
     add({"backend.osd_stall_ratio",
          Kind::real,
          "",
@@ -946,7 +996,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1,
-         [](IoScenario& s, const Value& v) { s.backend.osd_stall_ratio = v.number; }});
+         [](IoScenario& s, const Value& v) { s.backend.osd_stall_ratio = v.number; },
+         [](const IoScenario& s) { return s.backend.osd_stall_ratio; }});
     add({"backend.osd_stall_ms",
          Kind::time_ms,
          "ms",
@@ -956,7 +1007,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.backend.osd_stall_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.backend.osd_stall_ns = v.number; },
+         [](const IoScenario& s) { return s.backend.osd_stall_ns / 1e6; }});
     add({"backend.msgr_threads",
          Kind::integer,
          "",
@@ -976,7 +1028,8 @@ const std::vector<Param>& params() {
          {},
          0,
          1e12,
-         [](IoScenario& s, const Value& v) { s.backend.msgr_ns = v.number; }});
+         [](IoScenario& s, const Value& v) { s.backend.msgr_ns = v.number; },
+         [](const IoScenario& s) { return s.backend.msgr_ns / s.host.cpu_scale / 1e3; }});
     add({"backend.replicas",
          Kind::integer,
          "",
@@ -986,7 +1039,9 @@ const std::vector<Param>& params() {
          {},
          1,
          16,
-         [](IoScenario& s, const Value& v) { s.backend.replicas = static_cast<int>(v.number); }});
+         [](IoScenario& s, const Value& v) { s.backend.replicas = static_cast<int>(v.number); },
+         {},
+         true});
     // Facts of a recorded setup that the model does not use (yet): accepted so that measurement
     // manifests can describe their runs with them, and shown back to the reader.
     auto record = [&](const char* key, Kind kind, const char* doc) {
@@ -1003,7 +1058,9 @@ const std::vector<Param>& params() {
              s.notes.push_back(std::string(key) + " = " +
                                (v.word.empty() ? (v.flag ? "true" : std::to_string(v.number)) : v.word) +
                                " (recorded, not modelled)");
-           }});
+           },
+           {},
+           true});
     };
     record("workload.size", Kind::size, "bytes per job (fio size)");
     record("workload.tool", Kind::text, "the load generator when it is not fio (e.g. aio-stress)");
@@ -1473,7 +1530,24 @@ bool is_number_kind(Kind k) {
 
 bool is_numeric_io_key(const std::string& key) {
   const Param* p = find_param(key);
-  return p && is_number_kind(p->kind) && p->doc.rfind("recorded", 0) != 0;
+  return p && is_number_kind(p->kind) && !p->recorded;
+}
+
+const std::vector<std::string>& io_fittable_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (const auto& p : params())
+      if (p.get) k.push_back(p.key);
+    std::sort(k.begin(), k.end());
+    return k;
+  }();
+  return keys;
+}
+
+double io_parameter_value(const IoScenario& s, const std::string& key) {
+  const Param* p = find_param(key);
+  if (p == nullptr || !p->get) throw std::invalid_argument(key + " is not a parameter calibration can fit");
+  return p->get(s);
 }
 
 std::vector<std::string> io_scenario_keys() { return all_keys(); }

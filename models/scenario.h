@@ -227,6 +227,12 @@ bool is_numeric_io_key(const std::string& key);
 // `key` (unchanged for keys without a numeric range).
 double clamp_to_key_range(const std::string& key, double value);
 
+// The keys calibration can fit (each declares how its value is read back), sorted.
+const std::vector<std::string>& io_fittable_keys();
+// A fittable key's value in its unit as the model uses it: costs without the CPU scale they
+// are stored multiplied by, device figures resolved by kind. std::invalid_argument otherwise.
+double io_parameter_value(const IoScenario& s, const std::string& key);
+
 // The scenario keys a TOML `--set` may name (for did-you-mean in other tools).
 std::vector<std::string> io_scenario_keys();
 // What is wrong with a value for `key` (written as TOML: 4, "4k", true), as a scenario file

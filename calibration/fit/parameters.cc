@@ -11,84 +11,13 @@
 
 namespace vqsim::fit {
 
-namespace {
-
 using models::IoScenario;
-using Getter = std::function<double(const IoScenario&)>;
 
-models::DeviceSpec device_of(const IoScenario& s) {
-  const models::BackendKind k = s.backend.kind == models::BackendKind::md_raid1 ? s.backend.leg : s.backend.kind;
-  return models::device_spec(s.backend, k);
-}
+// Which keys can be fitted, and how each value is read back, is declared with the key
+// (models/scenario.cc): no second table here.
+const std::vector<std::string>& fittable_keys() { return models::io_fittable_keys(); }
 
-// Guest and host costs are stored already multiplied by their CPU scale (scenario.cc); divide
-// it out so that a written value means what the key's documentation says.
-const std::map<std::string, Getter>& getters() {
-  static const std::map<std::string, Getter> g = [] {
-    std::map<std::string, Getter> m;
-    m["guest.cpu_scale"] = [](const IoScenario& s) { return s.guest.cpu_scale; };
-    m["host.cpu_scale"] = [](const IoScenario& s) { return s.host.cpu_scale; };
-    m["guest.fio_submit_us"] = [](const IoScenario& s) { return s.guest.fio_submit_ns / s.guest.cpu_scale / 1e3; };
-    m["guest.fio_complete_us"] = [](const IoScenario& s) { return s.guest.fio_complete_ns / s.guest.cpu_scale / 1e3; };
-    m["guest.scheduler_us"] = [](const IoScenario& s) { return s.guest.scheduler_ns / s.guest.cpu_scale / 1e3; };
-    m["guest.request_path_us"] = [](const IoScenario& s) { return s.guest.request_path_ns / s.guest.cpu_scale / 1e3; };
-    m["guest.driver_submit_us"] = [](const IoScenario& s) { return models::driver_costs(s).submit_ns / s.guest.cpu_scale / 1e3; };
-    m["guest.driver_complete_us"] = [](const IoScenario& s) {
-      return models::driver_costs(s).complete_ns / s.guest.cpu_scale / 1e3;
-    };
-    m["virtqueue.kick_exit_us"] = [](const IoScenario& s) { return s.vq.kick_exit_ns / s.guest.cpu_scale / 1e3; };
-    m["virtqueue.irq_handler_us"] = [](const IoScenario& s) { return s.vq.irq_handler_ns / s.guest.cpu_scale / 1e3; };
-    m["virtqueue.wakeup_us"] = [](const IoScenario& s) { return s.vq.wakeup_ns / 1e3; };
-    m["virtqueue.irq_us"] = [](const IoScenario& s) { return s.vq.irq_ns / 1e3; };
-    m["host.emu_submit_us"] = [](const IoScenario& s) { return models::driver_costs(s).emu_submit_ns / s.host.cpu_scale / 1e3; };
-    m["host.emu_complete_us"] = [](const IoScenario& s) {
-      return models::driver_costs(s).emu_complete_ns / s.host.cpu_scale / 1e3;
-    };
-    m["host.main_loop_us"] = [](const IoScenario& s) { return s.host.main_loop_ns / s.host.cpu_scale / 1e3; };
-    m["host.threads_handoff_us"] = [](const IoScenario& s) { return s.host.threads_handoff_ns / s.host.cpu_scale / 1e3; };
-    m["host.native_submit_us"] = [](const IoScenario& s) { return s.host.native_submit_ns / s.host.cpu_scale / 1e3; };
-    m["host.io_uring_submit_us"] = [](const IoScenario& s) { return s.host.io_uring_submit_ns / s.host.cpu_scale / 1e3; };
-    m["host.vhost_worker_us"] = [](const IoScenario& s) { return s.host.vhost_worker_ns / s.host.cpu_scale / 1e3; };
-    m["host.pagecache_us"] = [](const IoScenario& s) { return s.host.pagecache_ns / s.host.cpu_scale / 1e3; };
-    m["backend.read_us"] = [](const IoScenario& s) { return device_of(s).read_ns / 1e3; };
-    m["backend.write_us"] = [](const IoScenario& s) { return device_of(s).write_ns / 1e3; };
-    m["backend.flush_us"] = [](const IoScenario& s) { return device_of(s).flush_ns / 1e3; };
-    m["backend.bandwidth"] = [](const IoScenario& s) { return device_of(s).bandwidth_bytes_per_s; };
-    m["backend.write_bandwidth"] = [](const IoScenario& s) { return device_of(s).bandwidth_of(models::Direction::write); };
-    m["host.emu_per_page_us"] = [](const IoScenario& s) { return s.host.emu_per_page_ns / s.host.cpu_scale / 1e3; };
-    m["backend.latency_us"] = [](const IoScenario& s) { return s.backend.latency_ns / 1e3; };
-    m["backend.seek_ms"] = [](const IoScenario& s) { return s.backend.seek_ns / 1e6; };
-    m["backend.seq_overhead_us"] = [](const IoScenario& s) { return s.backend.seq_overhead_ns / 1e3; };
-    m["backend.rtt_us"] = [](const IoScenario& s) { return s.backend.rtt_ns / 1e3; };
-    m["backend.osd_read_us"] = [](const IoScenario& s) { return s.backend.osd_read_ns / 1e3; };
-    m["backend.osd_write_us"] = [](const IoScenario& s) { return s.backend.osd_write_ns / 1e3; };
-    m["backend.osd_stall_ratio"] = [](const IoScenario& s) { return s.backend.osd_stall_ratio; };
-    m["backend.osd_stall_ms"] = [](const IoScenario& s) { return s.backend.osd_stall_ns / 1e6; };
-    m["backend.service_cv"] = [](const IoScenario& s) { return s.backend.service_cv; };
-    m["guest.cpu_cv"] = [](const IoScenario& s) { return s.guest.cpu_cv; };
-    m["host.cpu_cv"] = [](const IoScenario& s) { return s.host.cpu_cv; };
-    m["backend.msgr_us"] = [](const IoScenario& s) { return s.backend.msgr_ns / s.host.cpu_scale / 1e3; };
-    return m;
-  }();
-  return g;
-}
-
-}  // namespace
-
-const std::vector<std::string>& fittable_keys() {
-  static const std::vector<std::string> keys = [] {
-    std::vector<std::string> k;
-    for (const auto& [key, g] : getters()) k.push_back(key);
-    return k;
-  }();
-  return keys;
-}
-
-double parameter_value(const IoScenario& s, const std::string& key) {
-  const auto it = getters().find(key);
-  if (it == getters().end()) throw std::invalid_argument(key + " is not a parameter calibration can fit");
-  return it->second(s);
-}
+double parameter_value(const IoScenario& s, const std::string& key) { return models::io_parameter_value(s, key); }
 
 std::pair<double, double> parameter_bounds(const std::string& key) {
   if (key.ends_with("_cv")) return {0.02, 3.0};
