@@ -227,16 +227,17 @@ json sweep_derived(const json& rows) {
 json plan_derived(const json& plan) {
   json d;
   d["margins"] = json::array();
+  // .at(): a JSON file that lacks a field throws (report_main says which file), never reads past it.
   if (!plan.contains("checks")) return d;
   std::map<std::string, json> constraints;
-  for (const auto& c : plan["constraints"]) constraints[c["text"].get<std::string>()] = c;
-  for (const auto& k : plan["checks"]) {
-    const std::string text = k["constraint"].get<std::string>();
+  for (const auto& c : plan.at("constraints")) constraints[c.at("text").get<std::string>()] = c;
+  for (const auto& k : plan.at("checks")) {
+    const std::string text = k.at("constraint").get<std::string>();
     const json& c = constraints[text];
     const std::string op = c.value("op", std::string("<="));
     const double bound = c.value("bound", NAN);
-    const json& v = k["value"];
-    auto get = [&](const char* field) { return v.contains(field) && v[field].is_number() ? v[field].get<double>() : NAN; };
+    const json& v = k.at("value");
+    auto get = [&](const char* field) { return v.contains(field) && v.at(field).is_number() ? v.at(field).get<double>() : NAN; };
     const double mean = get("mean");
     const bool upper_bound = op == "<=" || op == "<";
     // The interval's end nearest the bound: the upper end under a ceiling, the lower above a floor.
@@ -244,7 +245,7 @@ json plan_derived(const json& plan) {
     auto margin = [&](double x) { return upper_bound ? (bound - x) / std::fabs(bound) : (x - bound) / std::fabs(bound); };
     json m;
     m["constraint"] = text;
-    m["metric"] = k["metric"];
+    m["metric"] = k.at("metric");
     m["op"] = op;
     m["bound"] = number_or_null(bound);
     m["value"] = number_or_null(mean);
@@ -255,12 +256,12 @@ json plan_derived(const json& plan) {
   }
   // The first point tried beyond the answer in the goal's direction, simulated: what fails there.
   d["beyond"] = nullptr;
-  if (plan["answer"].is_number_integer() && plan.contains("tried")) {
+  if (plan.at("answer").is_number_integer()) {
     const long long step = plan.value("goal", std::string()) == "maximize" ? 1 : -1;
-    const long long next = plan["answer"].get<long long>() + step;
-    const json& tried = plan["tried"];
+    const long long next = plan.at("answer").get<long long>() + step;
+    const json& tried = plan.at("tried");
     for (std::size_t i = 0; i < tried.size(); ++i)
-      if (tried[i]["value"] == next && tried[i]["method"] == "DES") d["beyond"] = {{"tried", i}, {"value", next}};
+      if (tried[i].at("value") == next && tried[i].at("method") == "DES") d["beyond"] = {{"tried", i}, {"value", next}};
   }
   return d;
 }
@@ -273,9 +274,9 @@ json calibration_doc(const json& report, const std::string& source) {
 
 json compare_doc(const json& compare, const std::string& source) {
   std::string vs;
-  for (const auto& c : compare["comparisons"]) {
+  for (const auto& c : compare.at("comparisons")) {
     std::string one;
-    for (auto it = c["vs"].begin(); it != c["vs"].end(); ++it)
+    for (auto it = c.at("vs").begin(); it != c.at("vs").end(); ++it)
       one += (one.empty() ? "" : ",") + it.key() + "=" + it.value().get<std::string>();
     vs += " --vs " + one;
   }
@@ -534,20 +535,18 @@ int report_main(const std::vector<std::string>& args) {
                         fs::path(input).parent_path().string().empty() ? input : fs::path(input).parent_path().string());
       } else {
         const json j = parse_json_file(input);
-        switch (kind_of(j)) {
-          case Kind::calibration:
-            doc = calibration_doc(j, input);
-            break;
-          case Kind::compare:
-            doc = compare_doc(j, input);
-            break;
-          case Kind::plan:
-            doc = plan_doc(j, input);
-            break;
-          default:
-            throw models::ConfigError(input +
-                                      ":1: not a JSON vqsim report knows: expected the --report JSON of vqsim calibrate, "
-                                      "or the --format json of vqsim compare or vqsim plan");
+        const Kind kind = kind_of(j);
+        if (kind != Kind::calibration && kind != Kind::compare && kind != Kind::plan)
+          throw models::ConfigError(input +
+                                    ":1: not a JSON vqsim report knows: expected the --report JSON of vqsim calibrate, "
+                                    "or the --format json of vqsim compare or vqsim plan");
+        try {
+          doc = kind == Kind::calibration ? calibration_doc(j, input)
+                : kind == Kind::compare   ? compare_doc(j, input)
+                                          : plan_doc(j, input);
+        } catch (const json::exception& e) {
+          throw models::ConfigError(input + ":1: not the JSON vqsim writes (" + e.what() +
+                                    "); give the --format json of compare or plan, or calibrate's --report, unedited");
         }
       }
     }

@@ -89,6 +89,15 @@ with open(os.path.join(tmp, "c.json"), "w") as f:
     json.dump(expected, f)
 p = run("report", "c.json", "--out", "c.html")
 check("compare's saved JSON: the same page data", p.returncode == 0 and embedded("c.html")[0]["data"] == expected, p.stderr)
+broken = json.loads(json.dumps(expected))
+del broken["comparisons"][0]["vs"]
+with open(os.path.join(tmp, "broken.json"), "w") as f:
+    json.dump(broken, f)
+p = run("report", "broken.json", "--out", "broken.html")
+check("an edited compare JSON that lacks a field: exit 2 naming the file", p.returncode == 2 and "broken.json:1: not the JSON vqsim writes" in p.stderr,
+      p.stderr)
+p = run("report", "c.json", "--out", "c.html")
+check("compare's saved JSON: the same page data", p.returncode == 0 and embedded("c.html")[0]["data"] == expected, p.stderr)
 
 plan = [f"{src}/scenarios/seed004-vm.toml", "--maximize", "workload.numjobs", "--subject-to", "read.lat_mean_us <= 2000",
         "--ios", "3000", "--replications", "2", "--threads", "2"]
