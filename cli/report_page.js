@@ -446,9 +446,12 @@
       if (data.some(function (r) { return finite(r.lo); })) layers.unshift(band);
       // The knee, ringed, on the charts of the two metrics it is judged on (an empty layer would
       // leave Vega an empty extent).
-      if (data.some(function (r) { return r.knee; })) layers.push(
+      var kneeCount = data.filter(function (r) { return r.knee; }).length;
+      if (kneeCount) layers.push(
         { transform: [{ filter: 'datum.knee' }], mark: { type: 'point', shape: 'circle', size: 260, filled: false, strokeWidth: 2, color: '#b3362b' },
-          encoding: { x: xenc, y: { field: 'y', type: 'quantitative' }, tooltip: tooltip } },
+          encoding: { x: xenc, y: { field: 'y', type: 'quantitative' }, tooltip: tooltip } });
+      // Labelled when few enough not to overprint each other; the rings and the table say the rest.
+      if (kneeCount && kneeCount <= 4) layers.push(
         { transform: [{ filter: 'datum.knee' }], mark: { type: 'text', dy: -16, fontWeight: 'bold', color: '#b3362b', text: 'knee' },
           encoding: { x: xenc, y: { field: 'y', type: 'quantitative' } } });
       var o = {}; o[ds] = data;
