@@ -17,12 +17,13 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/data_dir.h"
+#include "cli/report.h"
 
 namespace vqsim::cli {
 namespace po = boost::program_options;
 
 int calibrate_main(const std::vector<std::string>& args) {
-  std::string scenario, data, out, report, fit_list, cv, holdout, format = "text", loss = "cauchy";
+  std::string scenario, data, out, report, html, fit_list, cv, holdout, format = "text", loss = "cauchy";
   int threads = 0, replications = 2;
   long long seed = 1;
   bool quiet = false;
@@ -30,7 +31,8 @@ int calibrate_main(const std::vector<std::string>& args) {
   for (const auto& k : fit::fittable_keys()) keys.append(keys.empty() ? "" : ", ").append(k);
   po::options_description opts(
       "usage: vqsim calibrate --scenario BASE.toml --data MANIFEST.toml --out FIT.toml\n"
-      "                       [--fit key,key...] [--holdout REGEX] [--cv loo] [--report REPORT.json]\n\n"
+      "                       [--fit key,key...] [--holdout REGEX] [--cv loo] [--report REPORT.json]\n"
+      "                       [--html PAGE.html]\n\n"
       "Fits stage parameters to measured fio runs and writes a calibrated scenario.\n"
       "MANIFEST lists the runs ([[run]] with `file` = a fio output in any format, or inline\n"
       "`measured` numbers; `set` = the scenario keys that describe that run's setup; optional\n"
@@ -56,7 +58,8 @@ int calibrate_main(const std::vector<std::string>& args) {
       "  vqsim calibrate --scenario scenarios/seed000-virtio-scsi.toml \\\n"
       "      --data calibration/data/seeds/000-virtio-scsi-vs-blk.toml --out fit.toml\n"
       "  vqsim calibrate ... --holdout virtio-blk        # fit the others, predict virtio-blk\n"
-      "  vqsim calibrate ... --cv loo --report r.json    # leave-one-out error per metric\n\n"
+      "  vqsim calibrate ... --cv loo --report r.json    # leave-one-out error per metric\n"
+      "  vqsim calibrate ... --cv loo --html fit.html    # the same report as a page (docs/report.md)\n\n"
       "Exit status: 0 converged (files written), 1 the fit did not converge (the report is written,\n"
       "FIT.toml is not), 2 bad usage or manifest, 130 interrupted (nothing written).\n\n"
       "Options");
@@ -67,8 +70,9 @@ int calibrate_main(const std::vector<std::string>& args) {
       "cv", po::value(&cv), "loo: leave-one-out cross-validation over the fitted runs")(
       "loss", po::value(&loss)->default_value("cauchy"),
       "cauchy: figures the model cannot come near (beyond ~10%) weigh less than the rest | squares: plain least squares")(
-      "report", po::value(&report), "also write the report as JSON")("format", po::value(&format)->default_value("text"),
-                                                                     "report on stdout: text | json")(
+      "report", po::value(&report), "also write the report as JSON")(
+      "html", po::value(&html), "also write the report as an HTML page with charts (as vqsim report)")(
+      "format", po::value(&format)->default_value("text"), "report on stdout: text | json")(
       "threads", po::value(&threads)->default_value(0), "threads (0 = all cores); results do not depend on it")(
       "replications", po::value(&replications)->default_value(2), "simulation replications per run and round")(
       "seed", po::value(&seed)->default_value(1), "simulation seed (the same in every round: common random numbers)")(
@@ -84,6 +88,8 @@ int calibrate_main(const std::vector<std::string>& args) {
     if (std::filesystem::is_directory(f)) throw UsageError(f + ": is a directory, expected a TOML file");
   }
   if (std::filesystem::is_directory(out)) throw UsageError("--out " + out + ": is a directory, expected a file name");
+  if (!html.empty() && std::filesystem::is_directory(html))
+    throw UsageError("--html " + html + ": is a directory, expected a file name");
   if (!cv.empty() && cv != "loo") throw UsageError("--cv: only loo (leave-one-out) is supported" + did_you_mean(cv, {"loo"}));
   if (loss != "cauchy" && loss != "squares")
     throw UsageError("--loss must be cauchy or squares" + did_you_mean(loss, {"cauchy", "squares"}));
@@ -115,16 +121,18 @@ int calibrate_main(const std::vector<std::string>& args) {
   // the file is the same bytes whatever --threads (or -q) was given.
   std::string command = "vqsim calibrate";
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--threads" || args[i] == "--report" || args[i] == "--format") {
+    if (args[i] == "--threads" || args[i] == "--report" || args[i] == "--format" || args[i] == "--html") {
       ++i;
       continue;
     }
     if (args[i] == "-q" || args[i] == "--quiet" || args[i].rfind("--threads=", 0) == 0 || args[i].rfind("--report=", 0) == 0 ||
-        args[i].rfind("--format=", 0) == 0)
+        args[i].rfind("--format=", 0) == 0 || args[i].rfind("--html=", 0) == 0)
       continue;
     command += " " + args[i];
   }
   if (!report.empty()) write_atomically(report, fit::report_json(d, r).dump(2) + "\n");
+  // The page holds the JSON --report writes; written converged or not, as the report is.
+  if (!html.empty()) write_report_page(html, calibration_doc(fit::report_json(d, r), command));
   if (format == "json")
     std::cout << fit::report_json(d, r).dump(2) << '\n';
   else
@@ -134,7 +142,9 @@ int calibrate_main(const std::vector<std::string>& args) {
     return 1;
   }
   write_atomically(out, fit::fit_toml(d, r, out, command));
-  if (!quiet) std::cerr << "calibrate: wrote " << out << (report.empty() ? "" : " and " + report) << "\n";
+  if (!quiet)
+    std::cerr << "calibrate: wrote " << out << (report.empty() ? "" : " and " + report) << (html.empty() ? "" : " and " + html)
+              << "\n";
   return 0;
 }
 

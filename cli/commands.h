@@ -2,6 +2,7 @@
 // the exit status; bad usage throws UsageError (exit 2).
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,12 @@ int keys_main(const std::vector<std::string>& args);
 int graph_main(const std::vector<std::string>& args);
 int check_main(const std::vector<std::string>& args);      // cli/check.cc
 int calibrate_main(const std::vector<std::string>& args);  // cli/calibrate.cc
+int report_main(const std::vector<std::string>& args);     // cli/report.cc
+
+// compare and plan as vqsim report runs them: the command's options in `args` (no --format),
+// its exit status returned, and in `out` the JSON that --format json prints.
+int compare_json(const std::vector<std::string>& args, nlohmann::ordered_json* out);  // cli/compare.cc
+int plan_json(const std::vector<std::string>& args, nlohmann::ordered_json* out);     // cli/plan.cc
 
 // `vqsim run` on an I/O-path scenario (cli/run_io.cc).
 struct IoRunOptions {

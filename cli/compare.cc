@@ -113,7 +113,10 @@ std::string to_text(const predict::CompareResult& r) {
 
 }  // namespace
 
-int compare_main(const std::vector<std::string>& args) {
+namespace {
+
+// compare_main and compare_json: `json_out` null prints (text or --format json), else receives the JSON.
+int compare_command(const std::vector<std::string>& args, nlohmann::ordered_json* json_out) {
   predict::CompareOptions o;
   std::vector<std::string> vs_args, metric_args;
   std::string format = "text", ios, runtime;
@@ -215,7 +218,9 @@ int compare_main(const std::vector<std::string>& args) {
     const std::string w = idle_iothreads_warning(c.alt);
     if (!w.empty()) warnings.push_back("--vs " + settings(c.vs) + ": " + w);
   }
-  if (format == "json")
+  if (json_out != nullptr)
+    *json_out = to_json(r, warnings);
+  else if (format == "json")
     std::cout << to_json(r, warnings).dump(2) << "\n";
   else
     std::cout << to_text(r);
@@ -234,5 +239,11 @@ int compare_main(const std::vector<std::string>& args) {
               << "): this is a bug in the model or the engine\n";
   return little_ok ? 0 : 1;
 }
+
+}  // namespace
+
+int compare_main(const std::vector<std::string>& args) { return compare_command(args, nullptr); }
+
+int compare_json(const std::vector<std::string>& args, nlohmann::ordered_json* out) { return compare_command(args, out); }
 
 }  // namespace vqsim::cli

@@ -33,6 +33,8 @@ const Command kCommands[] = {
      "run a sweep spec's points in parallel (and under MPI): CSV, JSONL, fio-plot tree; resumable"},
     {"calibrate", vqsim::cli::calibrate_main,
      "fit stage parameters to measured fio runs; write a calibrated scenario with uncertainty"},
+    {"report", vqsim::cli::report_main,
+     "one self-contained HTML page (Vega-Lite charts) for a calibration, a what-if, a sweep directory or a plan"},
     {"check", vqsim::cli::check_main, "is this fio result plausible? consistency, setup, device physics, model envelope"},
     {"import", vqsim::cli::import_main, "read fio output (JSON, json+, normal text, terse; any version) and print it normalized"},
     {"keys", vqsim::cli::keys_main, "list every I/O-path scenario key with its unit, default and source"},
@@ -62,6 +64,7 @@ void print_help(std::ostream& out) {
          "  vqsim graph scenarios/seed000-virtio-blk.toml | dot -Tsvg > path.svg\n"
          "  vqsim sweep scenarios/sweeps/iothreads-iodepth.toml --out out/iothreads\n"
          "  vqsim import calibration/data/seeds/000-virtio-blk.fio.txt --format fio-json\n"
+         "  vqsim report scenarios/default.toml --vs host.iothreads=2 --out whatif.html\n"
          "  vqsim check calibration/data/seeds/004-epyc-vm-vs-baremetal.toml\n"
          "  vqsim bench tandem --customers 32 --stations 5 --cycles 2000000 --json\n\n"
          "exit status: 0 success, 1 a self-check failed (Little's law) or no value satisfies a plan's constraints,\n"

@@ -216,7 +216,8 @@ void print_text(const models::PlanResult& r, const models::IoScenario& at) {
   for (const auto& n : r.notes) std::printf("note: %s\n", n.c_str());
 }
 
-void print_json(const models::PlanResult& r, const models::IoScenario& at, const std::vector<PredictionCheck>& pc) {
+nlohmann::ordered_json plan_to_json(const models::PlanResult& r, const models::IoScenario& at,
+                                    const std::vector<PredictionCheck>& pc) {
   const auto& q = r.request;
   nlohmann::ordered_json j;
   j["vqsim_version"] = VQSIM_VERSION;
@@ -265,12 +266,11 @@ void print_json(const models::PlanResult& r, const models::IoScenario& at, const
                                         {"upper", k.upper},
                                         {"verdict", k.verdict}});
   }
-  std::cout << j.dump(2) << "\n";
+  return j;
 }
 
-}  // namespace
-
-int plan_main(const std::vector<std::string>& args) {
+// plan_main and plan_json: `json_out` null prints (text or --format json), else receives the JSON.
+int plan_command(const std::vector<std::string>& args, nlohmann::ordered_json* json_out) {
   std::string path, format = "text", maximize, minimize, range;
   std::vector<std::string> overrides, subject_to;
   int replications = 3, threads = 0;
@@ -362,13 +362,21 @@ int plan_main(const std::vector<std::string>& args) {
   const models::IoScenario at = models::load_io_scenario(path, at_overrides);
   for (const auto& w : at.warnings) std::cerr << "vqsim: warning: " << w << "\n";
   const std::vector<PredictionCheck> pc = prediction_checks(r, at_overrides, threads);
-  if (format == "json") {
-    print_json(r, at, pc);
+  if (json_out != nullptr) {
+    *json_out = plan_to_json(r, at, pc);
+  } else if (format == "json") {
+    std::cout << plan_to_json(r, at, pc).dump(2) << "\n";
   } else {
     print_text(r, at);
     print_prediction_checks(pc);
   }
   return r.feasible ? 0 : 1;
 }
+
+}  // namespace
+
+int plan_main(const std::vector<std::string>& args) { return plan_command(args, nullptr); }
+
+int plan_json(const std::vector<std::string>& args, nlohmann::ordered_json* out) { return plan_command(args, out); }
 
 }  // namespace vqsim::cli
