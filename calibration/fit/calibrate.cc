@@ -318,51 +318,6 @@ std::pair<double, double> mixture_interval95(double a, double b, double sd, doub
   return {quantile(0.025), quantile(0.975)};
 }
 
-// One prediction as the model-error estimate sees it: its log error e = ln(model / measured), the
-// variance its interval already holds without the model's error (parameters and simulation:
-// (ln(upper / value) / 1.96)^2), and the second explanation's shift d = ln(alternative / value)
-// with its weight w (0, 0 without one).
-struct ErrorSample {
-  double error = 0, held_var = 0, shift = 0, weight = 0;
-};
-
-// The smallest model-error sd at which the sample's 95% interval, built as a prediction's is,
-// holds its measurement.
-double needed_sd(const ErrorSample& e) {
-  const double x = -e.error;  // ln(measured / model)
-  if (e.shift == 0 || e.weight <= 0) return std::sqrt(std::max(0.0, x * x / (1.96 * 1.96) - e.held_var));
-  const auto inside = [&](double sd) {
-    const auto [lo, hi] = mixture_interval95(0, e.shift, std::sqrt(e.held_var + sd * sd), e.weight);
-    return lo <= x && x <= hi;
-  };
-  if (inside(0)) return 0;
-  double lo = 0, hi = std::fabs(x) + std::fabs(e.shift) + 1;
-  for (int i = 0; i < 50; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (inside(mid) ? hi : lo) = mid;
-  }
-  return hi;
-}
-
-// The model-error sd from n predictions (see ModelError): the 95th percentile (nearest rank) of
-// the sd each needs to hold its measurement, so that a few errors far beyond the rest (an
-// unmodelled mechanism) set the tails without widening every interval as an RMS would, and what
-// the intervals already hold (the parameters, the simulation, a second explanation) is not
-// counted twice; with fewer than 10 predictions that is hardly an estimate, so it is pooled with
-// the prior as k0 = 2 observations of it.
-double pooled_sd(double prior_sd, const std::vector<ErrorSample>& samples) {
-  if (samples.empty()) return prior_sd;
-  std::vector<double> a;
-  for (const auto& e : samples) a.push_back(needed_sd(e));
-  std::sort(a.begin(), a.end());
-  const auto rank = static_cast<std::size_t>(std::ceil(0.95 * static_cast<double>(a.size())));
-  const double data_sd = a[std::max<std::size_t>(rank, 1) - 1];
-  if (a.size() >= 10) return data_sd;
-  constexpr double k0 = 2;
-  const double n = static_cast<double>(a.size());
-  return std::sqrt((k0 * prior_sd * prior_sd + n * data_sd * data_sd) / (k0 + n));
-}
-
 double log_error(const TargetFit& t) { return t.measured > 0 && t.fitted > 0 ? std::log(t.fitted / t.measured) : 0.0; }
 
 // Widens a prediction's interval by the model's own error (sd of ln(model / measured)).
@@ -427,6 +382,47 @@ void say(const CalibrateOptions& o, const std::string& line) {
 }
 
 }  // namespace
+
+// One prediction as the model-error estimate sees it: its log error e = ln(model / measured), the
+// variance its interval already holds without the model's error (parameters and simulation:
+// (ln(upper / value) / 1.96)^2), and the second explanation's shift d = ln(alternative / value)
+// with its weight w (0, 0 without one).
+// The smallest model-error sd at which the sample's 95% interval, built as a prediction's is,
+// holds its measurement.
+double needed_model_sd(const ErrorSample& e) {
+  const double x = -e.error;  // ln(measured / model)
+  if (e.shift == 0 || e.weight <= 0) return std::sqrt(std::max(0.0, x * x / (1.96 * 1.96) - e.held_var));
+  const auto inside = [&](double sd) {
+    const auto [lo, hi] = mixture_interval95(0, e.shift, std::sqrt(e.held_var + sd * sd), e.weight);
+    return lo <= x && x <= hi;
+  };
+  if (inside(0)) return 0;
+  double lo = 0, hi = std::fabs(x) + std::fabs(e.shift) + 1;
+  for (int i = 0; i < 50; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (inside(mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+// The model-error sd from n predictions (see ModelError): the 95th percentile (nearest rank) of
+// the sd each needs to hold its measurement, so that a few errors far beyond the rest (an
+// unmodelled mechanism) set the tails without widening every interval as an RMS would, and what
+// the intervals already hold (the parameters, the simulation, a second explanation) is not
+// counted twice; with fewer than 10 predictions that is hardly an estimate, so it is pooled with
+// the prior as k0 = 2 observations of it.
+double model_error_sd(double prior_sd, const std::vector<ErrorSample>& samples) {
+  if (samples.empty()) return prior_sd;
+  std::vector<double> a;
+  for (const auto& e : samples) a.push_back(needed_model_sd(e));
+  std::sort(a.begin(), a.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(0.95 * static_cast<double>(a.size())));
+  const double data_sd = a[std::max<std::size_t>(rank, 1) - 1];
+  if (a.size() >= 10) return data_sd;
+  constexpr double k0 = 2;
+  const double n = static_cast<double>(a.size());
+  return std::sqrt((k0 * prior_sd * prior_sd + n * data_sd * data_sd) / (k0 + n));
+}
 
 CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   const auto t0 = Clock::now();
@@ -868,22 +864,26 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   };
   // A distance's term: its own folds' estimate; under 10 figures, pooled with the estimate over
   // all the folds (every distance) when those are 10 or more, else with the documented prior.
-  auto term = [&](const std::string& kind, const std::string& distance, long except) {
+  std::function<double(const std::string&, const std::string&, long)> term = [&](const std::string& kind,
+                                                                                 const std::string& distance, long except) {
     const std::vector<ErrorSample> own = fold_samples(kind, distance, except);
     std::vector<ErrorSample> all;
     for (const char* dist : {"another workload", "unmeasured setup", "fitted setup"}) {
       const auto some = fold_samples(kind, dist, except);
       all.insert(all.end(), some.begin(), some.end());
     }
-    const double parent = all.size() >= 10 ? pooled_sd(0, all) : predict::prior_model_error(kind, distance);
-    return pooled_sd(parent, own);
+    const double parent = all.size() >= 10 ? model_error_sd(0, all) : predict::prior_model_error(kind, distance);
+    // Another workload with no fold of its own: not assumed harder to predict than another
+    // configuration, which is further from what was measured.
+    if (own.empty() && distance == "another workload") return std::min(parent, term(kind, "unmeasured setup", except));
+    return model_error_sd(parent, own);
   };
   std::vector<std::string> prior_kinds;  // kinds no leave-one-out figure measured
   for (const char* kind : kKinds) {
     std::vector<ErrorSample> fitted = fold_samples(kind, "fitted setup", -1);
     for (const auto& rf : res.runs)
       if (!rf.held_out) samples_of(rf.targets, kind, fitted);
-    if (!fitted.empty()) res.model_error.fitted[kind] = pooled_sd(kMeasurementSd, fitted);
+    if (!fitted.empty()) res.model_error.fitted[kind] = model_error_sd(kMeasurementSd, fitted);
     res.model_error.workload[kind] = term(kind, "another workload", -1);
     res.model_error.unmeasured[kind] = term(kind, "unmeasured setup", -1);
     bool any = false;
@@ -950,7 +950,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
           std::vector<ErrorSample> fitted = fold_samples(t.kind, "fitted setup", static_cast<long>(f));
           for (const auto& rf : res.runs)
             if (!rf.held_out) samples_of(rf.targets, t.kind, fitted);
-          sds[f].push_back(pooled_sd(kMeasurementSd, fitted));
+          sds[f].push_back(model_error_sd(kMeasurementSd, fitted));
         } else {
           sds[f].push_back(term(t.kind, fold.distance, static_cast<long>(f)));
         }

@@ -106,7 +106,8 @@ struct CvSummary {
 //               measured)); with n < 10 figures, pooled as k0 = 2 observations with the same
 //               estimate over all the folds (every distance) where those are 10 or more, else with
 //               the documented prior for that distance (predict::prior_model_error):
-//               sqrt((k0 prior^2 + n sd^2) / (k0 + n)); no leave-one-out: the prior;
+//               sqrt((k0 prior^2 + n sd^2) / (k0 + n)); no leave-one-out: the prior; another
+//               workload with no fold of its own takes no more than another configuration's term;
 //   fitted:     the same over the fit's own residuals and the folds whose setup another fitted
 //               run has (a replicate), with the 3% a measurement is assumed to err by as the prior.
 // A setup's distance in calibrate also counts the run's own `set` keys outside the workload
@@ -117,6 +118,23 @@ struct ModelError {
   // The leave-one-out folds per distance ("another workload", "unmeasured setup", "fitted setup").
   std::map<std::string, int> folds;
 };
+
+// One prediction as the model-error estimate sees it: its log error e = ln(model / measured), the
+// variance its interval already holds without the model's error (parameters and simulation:
+// (ln(upper / value) / 1.96)^2), and the second explanation's shift d = ln(alternative / value)
+// with its weight w (0, 0 without one).
+struct ErrorSample {
+  double error = 0, held_var = 0, shift = 0, weight = 0;
+};
+
+// The smallest model-error sd at which the sample's 95% interval, built as a prediction's is
+// (calibrate.cc: in quadrature with held_var, then the mixture with the shifted explanation),
+// holds its measurement.
+double needed_model_sd(const ErrorSample& e);
+
+// The model-error sd from n samples (ModelError): the 95th percentile (nearest rank) of
+// needed_model_sd; with n < 10 pooled with prior_sd as 2 observations; prior_sd for none.
+double model_error_sd(double prior_sd, const std::vector<ErrorSample>& samples);
 
 struct CalibrationResult {
   std::vector<ParamEstimate> params;
