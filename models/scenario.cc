@@ -1368,16 +1368,25 @@ void apply_fio_job(IoScenario& s, const std::string& job_path, const std::map<st
 
 // The [calibration] table of a calibrated scenario (see CalibrationUncertainty).
 void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries) {
-  static const std::vector<std::string> fields = {
-      "calibration.params",        "calibration.log_sd",      "calibration.log_corr",           "calibration.draws",
-      "calibration.source",        "calibration.model_error", "calibration.model_error_fitted", "calibration.model_error_source",
-      "calibration.fitted_setups", "calibration.modes",       "calibration.mode_weights"};
+  static const std::vector<std::string> fields = {"calibration.params",
+                                                  "calibration.log_sd",
+                                                  "calibration.log_corr",
+                                                  "calibration.draws",
+                                                  "calibration.source",
+                                                  "calibration.model_error",
+                                                  "calibration.model_error_fitted",
+                                                  "calibration.model_error_source",
+                                                  "calibration.fitted_setups",
+                                                  "calibration.modes",
+                                                  "calibration.mode_weights",
+                                                  "calibration.model_error_workload"};
   static const std::vector<std::string> kinds = {"throughput", "mean latency", "p50", "p99", "p99.9"};
   const Entry* first = nullptr;
   for (const auto& [key, e] : entries) {
     if (key.rfind("calibration.", 0) != 0) continue;
     // model_error = { throughput = 0.2, ... } arrives flattened: calibration.model_error.throughput.
-    const bool per_kind = key.rfind("calibration.model_error.", 0) == 0 || key.rfind("calibration.model_error_fitted.", 0) == 0;
+    const bool per_kind = key.rfind("calibration.model_error.", 0) == 0 || key.rfind("calibration.model_error_fitted.", 0) == 0 ||
+                          key.rfind("calibration.model_error_workload.", 0) == 0;
     if (per_kind) {
       const std::string kind = key.substr(key.find('.', std::string("calibration.model_error").size()) + 1);
       if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
@@ -1387,8 +1396,9 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
       const auto v = e.node->value<double>();
       if (!e.node->is_number() || !v || !std::isfinite(*v) || *v < 0)
         fail(e, key, "expected the sd of ln(model / measured), a number >= 0");
-      (key.rfind("calibration.model_error_fitted.", 0) == 0 ? s.calibration.model_error_fitted_log_sd
-                                                            : s.calibration.model_error_log_sd)[kind] = *v;
+      (key.rfind("calibration.model_error_fitted.", 0) == 0     ? s.calibration.model_error_fitted_log_sd
+       : key.rfind("calibration.model_error_workload.", 0) == 0 ? s.calibration.model_error_workload_log_sd
+                                                                : s.calibration.model_error_log_sd)[kind] = *v;
       if (!first) first = &e;
       continue;
     }

@@ -153,10 +153,11 @@ struct CalibrationUncertainty {
   std::string source;                         // what it was fitted on, for the report
   // The model's own error: the sd of ln(model / measured) per figure kind ("throughput", "mean
   // latency", "p50", "p99", "p99.9"; models/io_metrics.h figure_kind), for setups the calibration
-  // did not measure (model_error) and for those it did (model_error_fitted, from the fit's own
-  // residuals). Empty in a file written before vqsim estimated them: predictions then use the
-  // documented prior (calibration/predict/prediction.h).
-  std::map<std::string, double> model_error_log_sd, model_error_fitted_log_sd;
+  // did not measure (model_error: another configuration), for another workload of a configuration
+  // it measured (model_error_workload) and for the setups it measured (model_error_fitted).
+  // Empty in a file written before vqsim estimated them: predictions then use the documented
+  // prior (calibration/predict/prediction.h).
+  std::map<std::string, double> model_error_log_sd, model_error_workload_log_sd, model_error_fitted_log_sd;
   std::string model_error_source;
   std::vector<std::string> fitted_setups;  // setup_signature() of each fitted run
   // Other explanations the data fit about as well (calibrate's multi-start): each the values of

@@ -1,14 +1,17 @@
 // What calibration says about itself when the data and the model disagree: a parameter pushed to
-// the limit of its range says so and its interval stops there, and a poor fit ends with one line
-// naming how many figures miss and how. The "measurements" are far beyond what the default
-// scenario can do (50 IOPS from an NVMe), so the answers are known without simulating a truth.
+// the limit of its range says so and its interval stops there, a poor fit ends with one line
+// naming how many figures miss and how, and the model's own error is estimated per distance. The "measurements" are far beyond
+// what the default scenario can do (50 IOPS from an NVMe), so the answers are known without simulating a truth.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include "calibration/fit/calibrate.h"
 #include "calibration/fit/dataset.h"
 #include "calibration/fit/fit_output.h"
+#include "calibration/predict/prediction.h"
 #include "calibration_support.h"  // test::write: a file in this process's scratch directory
 
 using namespace vqsim;
@@ -66,4 +69,41 @@ TEST_CASE("a poor fit ends with one line: how many figures miss their bars, and 
   // Every figure is far too fast: the model cannot be as slow as these measurements.
   CHECK(line.find("reads too fast (4 of 4 figures)") != std::string::npos);
   CHECK(fit::report_text(slow_dataset(), r).find(line) != std::string::npos);
+}
+
+TEST_CASE(
+    "the model-error estimate: the 95th percentile of the sd each prediction needs, parts of its interval not counted twice") {
+  // Without a parameters' part or a second explanation: the 95th percentile of |e| over 1.96.
+  std::vector<fit::ErrorSample> plain;
+  for (int i = 1; i <= 20; ++i) plain.push_back({0.01 * i * (i % 2 ? 1 : -1)});
+  CHECK(fit::model_error_sd(0.5, plain) == doctest::Approx(0.19 / 1.96));  // rank 19 of 20
+  // The parameters' part already holds this error: no model error is needed for it.
+  CHECK(fit::needed_model_sd({0.196, 0.01}) < 1e-6);
+  CHECK(fit::needed_model_sd({0.392, 0.01}) == doctest::Approx(std::sqrt(0.04 - 0.01)));
+  // A second explanation (weight 0.3) that predicts beyond the measurement holds it at sd 0;
+  // one that predicts away from it needs more than the plain estimate.
+  CHECK(fit::needed_model_sd({0.3, 0, -0.5, 0.3}) == 0);
+  CHECK(fit::needed_model_sd({0.3, 0, +0.5, 0.3}) > 0.3 / 1.96);
+  // Under 10 samples: pooled with the prior as two observations of it.
+  const std::vector<fit::ErrorSample> few = {{0.196}};
+  CHECK(fit::model_error_sd(0.4, few) == doctest::Approx(std::sqrt((2 * 0.16 + 0.01) / 3)));
+  CHECK(fit::model_error_sd(0.4, {}) == 0.4);
+}
+
+TEST_CASE("leave-one-out folds are classified by distance and each distance has its own model-error term") {
+  fit::CalibrateOptions o;
+  o.fit_keys = {"backend.read_us"};
+  o.max_rounds = 3;
+  o.leave_one_out = true;
+  const fit::CalibrationResult r = fit::calibrate(slow_dataset(), o);
+  REQUIRE(r.cv);
+  // qd1 and qd4 share their configuration: each fold is another workload of the other.
+  for (const auto& f : r.cv->folds) CHECK(f.distance == "another workload");
+  CHECK(r.model_error.folds.at("another workload") == 2);
+  // No fold left out another configuration, and two folds are too few to stand for it: the prior.
+  CHECK(r.model_error.unmeasured.at("throughput") == predict::prior_model_error("throughput", "unmeasured setup"));
+  CHECK(r.model_error.workload.at("throughput") != predict::prior_model_error("throughput", "another workload"));
+  const auto j = fit::report_json(slow_dataset(), r);
+  CHECK(j["cross_validation"]["folds"][0]["distance"] == "another workload");
+  CHECK(j["model_error"]["workload"].contains("mean latency"));
 }

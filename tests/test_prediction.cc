@@ -176,7 +176,9 @@ TEST_CASE("prediction: the model's own error widens the interval by its term, at
       CHECK(half(m) == doctest::Approx(expected(m, sd)).epsilon(1e-9));
     }
   }
-  SUBCASE("a fitted setup takes model_error_fitted; the same setup at another depth takes model_error") {
+  SUBCASE(
+      "a fitted setup takes model_error_fitted; the same configuration at another depth takes model_error_workload (here absent: "
+      "model_error)") {
     const std::string probe = write_scenario("probe.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 2\n" + terms);
     const std::string signature = models::setup_signature(models::load_io_scenario(probe));
     const std::string path = write_scenario(
@@ -187,16 +189,44 @@ TEST_CASE("prediction: the model's own error widens the interval by its term, at
     for (const auto& m : p.metrics) CHECK(half(m) == doctest::Approx(expected(m, 0.05)).epsilon(1e-9));
     const Run deeper = nominal(path, {"workload.iodepth=8"});
     const predict::Prediction q = predict::predict(path, {"workload.iodepth=8"}, deeper.s, deeper.report, 2);
-    CHECK(q.distance == "another depth");
+    CHECK(q.distance == "another workload");
+    for (const auto& m : q.metrics)
+      CHECK(m.model_sd_rel == predict::model_error_for(deeper.s.calibration, m.name, "unmeasured setup"));
+    CHECK(predict::setup_distance(models::load_io_scenario(path, {"workload.rw=randwrite"})) == "another workload");
     CHECK(predict::setup_distance(models::load_io_scenario(path, {"host.aio=threads"})) == "unmeasured setup");
+  }
+  SUBCASE("another workload of a fitted configuration takes model_error_workload") {
+    const std::string probe = write_scenario("probe2.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 2\n" + terms);
+    const std::string signature = models::setup_signature(models::load_io_scenario(probe));
+    const std::string path = write_scenario(
+        "workload.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 2\n" + terms +
+                             "model_error_workload = { throughput = 0.15, \"mean latency\" = 0.15, p50 = 0.15, p99 = 0.15, "
+                             "\"p99.9\" = 0.15 }\nfitted_setups = [\"" +
+                             signature + "\"]\n");
+    const Run deeper = nominal(path, {"workload.iodepth=8"});
+    const predict::Prediction q = predict::predict(path, {"workload.iodepth=8"}, deeper.s, deeper.report, 2);
+    CHECK(q.distance == "another workload");
+    for (const auto& m : q.metrics) CHECK(half(m) == doctest::Approx(expected(m, 0.15)).epsilon(1e-9));
+  }
+  SUBCASE("configuration_signature drops the workload's fields only") {
+    CHECK(
+        predict::configuration_signature("driver=virtio-blk;vcpus=1;rw=randread;bs=4096,4096;ioengine=libaio;iodepth=1;numjobs=1;"
+                                         "qemu=7.2") == "driver=virtio-blk;vcpus=1;qemu=7.2");
+    CHECK(predict::distance_between("a=1;rw=read;iodepth=4", {"a=1;rw=write;iodepth=1"}) == "another workload");
+    CHECK(predict::distance_between("a=2;rw=read", {"a=1;rw=read"}) == "unmeasured setup");
+    CHECK(predict::distance_between("a=1;rw=read", {"a=1;rw=read"}) == "fitted setup");
   }
   SUBCASE("a table without terms (written before they existed) takes the documented prior") {
     const std::string path = write_scenario("old.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 2\n");
     const Run r = nominal(path);
     const predict::Prediction p = predict::predict(path, {}, r.s, r.report, 2);
     CHECK(p.model_error_source.find("documented prior") != std::string::npos);
-    for (const auto& m : p.metrics) CHECK(m.model_sd_rel == predict::prior_model_error(models::figure_kind(m.name)));
+    CHECK(p.distance == "unmeasured setup");
+    for (const auto& m : p.metrics) CHECK(m.model_sd_rel == predict::prior_model_error(models::figure_kind(m.name), p.distance));
     CHECK(predict::prior_model_error("throughput") > 0);
+    // The lab's errors for another configuration are larger than for another workload.
+    CHECK(predict::prior_model_error("throughput", "unmeasured setup") >
+          predict::prior_model_error("throughput", "another workload"));
   }
   SUBCASE("a term of an unknown kind is an error naming the kinds") {
     const std::string path = write_scenario("bad-kind.toml", kTwoKeys + "log_sd = [0, 0]\nmodel_error = { iops = 0.2 }\n");

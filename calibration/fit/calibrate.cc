@@ -309,25 +309,6 @@ class Fitter {
   long des_runs_ = 0;
 };
 
-// The model-error sd from n log errors (see ModelError): the 95th percentile of |e| (nearest
-// rank) over 1.96, so that a few errors far beyond the rest (an unmodelled mechanism) set the
-// tails without widening every interval as an RMS would; with fewer than 10 errors that is
-// hardly an estimate, so it is pooled with the prior as k0 = 2 observations of it.
-double pooled_sd(double prior_sd, const std::vector<double>& errors) {
-  if (errors.empty()) return prior_sd;
-  std::vector<double> a;
-  for (double e : errors) a.push_back(std::fabs(e));
-  std::sort(a.begin(), a.end());
-  const auto rank = static_cast<std::size_t>(std::ceil(0.95 * static_cast<double>(a.size())));
-  const double data_sd = a[std::max<std::size_t>(rank, 1) - 1] / 1.96;
-  if (a.size() >= 10) return data_sd;
-  constexpr double k0 = 2;
-  const double n = static_cast<double>(a.size());
-  return std::sqrt((k0 * prior_sd * prior_sd + n * data_sd * data_sd) / (k0 + n));
-}
-
-double log_error(const TargetFit& t) { return t.measured > 0 && t.fitted > 0 ? std::log(t.fitted / t.measured) : 0.0; }
-
 // The central 95% interval of (1 - w) N(a, sd^2) + w N(b, sd^2), by bisection on its CDF.
 std::pair<double, double> mixture_interval95(double a, double b, double sd, double w) {
   if (!(sd > 0)) return {std::min(a, b), std::max(a, b)};
@@ -345,6 +326,8 @@ std::pair<double, double> mixture_interval95(double a, double b, double sd, doub
   };
   return {quantile(0.025), quantile(0.975)};
 }
+
+double log_error(const TargetFit& t) { return t.measured > 0 && t.fitted > 0 ? std::log(t.fitted / t.measured) : 0.0; }
 
 // Widens a prediction's interval by the model's own error (sd of ln(model / measured)).
 void add_model_error(TargetFit& t, double model_sd) {
@@ -371,11 +354,84 @@ TargetFit target_fit(const Target& t, double value, double half_width, const Eig
   return f;
 }
 
+// A run's setup as calibrate's distances see it: its setup_signature plus the manifest's `set`
+// keys outside the workload, so that two runs differing only in a device figure the signature
+// does not hold (backend.latency_us) are two configurations, not one setup.
+std::string run_signature(const CalRun& r) {
+  std::string sig = models::setup_signature(r.scenario);
+  // The keys the signature holds already (by their effective value, written or not).
+  static const char* const kInSignature[] = {"guest.driver",     "guest.vcpus",    "guest.num_queues",
+                                             "guest.queue_size", "host.iothreads", "host.aio",
+                                             "host.cache",       "backend.kind",   "host.qemu_version"};
+  std::vector<std::string> extra;
+  for (const auto& o : r.overrides) {
+    const std::string key = o.substr(0, o.find('='));
+    if (key.rfind("workload.", 0) == 0 ||
+        std::find(std::begin(kInSignature), std::end(kInSignature), key) != std::end(kInSignature))
+      continue;
+    extra.push_back(o);
+  }
+  std::sort(extra.begin(), extra.end());
+  for (const auto& e : extra) sig += ";" + e;
+  return sig;
+}
+
+// A prediction's interval as the 95% interval of the weighted mixture of its two explanations'
+// predictions (value and alternative), each with the interval's own spread.
+void add_alternative(TargetFit& t, double weight) {
+  if (!(t.fitted > 0) || !(t.alternative > 0) || !(t.upper > 0) || weight <= 0) return;
+  const double sd = std::log(t.upper / t.fitted) / 1.96;
+  const auto [lo, hi] = mixture_interval95(std::log(t.fitted), std::log(t.alternative), sd, weight);
+  t.lower = std::exp(lo);
+  t.upper = std::exp(hi);
+}
+
 void say(const CalibrateOptions& o, const std::string& line) {
   if (o.progress) o.progress(line);
 }
 
 }  // namespace
+
+// One prediction as the model-error estimate sees it: its log error e = ln(model / measured), the
+// variance its interval already holds without the model's error (parameters and simulation:
+// (ln(upper / value) / 1.96)^2), and the second explanation's shift d = ln(alternative / value)
+// with its weight w (0, 0 without one).
+// The smallest model-error sd at which the sample's 95% interval, built as a prediction's is,
+// holds its measurement.
+double needed_model_sd(const ErrorSample& e) {
+  const double x = -e.error;  // ln(measured / model)
+  if (e.shift == 0 || e.weight <= 0) return std::sqrt(std::max(0.0, x * x / (1.96 * 1.96) - e.held_var));
+  const auto inside = [&](double sd) {
+    const auto [lo, hi] = mixture_interval95(0, e.shift, std::sqrt(e.held_var + sd * sd), e.weight);
+    return lo <= x && x <= hi;
+  };
+  if (inside(0)) return 0;
+  double lo = 0, hi = std::fabs(x) + std::fabs(e.shift) + 1;
+  for (int i = 0; i < 50; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (inside(mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+// The model-error sd from n predictions (see ModelError): the 95th percentile (nearest rank) of
+// the sd each needs to hold its measurement, so that a few errors far beyond the rest (an
+// unmodelled mechanism) set the tails without widening every interval as an RMS would, and what
+// the intervals already hold (the parameters, the simulation, a second explanation) is not
+// counted twice; with fewer than 10 predictions that is hardly an estimate, so it is pooled with
+// the prior as k0 = 2 observations of it.
+double model_error_sd(double prior_sd, const std::vector<ErrorSample>& samples) {
+  if (samples.empty()) return prior_sd;
+  std::vector<double> a;
+  for (const auto& e : samples) a.push_back(needed_model_sd(e));
+  std::sort(a.begin(), a.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(0.95 * static_cast<double>(a.size())));
+  const double data_sd = a[std::max<std::size_t>(rank, 1) - 1];
+  if (a.size() >= 10) return data_sd;
+  constexpr double k0 = 2;
+  const double n = static_cast<double>(a.size());
+  return std::sqrt((k0 * prior_sd * prior_sd + n * data_sd * data_sd) / (k0 + n));
+}
 
 CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   const auto t0 = Clock::now();
@@ -703,6 +759,14 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
                             " are confounded (correlation " + fmt("%+.2f", res.correlation(k, j)) +
                             "): the data fixes a combination of them, not each one");
 
+  std::vector<std::string> fit_signatures, fit_classes;  // of each fitted run, in fit_runs order
+  for (std::size_t i : fit_runs) {
+    fit_signatures.push_back(models::setup_signature(d.runs[i].scenario));
+    fit_classes.push_back(run_signature(d.runs[i]));
+  }
+  Eigen::VectorXd ua(p);  // the second explanation, if any
+  if (res.alternative)
+    for (long k = 0; k < p; ++k) ua[k] = std::log((*res.alternative)[static_cast<std::size_t>(k)]);
   // Held-out runs: the DES at the estimate is their prediction.
   if (!held_out.empty()) {
     say(o, "predicting " + std::to_string(held_out.size()) + " held-out runs");
@@ -715,6 +779,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     RunFit rf;
     rf.name = r.name;
     rf.held_out = std::find(held_out.begin(), held_out.end(), i) != held_out.end();
+    if (rf.held_out) rf.distance = predict::distance_between(run_signature(r), fit_classes);
     const DesPoint& pt = des_at_u.at(i);
     rf.bottleneck = pt.bottleneck;
     const Eigen::MatrixXd g = fitter->log_gradient(i, u);
@@ -734,7 +799,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   if (o.leave_one_out) {
     if (fit_runs.size() < 2) throw models::ConfigError("--cv loo needs at least two fitted runs");
     CvSummary cv;
-    std::vector<Eigen::VectorXd> fold_u;
+    std::vector<Eigen::VectorXd> fold_u, fold_alt_u;
     for (std::size_t f = 0; f < fit_runs.size(); ++f) {
       std::vector<std::size_t> rest;
       for (std::size_t j : fit_runs)
@@ -742,20 +807,31 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       say(o, "cross-validation: leaving out run " + std::to_string(f + 1) + "/" + std::to_string(fit_runs.size()) + " '" +
                  d.runs[fit_runs[f]].name + "'");
       fold_u.push_back(fitter->fit(rest, u, 30).u);
+      // The second explanation without the run too, moved as the estimate moved (a refit of each
+      // would double the folds' cost): the fold's interval holds both, as a held-out run's does,
+      // so that the model-error estimate does not count their spread twice.
+      if (res.alternative) fold_alt_u.push_back(((ua + fold_u.back() - u).cwiseMax(fitter->lower())).cwiseMin(fitter->upper()));
     }
-    std::vector<DesPoint> fold_points(fit_runs.size());
-    for (std::size_t f = 0; f < fit_runs.size(); ++f) fold_points[f] = fitter->des({fit_runs[f]}, fold_u[f]).begin()->second;
+    std::vector<DesPoint> fold_points(fit_runs.size()), fold_alt(fit_runs.size());
+    for (std::size_t f = 0; f < fit_runs.size(); ++f) {
+      fold_points[f] = fitter->des({fit_runs[f]}, fold_u[f]).begin()->second;
+      if (res.alternative) fold_alt[f] = fitter->des({fit_runs[f]}, fold_alt_u[f]).begin()->second;
+    }
     std::map<std::string, std::pair<double, int>> by_kind;
     for (std::size_t f = 0; f < fit_runs.size(); ++f) {
       const CalRun& r = d.runs[fit_runs[f]];
       CvFold fold;
       fold.name = r.name;
+      std::vector<std::string> others = fit_classes;
+      others.erase(others.begin() + static_cast<long>(f));
+      fold.distance = predict::distance_between(fit_classes[f], others);
       // The parameters' part through the surrogate's slope at the fold's fit, with the full fit's
       // covariance (the fold's own, from one run fewer, would be a little wider).
       const Eigen::MatrixXd g = fitter->log_gradient(fit_runs[f], fold_u[f]);
       for (std::size_t t = 0; t < r.targets.size(); ++t) {
         TargetFit tf =
             target_fit(r.targets[t], fold_points[f].value[t], fold_points[f].half_width[t], g.row(static_cast<long>(t)), cov);
+        if (res.alternative) tf.alternative = fold_alt[f].value[t];
         auto& [sum, n] = by_kind[tf.kind];
         sum += std::fabs(tf.error_rel());
         ++n;
@@ -773,72 +849,129 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     res.cv = std::move(cv);
   }
 
-  // The model's own error (ModelError): from the fit's residuals for the fitted setups, and from
-  // the leave-one-out errors (or the documented prior) for the others.
+  // The model's own error (ModelError), per distance: from the fit's residuals for the fitted
+  // setups, and from the leave-one-out errors at each distance (or the documented prior) for the
+  // others.
   static const char* const kKinds[] = {"throughput", "mean latency", "p50", "p99", "p99.9"};
   constexpr double kMeasurementSd = 0.03;  // a measured figure's assumed error (Target::sigma_rel)
-  auto errors_of = [](const std::vector<TargetFit>& ts, const std::string& kind, std::vector<double>& out) {
+  auto samples_of = [&](const std::vector<TargetFit>& ts, const std::string& kind, std::vector<ErrorSample>& out) {
     for (const auto& t : ts)
-      if (t.kind == kind && t.measured > 0 && t.fitted > 0) out.push_back(log_error(t));
+      if (t.kind == kind && t.measured > 0 && t.fitted > 0) {
+        const double h = t.upper > t.fitted ? std::log(t.upper / t.fitted) / 1.96 : 0.0;
+        const double shift = t.alternative > 0 ? std::log(t.alternative / t.fitted) : 0.0;
+        out.push_back({log_error(t), h * h, shift, shift != 0 ? res.alternative_weight : 0.0});
+      }
+  };
+  // The folds' samples of a kind at a distance, leaving out fold `except` (none: -1).
+  auto fold_samples = [&](const std::string& kind, const std::string& distance, long except) {
+    std::vector<ErrorSample> out;
+    if (!res.cv) return out;
+    for (std::size_t g = 0; g < res.cv->folds.size(); ++g)
+      if (static_cast<long>(g) != except && res.cv->folds[g].distance == distance)
+        samples_of(res.cv->folds[g].targets, kind, out);
+    return out;
+  };
+  // A distance's term: its own folds' estimate; under 10 figures, pooled with the estimate over
+  // all the folds (every distance) when those are 10 or more, else with the documented prior.
+  std::function<double(const std::string&, const std::string&, long)> term = [&](const std::string& kind,
+                                                                                 const std::string& distance, long except) {
+    const std::vector<ErrorSample> own = fold_samples(kind, distance, except);
+    std::vector<ErrorSample> all;
+    for (const char* dist : {"another workload", "unmeasured setup", "fitted setup"}) {
+      const auto some = fold_samples(kind, dist, except);
+      all.insert(all.end(), some.begin(), some.end());
+    }
+    const double parent = all.size() >= 10 ? model_error_sd(0, all) : predict::prior_model_error(kind, distance);
+    // Another workload with no fold of its own: not assumed harder to predict than another
+    // configuration, which is further from what was measured.
+    if (own.empty() && distance == "another workload") return std::min(parent, term(kind, "unmeasured setup", except));
+    return model_error_sd(parent, own);
   };
   std::vector<std::string> prior_kinds;  // kinds no leave-one-out figure measured
   for (const char* kind : kKinds) {
-    std::vector<double> fitted;
+    std::vector<ErrorSample> fitted = fold_samples(kind, "fitted setup", -1);
     for (const auto& rf : res.runs)
-      if (!rf.held_out) errors_of(rf.targets, kind, fitted);
-    if (!fitted.empty()) res.model_error.fitted[kind] = pooled_sd(kMeasurementSd, fitted);
-    std::vector<double> loo;
+      if (!rf.held_out) samples_of(rf.targets, kind, fitted);
+    if (!fitted.empty()) res.model_error.fitted[kind] = model_error_sd(kMeasurementSd, fitted);
+    res.model_error.workload[kind] = term(kind, "another workload", -1);
+    res.model_error.unmeasured[kind] = term(kind, "unmeasured setup", -1);
+    bool any = false;
     if (res.cv)
-      for (const auto& f : res.cv->folds) errors_of(f.targets, kind, loo);
-    res.model_error.unmeasured[kind] =
-        res.cv && !loo.empty() ? pooled_sd(predict::prior_model_error(kind), loo) : predict::prior_model_error(kind);
-    if (res.cv && loo.empty()) prior_kinds.push_back(kind);
+      for (const auto& f : res.cv->folds)
+        for (const auto& t : f.targets) any = any || t.kind == kind;
+    if (res.cv && !any) prior_kinds.push_back(kind);
   }
-  res.model_error.source =
-      res.cv ? "the leave-one-out errors of " + std::to_string(res.cv->folds.size()) + " runs" +
-                   (res.cv->folds.size() < 10 ? ", pooled with the documented prior as 2 runs (docs/calibration.md)" : "")
-             : "the documented prior (docs/calibration.md): no leave-one-out (--cv loo) to estimate it from these runs";
+  if (res.cv) {
+    for (const auto& f : res.cv->folds) ++res.model_error.folds[f.distance];
+    std::string by;
+    for (const char* dist : {"another workload", "unmeasured setup", "fitted setup"}) {
+      const auto it = res.model_error.folds.find(dist);
+      const int n = it == res.model_error.folds.end() ? 0 : it->second;
+      by += std::string(by.empty() ? "" : ", ") +
+            (std::string(dist) == "another workload"   ? "another workload of a fitted configuration "
+             : std::string(dist) == "unmeasured setup" ? "another configuration "
+                                                       : "a replicate of a fitted setup ") +
+            std::to_string(n);
+    }
+    res.model_error.source = "the leave-one-out errors of " + std::to_string(res.cv->folds.size()) + " runs by distance (" + by +
+                             "); a distance with under 10 errors of a kind pooled, as 2 runs, with the estimate over all folds "
+                             "where those are 10 or more, else with its documented prior (docs/calibration.md)";
+  } else {
+    res.model_error.source =
+        "the documented prior (docs/calibration.md): no leave-one-out (--cv loo) to estimate it from these runs";
+  }
   if (!prior_kinds.empty()) {
     std::string list;
     for (const auto& k : prior_kinds) list += (list.empty() ? "" : ", ") + k;
     res.model_error.source += "; " + list + ": the documented prior (no such figure was measured)";
   }
-  for (auto& rf : res.runs) {
-    if (!rf.held_out) continue;
-    for (auto& t : rf.targets) add_model_error(t, res.model_error.unmeasured[t.kind]);
-  }
+  auto term_at = [&](const std::string& kind, const std::string& distance) {
+    const auto& m = distance == "fitted setup"       ? res.model_error.fitted
+                    : distance == "another workload" ? res.model_error.workload
+                                                     : res.model_error.unmeasured;
+    const auto it = m.find(kind);
+    return it != m.end() ? it->second : predict::prior_model_error(kind, distance);
+  };
   // A second explanation: held-out runs predicted at it too, and their interval is the 95%
   // interval of the mixture of both predictions, weighted by how well each fits
   // (alternative_weight).
   if (res.alternative && !held_out.empty()) {
-    Eigen::VectorXd ua(p);
-    for (long k = 0; k < p; ++k) ua[k] = std::log((*res.alternative)[static_cast<std::size_t>(k)]);
     const auto pts = fitter->des(held_out, ua);
-    for (std::size_t i = 0; i < d.runs.size(); ++i) {
-      if (!res.runs[i].held_out) continue;
-      const DesPoint& pt = pts.at(i);
-      for (std::size_t t = 0; t < res.runs[i].targets.size(); ++t) {
-        TargetFit& tf = res.runs[i].targets[t];
-        if (!(tf.fitted > 0) || !(pt.value[t] > 0)) continue;
-        const double sd = std::log(tf.upper / tf.fitted) / 1.96;
-        const auto [lo, hi] = mixture_interval95(std::log(tf.fitted), std::log(pt.value[t]), sd, res.alternative_weight);
-        tf.lower = std::exp(lo);
-        tf.upper = std::exp(hi);
-      }
+    for (std::size_t i = 0; i < d.runs.size(); ++i)
+      if (res.runs[i].held_out)
+        for (std::size_t t = 0; t < res.runs[i].targets.size(); ++t) res.runs[i].targets[t].alternative = pts.at(i).value[t];
+  }
+  for (auto& rf : res.runs) {
+    if (!rf.held_out) continue;
+    for (auto& t : rf.targets) {
+      add_model_error(t, term_at(t.kind, rf.distance));
+      add_alternative(t, res.alternative_weight);
     }
   }
-  // Each fold's interval takes the model error estimated without that fold, so that its
-  // coverage is a fair test of the term.
+  // Each fold's interval takes the model error at its distance estimated without that fold, so
+  // that its coverage is a fair test of the term (all estimated before any fold's interval grows).
   if (res.cv) {
+    std::vector<std::vector<double>> sds(res.cv->folds.size());
+    for (std::size_t f = 0; f < res.cv->folds.size(); ++f) {
+      const CvFold& fold = res.cv->folds[f];
+      for (const auto& t : fold.targets) {
+        if (fold.distance == "fitted setup") {
+          std::vector<ErrorSample> fitted = fold_samples(t.kind, "fitted setup", static_cast<long>(f));
+          for (const auto& rf : res.runs)
+            if (!rf.held_out) samples_of(rf.targets, t.kind, fitted);
+          sds[f].push_back(model_error_sd(kMeasurementSd, fitted));
+        } else {
+          sds[f].push_back(term(t.kind, fold.distance, static_cast<long>(f)));
+        }
+      }
+    }
     for (std::size_t f = 0; f < res.cv->folds.size(); ++f)
-      for (auto& t : res.cv->folds[f].targets) {
-        std::vector<double> others;
-        for (std::size_t g = 0; g < res.cv->folds.size(); ++g)
-          if (g != f) errors_of(res.cv->folds[g].targets, t.kind, others);
-        add_model_error(t, pooled_sd(predict::prior_model_error(t.kind), others));
+      for (std::size_t t = 0; t < res.cv->folds[f].targets.size(); ++t) {
+        add_model_error(res.cv->folds[f].targets[t], sds[f][t]);
+        add_alternative(res.cv->folds[f].targets[t], res.alternative_weight);
       }
   }
-  for (std::size_t i : fit_runs) res.fitted_setups.push_back(models::setup_signature(d.runs[i].scenario));
+  res.fitted_setups = fit_signatures;
   std::sort(res.fitted_setups.begin(), res.fitted_setups.end());
   res.fitted_setups.erase(std::unique(res.fitted_setups.begin(), res.fitted_setups.end()), res.fitted_setups.end());
   res.mva_evaluations += fitter->mva_evaluations();

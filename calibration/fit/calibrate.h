@@ -64,18 +64,23 @@ struct TargetFit {
   // 95% interval: parameters and simulation noise, and for a prediction (a held-out run, a
   // leave-one-out fold) the model's own error too
   double lower = 0, upper = 0;
+  // A prediction's value at the second explanation (CalibrationResult::alternative), whose
+  // interval then holds both; 0 without one.
+  double alternative = 0;
   double error_rel() const { return measured > 0 ? (fitted - measured) / measured : 0; }
 };
 
 struct RunFit {
   std::string name;
   bool held_out = false;
+  std::string distance;  // a held-out run's from the fitted runs (predict::distance_between)
   std::string bottleneck;
   std::vector<TargetFit> targets;
 };
 
 struct CvFold {
   std::string name;
+  std::string distance;            // the left-out run's from the other fitted runs
   std::vector<TargetFit> targets;  // predicted with this run left out of the fit
 };
 
@@ -87,18 +92,49 @@ struct CvSummary {
   std::string worst_metric;
 };
 
-// The model's own error per figure kind (models::figure_kind), as the sd of ln(model /
-// measured): `unmeasured` for setups the fit did not see, `fitted` for those it did.
-//   unmeasured: with leave-one-out, from the n leave-one-out log errors e of that kind: the
-//               95th percentile of |e| over 1.96; with n < 10, pooled with the documented prior
-//               (predict::prior_model_error) as k0 = 2 observations: sqrt((k0 prior^2 + n sd^2)
-//               / (k0 + n)); without leave-one-out, the prior;
-//   fitted:     the same over the fit's own residuals, with the 3% a measurement is assumed to
-//               err by as the prior.
+// The model's own error per figure kind (models::figure_kind), as the sd of ln(model / measured),
+// per distance of a setup from the fitted ones (predict::distance_between): `fitted` for the
+// fitted setups, `workload` for another workload (iodepth, jobs, rw, block size, engine) of a
+// fitted configuration, `unmeasured` for another configuration.
+//   workload, unmeasured: with leave-one-out, from the folds at that distance from the other
+//               fitted runs: for each fold's figure, the smallest sd at which its interval (its
+//               parameters' and simulation's part, the two explanations' mixture where there are
+//               two, and the model's error) would hold the measurement; the term is the 95th
+//               percentile of those (nearest rank), so that the folds' intervals built the way a
+//               prediction's are hold 95% of their measurements (without parameters' part and a
+//               second explanation: the 95th percentile of |e| over 1.96, e = ln(model /
+//               measured)); with n < 10 figures, pooled as k0 = 2 observations with the same
+//               estimate over all the folds (every distance) where those are 10 or more, else with
+//               the documented prior for that distance (predict::prior_model_error):
+//               sqrt((k0 prior^2 + n sd^2) / (k0 + n)); no leave-one-out: the prior; another
+//               workload with no fold of its own takes no more than another configuration's term;
+//   fitted:     the same over the fit's own residuals and the folds whose setup another fitted
+//               run has (a replicate), with the 3% a measurement is assumed to err by as the prior.
+// A setup's distance in calibrate also counts the run's own `set` keys outside the workload
+// (a device figure such as backend.latency_us, which setup_signature does not hold).
 struct ModelError {
-  std::map<std::string, double> unmeasured, fitted;
+  std::map<std::string, double> unmeasured, workload, fitted;
   std::string source;
+  // The leave-one-out folds per distance ("another workload", "unmeasured setup", "fitted setup").
+  std::map<std::string, int> folds;
 };
+
+// One prediction as the model-error estimate sees it: its log error e = ln(model / measured), the
+// variance its interval already holds without the model's error (parameters and simulation:
+// (ln(upper / value) / 1.96)^2), and the second explanation's shift d = ln(alternative / value)
+// with its weight w (0, 0 without one).
+struct ErrorSample {
+  double error = 0, held_var = 0, shift = 0, weight = 0;
+};
+
+// The smallest model-error sd at which the sample's 95% interval, built as a prediction's is
+// (calibrate.cc: in quadrature with held_var, then the mixture with the shifted explanation),
+// holds its measurement.
+double needed_model_sd(const ErrorSample& e);
+
+// The model-error sd from n samples (ModelError): the 95th percentile (nearest rank) of
+// needed_model_sd; with n < 10 pooled with prior_sd as 2 observations; prior_sd for none.
+double model_error_sd(double prior_sd, const std::vector<ErrorSample>& samples);
 
 struct CalibrationResult {
   std::vector<ParamEstimate> params;

@@ -140,7 +140,9 @@ std::string fit_toml(const Dataset& d, const CalibrationResult& r, const std::st
     return out + " }";
   };
   if (!r.model_error.unmeasured.empty()) {
-    t += "model_error = " + kinds(r.model_error.unmeasured) + "  # sd of ln(model / measured), setups not fitted\n";
+    t += "model_error = " + kinds(r.model_error.unmeasured) + "  # sd of ln(model / measured), another configuration\n";
+    if (!r.model_error.workload.empty())
+      t += "model_error_workload = " + kinds(r.model_error.workload) + "  # another workload of a fitted configuration\n";
     if (!r.model_error.fitted.empty()) t += "model_error_fitted = " + kinds(r.model_error.fitted) + "  # the fitted setups\n";
     t += "model_error_source = " + quoted(r.model_error.source) + "\n";
   }
@@ -199,6 +201,7 @@ nlohmann::ordered_json report_json(const Dataset& d, const CalibrationResult& r)
     nlohmann::ordered_json rj;
     rj["name"] = run.name;
     rj["role"] = run.held_out ? "held out (predicted)" : "fitted";
+    if (run.held_out) rj["distance"] = run.distance;
     rj["bottleneck"] = run.bottleneck;
     rj["targets"] = nlohmann::ordered_json::array();
     for (const auto& t : run.targets) rj["targets"].push_back(target_json(t));
@@ -206,8 +209,11 @@ nlohmann::ordered_json report_json(const Dataset& d, const CalibrationResult& r)
   }
   j["notes"] = r.notes;
   j["fit_quality"] = fit_quality_line(d, r);
-  j["model_error"] = {
-      {"unmeasured", r.model_error.unmeasured}, {"fitted", r.model_error.fitted}, {"source", r.model_error.source}};
+  j["model_error"] = {{"unmeasured", r.model_error.unmeasured},
+                      {"workload", r.model_error.workload},
+                      {"fitted", r.model_error.fitted},
+                      {"source", r.model_error.source},
+                      {"folds", r.model_error.folds}};
   j["fitted_setups"] = r.fitted_setups;
   if (r.alternative)
     j["alternative"] = {{"values", *r.alternative},
@@ -224,6 +230,7 @@ nlohmann::ordered_json report_json(const Dataset& d, const CalibrationResult& r)
     for (const auto& f : r.cv->folds) {
       nlohmann::ordered_json fj;
       fj["left_out"] = f.name;
+      fj["distance"] = f.distance;
       fj["targets"] = nlohmann::ordered_json::array();
       for (const auto& t : f.targets) {
         nlohmann::ordered_json tj;
@@ -331,10 +338,13 @@ std::string report_text(const Dataset& d, const CalibrationResult& r) {
       const auto u = r.model_error.unmeasured.find(kind);
       if (u == r.model_error.unmeasured.end()) continue;
       const auto f = r.model_error.fitted.find(kind);
-      std::snprintf(buf, sizeof buf, "  %-13s x/ %.2f for setups not measured%s\n", kind, std::exp(1.96 * u->second),
-                    f == r.model_error.fitted.end()
-                        ? ""
-                        : printf_text(", x/ %.2f for the fitted ones", std::exp(1.96 * f->second)).c_str());
+      const auto w = r.model_error.workload.find(kind);
+      std::snprintf(
+          buf, sizeof buf, "  %-13s x/ %.2f for another configuration%s%s\n", kind, std::exp(1.96 * u->second),
+          w == r.model_error.workload.end() ? ""
+                                            : printf_text(", x/ %.2f for another workload", std::exp(1.96 * w->second)).c_str(),
+          f == r.model_error.fitted.end() ? ""
+                                          : printf_text(", x/ %.2f for the fitted setups", std::exp(1.96 * f->second)).c_str());
       t += buf;
     }
   }

@@ -47,9 +47,20 @@ double sample_sd(std::vector<double> x) {
   return std::sqrt(ss / static_cast<double>(x.size() - 1));
 }
 
-double prior_model_error(const std::string& kind) {
-  // scripts/accuracy's lab experiment at 29c8f68 + this change's parents: fit one configuration
-  // and the QD1 run of every other, predict the other 196 runs (docs/calibration.md).
+double prior_model_error(const std::string& kind, const std::string& distance) {
+  // scripts/accuracy's lab experiment (docs/calibration.md, "The prior"): fit one configuration
+  // and the QD1 run of every other, predict the rest. Another configuration: the RMS over its
+  // leave-one-out folds of the QD1 runs of other configurations (17 figures per kind); another
+  // workload (and any other distance): the RMS over its 196 held-out runs, each a fitted
+  // configuration at another workload.
+  if (distance == "unmeasured setup") {
+    if (kind == "throughput") return 0.47;
+    if (kind == "mean latency") return 0.46;
+    if (kind == "p50") return 0.77;
+    if (kind == "p99") return 0.89;
+    if (kind == "p99.9") return 1.38;
+    return 0;
+  }
   if (kind == "throughput") return 0.39;
   if (kind == "mean latency") return 0.38;
   if (kind == "p50") return 0.69;
@@ -60,30 +71,49 @@ double prior_model_error(const std::string& kind) {
 
 double model_error_for(const models::CalibrationUncertainty& c, const std::string& metric, const std::string& distance) {
   const std::string kind = models::figure_kind(metric);
-  if (distance == "fitted setup") {
-    const auto it = c.model_error_fitted_log_sd.find(kind);
-    if (it != c.model_error_fitted_log_sd.end()) return it->second;
+  const auto find = [&](const std::map<std::string, double>& m) -> const double* {
+    const auto it = m.find(kind);
+    return it != m.end() ? &it->second : nullptr;
+  };
+  if (distance == "fitted setup")
+    if (const double* v = find(c.model_error_fitted_log_sd)) return *v;
+  if (distance == "another workload") {
+    if (const double* v = find(c.model_error_workload_log_sd)) return *v;
+    // A table written before the workload term existed used model_error for this distance.
+    if (c.model_error_workload_log_sd.empty())
+      if (const double* v = find(c.model_error_log_sd)) return *v;
+    return prior_model_error(kind, distance);
   }
-  const auto it = c.model_error_log_sd.find(kind);
-  return it != c.model_error_log_sd.end() ? it->second : prior_model_error(kind);
+  if (const double* v = find(c.model_error_log_sd)) return *v;
+  return prior_model_error(kind, distance);
+}
+
+std::string configuration_signature(const std::string& signature) {
+  // The workload's fields of setup_signature (models/scenario.cc): what fio ran, not where.
+  std::string out;
+  std::size_t at = 0;
+  while (at <= signature.size()) {
+    const auto end = std::min(signature.find(';', at), signature.size());
+    const std::string field = signature.substr(at, end - at);
+    const std::string name = field.substr(0, field.find('='));
+    static const char* const kWorkload[] = {"rw", "rwmixread", "bs", "ioengine", "iodepth", "numjobs", "rate_iops"};
+    if (std::find(std::begin(kWorkload), std::end(kWorkload), name) == std::end(kWorkload))
+      out += (out.empty() ? "" : ";") + field;
+    at = end + 1;
+  }
+  return out;
+}
+
+std::string distance_between(const std::string& signature, const std::vector<std::string>& fitted_signatures) {
+  if (std::find(fitted_signatures.begin(), fitted_signatures.end(), signature) != fitted_signatures.end()) return "fitted setup";
+  const std::string config = configuration_signature(signature);
+  for (const auto& f : fitted_signatures)
+    if (configuration_signature(f) == config) return "another workload";
+  return "unmeasured setup";
 }
 
 std::string setup_distance(const models::IoScenario& s) {
-  const auto& f = s.calibration.fitted_setups;
-  if (std::find(f.begin(), f.end(), models::setup_signature(s)) != f.end()) return "fitted setup";
-  // fitted_setups hold full signatures; the same setup at another depth drops iodepth and numjobs.
-  const std::string shallow = models::setup_signature(s, false);
-  for (const auto& sig : f) {
-    std::string without = sig;
-    for (const char* k : {";iodepth=", ";numjobs="}) {
-      const auto at = without.find(k);
-      if (at == std::string::npos) continue;
-      const auto end = without.find(';', at + 1);
-      without.erase(at, end == std::string::npos ? std::string::npos : end - at);
-    }
-    if (without == shallow) return "another depth";
-  }
-  return "unmeasured setup";
+  return distance_between(models::setup_signature(s), s.calibration.fitted_setups);
 }
 
 std::vector<std::vector<double>> correlation_factor(const std::vector<std::vector<double>>& corr) {

@@ -14,8 +14,9 @@
 // The model's own error enters too: the interval's half-width in log space is
 // sqrt((1.96 param_sd)^2 + (sim_hw / mean)^2 + (1.96 model_sd)^2), with model_sd the table's
 // term for the figure's kind and the setup's distance from what was measured: a fitted setup
-// (its setup_signature is among fitted_setups) takes model_error_fitted, any other setup
-// model_error; a table without them takes the documented prior below (docs/calibration.md).
+// (its setup_signature is among fitted_setups) takes model_error_fitted, another workload of a
+// fitted configuration model_error_workload, another configuration model_error; a table without
+// them takes the documented prior below (docs/calibration.md).
 #pragma once
 
 #include <cstdint>
@@ -49,7 +50,9 @@ struct Prediction {
   std::vector<std::vector<std::string>> overrides;  // per draw, the "key=value" of the sampled keys
   std::vector<MetricPrediction> metrics;            // in io_metric_names() order
   // How far the prediction extrapolates: "fitted setup" (the calibration measured this setup),
-  // "another depth" (a measured setup at another iodepth or job count) or "unmeasured setup".
+  // "another workload" (a measured configuration running another workload: iodepth, jobs, rw,
+  // mix, block size or engine) or "unmeasured setup" (another configuration: a knob of the VM,
+  // host or device that no fitted run had).
   std::string distance;
   std::string model_error_source;  // where the model-error terms come from
   bool operator==(const Prediction&) const = default;
@@ -60,18 +63,26 @@ struct Prediction {
 // two values.
 double sample_sd(std::vector<double> x);
 
-// The documented prior of the model's error for setups a calibration did not measure, when it
-// could not estimate its own (one run, or no leave-one-out): the RMS of ln(model / measured) over
-// the 196 held-out runs of the QEMU lab's accuracy experiment (docs/calibration.md, "Model
-// error"), per figure kind. 0 for an unknown kind.
-double prior_model_error(const std::string& kind);
+// The documented prior of the model's error per figure kind and distance ("another workload" or
+// "unmeasured setup"), when a calibration could not estimate its own (one run, no leave-one-out,
+// or no fold at that distance): the RMS of ln(model / measured) at that distance in the QEMU
+// lab's accuracy experiment (docs/calibration.md, "The prior"). 0 for an unknown kind.
+double prior_model_error(const std::string& kind, const std::string& distance = "another workload");
 
 // The model-error sd for `metric` of a calibrated scenario at the given distance.
 double model_error_for(const models::CalibrationUncertainty& c, const std::string& metric, const std::string& distance);
 
-// "fitted setup", "another depth" or "unmeasured setup" for scenario `s` against the table's
+// "fitted setup", "another workload" or "unmeasured setup" for scenario `s` against the table's
 // fitted_setups (none listed: "unmeasured setup").
 std::string setup_distance(const models::IoScenario& s);
+
+// The same for a setup_signature against a list of them (calibrate classifies its leave-one-out
+// folds and held-out runs with it).
+std::string distance_between(const std::string& signature, const std::vector<std::string>& fitted_signatures);
+
+// A setup_signature without its workload fields (rw, rwmixread, bs, ioengine, iodepth, numjobs,
+// rate_iops): the configuration the workload ran on.
+std::string configuration_signature(const std::string& signature);
 
 // Called after each finished draw with (finished, total), from worker threads one at a time.
 using Progress = std::function<void(int done, int total)>;
