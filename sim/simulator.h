@@ -104,7 +104,7 @@ class Simulator {
   // The worst Little's-law relative error over components with flow statistics.
   double worst_little_error(std::string* which = nullptr) const;
   std::uint64_t events() const noexcept { return events_; }
-  // A hash of the event stream so far: every handled event's time, kind and the name of its
+  // A hash of the event stream (of the last run): every handled event's time, kind and the name of its
   // target, in order. Two runs with the same hash handled the same events at the same
   // nanoseconds in the same components; the golden runs (scripts/golden) compare it to see
   // any behaviour change, however small. Names, not addresses or construction order, so
@@ -115,13 +115,13 @@ class Simulator {
   enum ControlKind : std::uint32_t { kEndWarmup = 1, kStopRun = 2 };
   void adopt(std::unique_ptr<Component> component);
   void end_warmup();
-  void mix_event_hash(const Event& e) noexcept {
+  static std::uint64_t mix_event_hash(std::uint64_t so_far, const Event& e) noexcept {
     // One multiply-xorshift round per event (about a nanosecond): cheap enough to stay on. The
     // kind of a component's own timer is left out: it is a private enum a refactor may renumber.
     const std::uint64_t who = e.target != nullptr ? e.target->name_hash() : e.kind;
-    std::uint64_t h = event_hash_ ^ (static_cast<std::uint64_t>(e.time) + 0x9e3779b97f4a7c15ULL * who);
+    std::uint64_t h = so_far ^ (static_cast<std::uint64_t>(e.time) + 0x9e3779b97f4a7c15ULL * who);
     h *= 0xbf58476d1ce4e5b9ULL;
-    event_hash_ = h ^ (h >> 31);
+    return h ^ (h >> 31);
   }
 
   std::uint64_t seed_;
