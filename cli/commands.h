@@ -41,6 +41,7 @@ struct IoRunOptions {
   bool compare_mva = false;
   bool allow_long_runs = false;  // lift check_run_size's limits
   int draws = -1;                // --draws: parameter draws of a calibrated scenario; -1 = its table's count, 0 = none
+  bool event_hash = false;       // --event-hash: JSON event_hash (the golden runs)
 };
 int run_io(const IoRunOptions& options);
 int bench_main(const std::vector<std::string>& args);

@@ -402,7 +402,7 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
                  {"where", r.little_where},
                  {"replication", r.little_replication},
                  {"ok", r.little_ok}};
-  j["event_hash"] = event_hash_hex(r.event_hash);
+  if (s.run.hash_events) j["event_hash"] = event_hash_hex(r.event_hash);
   if (mva) {
     nlohmann::ordered_json m;
     m["iops"] = mva->iops;

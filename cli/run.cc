@@ -89,6 +89,9 @@ int run_main(const std::vector<std::string>& args) {
       "compare-mva", "I/O-path scenarios: also solve by MVA and report where DES and MVA differ by more than 10%")(
       "allow-long-runs",
       "I/O-path scenarios: lift the run-size limits (2e8 simulated I/Os or open-loop arrivals per replication, 2e9 in all)")(
+      "event-hash",
+      "hash the event stream (each event's time and component) and print it as event_hash in --format json: two runs "
+      "with the same hash behaved identically (scripts/golden)")(
       "draws", po::value(&draws),
       "calibrated scenarios: parameter draws for the prediction intervals (default: the [calibration] table's draws; 0 = none, "
       "the nominal run only)");
@@ -115,12 +118,14 @@ int run_main(const std::vector<std::string>& args) {
     o.runtime = runtime;
     o.compare_mva = vm.count("compare-mva") > 0;
     o.allow_long_runs = vm.count("allow-long-runs") > 0;
+    o.event_hash = vm.count("event-hash") > 0;
     o.draws = vm.count("draws") ? draws : -1;
     return run_io(o);
   }
   if (format == "fio-json")
     throw UsageError("--format fio-json needs an I/O-path scenario; " + scenario_path + " is a generic network");
   models::NetworkScenario sc = models::load_network(scenario_path, overrides);
+  sc.limits.hash_events = vm.count("event-hash") > 0;
   if (seed >= 0) sc.seed = static_cast<std::uint64_t>(seed);
   if (vm.count("replications")) {
     if (replications < 1) throw UsageError("--replications must be >= 1");
@@ -167,9 +172,11 @@ int run_main(const std::vector<std::string>& args) {
                    {"where", little_where[worst_rep]},
                    {"replication", worst_rep},
                    {"ok", little_ok}};
-    std::uint64_t event_hash = 0;
-    for (const std::uint64_t h : event_hashes) event_hash = sim::combine_event_hashes(event_hash, h);
-    j["event_hash"] = event_hash_hex(event_hash);
+    if (sc.limits.hash_events) {
+      std::uint64_t event_hash = 0;
+      for (const std::uint64_t h : event_hashes) event_hash = sim::combine_event_hashes(event_hash, h);
+      j["event_hash"] = event_hash_hex(event_hash);
+    }
     if (mva) {
       nlohmann::ordered_json m;
       m["throughput_per_s"] = mva->throughput[0] * 1e9;

@@ -41,6 +41,7 @@ int run_io(const IoRunOptions& o) {
     throw UsageError("--draws: " + o.scenario_path +
                      " has no [calibration] table (a calibrated scenario, as vqsim calibrate writes it)");
   if (o.draws >= 0) s.calibration.draws = o.draws;
+  s.run.hash_events = o.event_hash;
 
   check_run_size(s, o.allow_long_runs);
 

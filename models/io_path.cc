@@ -310,6 +310,7 @@ sim::Metrics run_io_replication(const IoScenario& s, std::uint64_t replication, 
   sim.make<IoPath>("path", s);
   sim::RunLimits limits;
   limits.warmup_ns = s.workload.ramp_time_ns;
+  limits.hash_events = s.run.hash_events;
   if (s.workload.runtime_ns > 0)
     limits.measure_ns = s.workload.runtime_ns;
   else

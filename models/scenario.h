@@ -138,6 +138,7 @@ struct BackendParams {
 struct RunParams {
   std::uint64_t seed = 1;
   int replications = 5;
+  bool hash_events = false;  // not a key: `vqsim run --event-hash` (golden runs) asks for it
 };
 
 // A calibrated scenario's parameter uncertainty (`vqsim calibrate` writes it as [calibration]):

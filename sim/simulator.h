@@ -29,6 +29,7 @@ struct RunLimits {
   std::uint64_t warmup_completions = 0;   // ... or by completions (not both)
   time_ns measure_ns = 0;                 // measured window length; 0 = no time limit
   std::uint64_t measure_completions = 0;  // completions to measure; 0 = no count limit
+  bool hash_events = false;               // keep event_hash (golden runs); off, the loop skips it
 };
 
 struct RunResult {
@@ -37,7 +38,7 @@ struct RunResult {
   std::uint64_t events = 0;       // events handled, warm-up included
   std::uint64_t completions = 0;  // counted in the measured window
   bool drained = false;           // stopped because no event was left
-  std::uint64_t event_hash = 0;   // event_hash() at the end of the run
+  std::uint64_t event_hash = 0;   // event_hash() at the end of the run (0 unless hash_events)
 };
 
 // Folds one replication's event hash into a running one; order matters, thread count does not
@@ -116,8 +117,9 @@ class Simulator {
   void adopt(std::unique_ptr<Component> component);
   void end_warmup();
   static std::uint64_t mix_event_hash(std::uint64_t so_far, const Event& e) noexcept {
-    // One multiply-xorshift round per event (about a nanosecond): cheap enough to stay on. The
-    // kind of a component's own timer is left out: it is a private enum a refactor may renumber.
+    // One multiply-xorshift round per event, on request (RunLimits::hash_events): a few percent
+    // of the engine's speed. The kind of a component's own timer is left out: it is a private
+    // enum a refactor may renumber.
     const std::uint64_t who = e.target != nullptr ? e.target->name_hash() : e.kind;
     std::uint64_t h = so_far ^ (static_cast<std::uint64_t>(e.time) + 0x9e3779b97f4a7c15ULL * who);
     h *= 0xbf58476d1ce4e5b9ULL;
@@ -129,7 +131,7 @@ class Simulator {
   time_ns now_ = 0;
   std::uint64_t next_seq_ = 0;
   std::uint64_t events_ = 0;
-  std::uint64_t event_hash_ = 0xcbf29ce484222325ULL;
+  std::uint64_t event_hash_ = 0;
   std::uint64_t completions_ = 0;
   bool measuring_ = false;
   bool stopped_ = false;
