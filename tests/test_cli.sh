@@ -5,20 +5,8 @@ vqsim=$1
 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
-passes=0
-check() {  # check DESCRIPTION COMMAND...: the command must succeed
-  local what=$1
-  shift
-  if "$@"; then passes=$((passes + 1)); else echo "FAIL: $what" >&2; fails=$((fails + 1)); fi
-}
-status_is() {  # status_is EXPECTED COMMAND...
-  local want=$1
-  shift
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  [ "$got" -eq "$want" ] || { echo "  exit $got, wanted $want: $*" >&2; cat "$tmp/err" >&2; return 1; }
-}
+# shellcheck source=tests/check_lib.sh
+source "$(dirname "$0")/check_lib.sh"
 
 check "--help exits 0 and lists run and bench" bash -c "'$vqsim' --help | grep -q 'run' && '$vqsim' --help | grep -q 'bench'"
 check "--version prints the version" bash -c "'$vqsim' --version | grep -Eq '^vqsim [0-9]+\.[0-9]+\.[0-9]+$'"

@@ -9,20 +9,8 @@ build=$(cd "$2" && pwd)  # absolute: the checks below run from other directories
 src=$(cd "$3" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
-passes=0
-check() {  # check DESCRIPTION COMMAND...: the command must succeed
-  local what=$1
-  shift
-  if "$@"; then passes=$((passes + 1)); else echo "FAIL: $what" >&2; fails=$((fails + 1)); fi
-}
-status_is() {  # status_is EXPECTED COMMAND...
-  local want=$1
-  shift
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  [ "$got" -eq "$want" ] || { echo "  exit $got, wanted $want: $*" >&2; cat "$tmp/err" >&2; return 1; }
-}
+# shellcheck source=tests/check_lib.sh
+source "$(dirname "$0")/check_lib.sh"
 
 prefix=$tmp/prefix
 if ! "$cmake" --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1; then
