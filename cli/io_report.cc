@@ -71,6 +71,7 @@ std::string prediction_text(const predict::Prediction& p) {
   out << "prediction (95%: the model's own error + parameter uncertainty from " << p.draws << " draws + simulation noise):\n";
   if (!p.source.empty()) out << "  " << p.source << "\n";
   out << "  this setup: " << p.distance << "; model error from " << p.model_error_source << "\n";
+  if (!p.distance_note.empty()) out << "  (" << p.distance_note << ")\n";
   auto list = [](const std::vector<std::string>& keys) {
     std::string s;
     for (const auto& k : keys) s += (s.empty() ? "" : ", ") + k;
@@ -99,6 +100,7 @@ nlohmann::ordered_json prediction_json(const predict::Prediction& p) {
   j["sampled"] = p.sampled;
   j["fixed_by_set"] = p.fixed_by_set;
   j["distance"] = p.distance;
+  if (!p.distance_note.empty()) j["distance_note"] = p.distance_note;
   j["model_error_source"] = p.model_error_source;
   j["metrics"] = nlohmann::ordered_json::object();
   for (const auto& m : p.metrics)

@@ -1562,6 +1562,13 @@ double io_parameter_value(const IoScenario& s, const std::string& key) {
 
 std::vector<std::string> io_scenario_keys() { return all_keys(); }
 
+const std::vector<std::string>& setup_signature_keys() {
+  static const std::vector<std::string> keys = {"guest.driver",     "guest.vcpus",    "guest.num_queues",
+                                                "guest.queue_size", "host.iothreads", "host.aio",
+                                                "host.cache",       "backend.kind",   "host.qemu_version"};
+  return keys;
+}
+
 std::string setup_signature(const IoScenario& s, bool with_depth) {
   std::ostringstream os;
   os << "driver=" << driver_name(s.guest.driver) << ";vcpus=" << s.guest.vcpus << ";queues=" << s.queues()

@@ -216,6 +216,11 @@ class ScenarioSource {
   std::shared_ptr<const Parsed> parsed_;
 };
 
+// The configuration keys setup_signature holds (besides the workload's): a --set or manifest
+// `set` of any other key outside workload.* and run.* changes the setup in a way the signature
+// does not show (calibrate's and run's distances look at those separately).
+const std::vector<std::string>& setup_signature_keys();
+
 // The knobs that make one measured setup another (driver, vCPUs, queues, IOThreads, aio, cache,
 // device, rw and its mix, block sizes, engine, iodepth, jobs, rate, QEMU version) as one line
 // "key=value;...": two scenarios with the same signature are the same setup for the model-error

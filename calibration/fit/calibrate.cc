@@ -360,14 +360,11 @@ TargetFit target_fit(const Target& t, double value, double half_width, const Eig
 std::string run_signature(const CalRun& r) {
   std::string sig = models::setup_signature(r.scenario);
   // The keys the signature holds already (by their effective value, written or not).
-  static const char* const kInSignature[] = {"guest.driver",     "guest.vcpus",    "guest.num_queues",
-                                             "guest.queue_size", "host.iothreads", "host.aio",
-                                             "host.cache",       "backend.kind",   "host.qemu_version"};
+  const auto& in_signature = models::setup_signature_keys();
   std::vector<std::string> extra;
   for (const auto& o : r.overrides) {
     const std::string key = o.substr(0, o.find('='));
-    if (key.rfind("workload.", 0) == 0 ||
-        std::find(std::begin(kInSignature), std::end(kInSignature), key) != std::end(kInSignature))
+    if (key.rfind("workload.", 0) == 0 || std::find(in_signature.begin(), in_signature.end(), key) != in_signature.end())
       continue;
     extra.push_back(o);
   }

@@ -12,6 +12,7 @@
 
 #include "models/config.h"
 #include "models/io_metrics.h"
+#include "models/io_path_mva.h"
 #include "sim/distribution.h"
 #include "sim/replications.h"
 #include "sim/rng.h"
@@ -116,6 +117,38 @@ std::string setup_distance(const models::IoScenario& s) {
   return distance_between(models::setup_signature(s), s.calibration.fitted_setups);
 }
 
+std::string configuration_changed_by(const std::string& scenario_path, const std::vector<std::string>& overrides,
+                                     const std::vector<std::string>& fitted_keys) {
+  // Overrides the signature sees (the workload, the keys it holds), the run's own length and the
+  // fitted keys (held by --set, a case of their own) stay on both sides; each other one is
+  // tested by what it does: the MVA of the scenario with and without it.
+  const auto& in_signature = models::setup_signature_keys();
+  models::ScenarioSource without(scenario_path);
+  std::vector<std::string> others;
+  for (const std::string& o : overrides) {
+    const std::string key = o.substr(0, o.find('='));
+    const bool seen = key.rfind("workload.", 0) == 0 || key.rfind("run.", 0) == 0 ||
+                      std::find(in_signature.begin(), in_signature.end(), key) != in_signature.end() ||
+                      std::find(fitted_keys.begin(), fitted_keys.end(), key) != fitted_keys.end();
+    if (seen)
+      without.set(o);
+    else
+      others.push_back(o);
+  }
+  if (others.empty()) return "";
+  models::ScenarioSource with = without;
+  for (const std::string& o : others) with.set(o);
+  std::string joined;
+  for (const std::string& o : others) joined += (joined.empty() ? "" : ", ") + o;
+  try {
+    const models::IoMvaResult a = models::solve_io_mva(without.scenario()), b = models::solve_io_mva(with.scenario());
+    if (a.iops == b.iops && a.lat_mean_ns == b.lat_mean_ns && a.slat_mean_ns == b.slat_mean_ns) return "";
+  } catch (const std::exception&) {
+    // Whatever the MVA cannot tell apart is taken as a change: the wider interval.
+  }
+  return joined;
+}
+
 std::vector<std::vector<double>> correlation_factor(const std::vector<std::vector<double>>& corr) {
   const auto n = static_cast<Eigen::Index>(corr.size());
   Eigen::MatrixXd c(n, n);
@@ -214,6 +247,15 @@ Prediction predict(const std::string& scenario_path, const std::vector<std::stri
   for (std::size_t k = 0; k < c.keys.size(); ++k) (c.fixed_by_set[k] ? p.fixed_by_set : p.sampled).push_back(c.keys[k]);
   p.overrides = parameter_draws(nominal);
   p.distance = setup_distance(nominal);
+  if (p.distance != "unmeasured setup") {
+    const std::string changed = configuration_changed_by(scenario_path, overrides, c.keys);
+    if (!changed.empty()) {
+      p.distance = "unmeasured setup";
+      p.distance_note = "--set " + changed +
+                        " changes the configuration in a way the fitted setups do not record, so the interval takes the "
+                        "term for another configuration";
+    }
+  }
   p.model_error_source =
       c.model_error_source.empty() && c.model_error_log_sd.empty()
           ? "the documented prior (docs/calibration.md): this calibration carries no model-error terms of its own"

@@ -54,6 +54,7 @@ struct Prediction {
   // mix, block size or engine) or "unmeasured setup" (another configuration: a knob of the VM,
   // host or device that no fitted run had).
   std::string distance;
+  std::string distance_note;       // why the distance is not the signature's, or ""
   std::string model_error_source;  // where the model-error terms come from
   bool operator==(const Prediction&) const = default;
 };
@@ -75,6 +76,12 @@ double model_error_for(const models::CalibrationUncertainty& c, const std::strin
 // "fitted setup", "another workload" or "unmeasured setup" for scenario `s` against the table's
 // fitted_setups (none listed: "unmeasured setup").
 std::string setup_distance(const models::IoScenario& s);
+// The overrides (joined "k=v, ...") outside the workload, run length, fitted keys and the keys
+// setup_signature holds that change the model (its MVA figures) of `scenario_path`: a setup
+// FIT.toml's fitted_setups cannot tell from a fitted one (a device figure, host.cores, ...). ""
+// when there are none or they change nothing.
+std::string configuration_changed_by(const std::string& scenario_path, const std::vector<std::string>& overrides,
+                                     const std::vector<std::string>& fitted_keys);
 
 // The same for a setup_signature against a list of them (calibrate classifies its leave-one-out
 // folds and held-out runs with it).
