@@ -353,7 +353,7 @@ PlanResult Planner::run() {
 
   // The scenario itself must load (its errors are the file's, whatever the range), then both
   // ends of the range must make valid scenarios (the loader's errors name the key).
-  (void)load_io_scenario(req_.scenario_path, req_.overrides);
+  (void)source_.scenario();
   for (const long long end : {lo_, hi_}) {
     try {
       (void)scenario_at(end, false);

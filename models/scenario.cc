@@ -1762,9 +1762,7 @@ ScenarioSource& ScenarioSource::set(const std::string& item) {
   }
   auto doc = std::make_unique<toml::table>();
   apply_overrides(*doc, {text});
-  auto next = std::make_shared<Parsed>(*parsed_);  // copy on write: the documents are shared
-  add_edit(next->loader, std::move(doc));
-  parsed_ = std::move(next);
+  add_edit(writable().loader, std::move(doc));
   return *this;
 }
 
@@ -1785,10 +1783,16 @@ ScenarioSource& ScenarioSource::set(const std::string& key, double value) {
     at->insert_or_assign(leaf, static_cast<std::int64_t>(value));
   else
     at->insert_or_assign(leaf, value);
-  auto next = std::make_shared<Parsed>(*parsed_);
-  add_edit(next->loader, std::move(doc));
-  parsed_ = std::move(next);
+  add_edit(writable().loader, std::move(doc));
   return *this;
+}
+
+ScenarioSource::Parsed& ScenarioSource::writable() {
+  // Copy on write: a copy of this source shares the entries until one of them is edited; the
+  // documents themselves are shared for good (shared_ptr<const toml::table>). Sole owner, the
+  // edit goes in place, so k edits of a fresh copy cost one copy of the entries, not k.
+  if (parsed_.use_count() != 1) parsed_ = std::make_shared<Parsed>(*parsed_);
+  return *parsed_;
 }
 
 IoScenario ScenarioSource::scenario() const { return derive_io_scenario(path_, parsed_->loader); }

@@ -212,8 +212,9 @@ class ScenarioSource {
 
  private:
   struct Parsed;
+  Parsed& writable();
   std::string path_;
-  std::shared_ptr<const Parsed> parsed_;
+  std::shared_ptr<Parsed> parsed_;
 };
 
 // The configuration keys setup_signature holds (besides the workload's): a --set or manifest

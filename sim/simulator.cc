@@ -115,12 +115,11 @@ RunResult Simulator::run(const RunLimits& limits) {
       stopped_ = true;
     }
   }
-  event_hash_ = hashing ? hash : 0;
   result_.drained = !stopped_;
   result_.warmup_end_ns = warmup_end_ns_;
   result_.end_ns = now_;
   result_.events = events_;
-  result_.event_hash = event_hash_;
+  result_.event_hash = hashing ? hash : 0;
   result_.completions = measuring_ ? completions_ : 0;
   return result_;
 }

@@ -38,7 +38,12 @@ struct RunResult {
   std::uint64_t events = 0;       // events handled, warm-up included
   std::uint64_t completions = 0;  // counted in the measured window
   bool drained = false;           // stopped because no event was left
-  std::uint64_t event_hash = 0;   // event_hash() at the end of the run (0 unless hash_events)
+  // With RunLimits::hash_events, a hash of the event stream (0 without): every handled event's
+  // time and the name of its target, in order. Two runs with the same hash handled the same
+  // events at the same nanoseconds in the same components; the golden runs (scripts/golden)
+  // compare it to see any behaviour change, however small. Names, not addresses or
+  // construction order, so that moving code around changes it only where behaviour changes.
+  std::uint64_t event_hash = 0;
 };
 
 // Folds one replication's event hash into a running one; order matters, thread count does not
@@ -105,12 +110,6 @@ class Simulator {
   // The worst Little's-law relative error over components with flow statistics.
   double worst_little_error(std::string* which = nullptr) const;
   std::uint64_t events() const noexcept { return events_; }
-  // A hash of the event stream (of the last run): every handled event's time, kind and the name of its
-  // target, in order. Two runs with the same hash handled the same events at the same
-  // nanoseconds in the same components; the golden runs (scripts/golden) compare it to see
-  // any behaviour change, however small. Names, not addresses or construction order, so
-  // that moving code around changes it only where the behaviour changes.
-  std::uint64_t event_hash() const noexcept { return event_hash_; }
 
  private:
   enum ControlKind : std::uint32_t { kEndWarmup = 1, kStopRun = 2 };
@@ -131,7 +130,6 @@ class Simulator {
   time_ns now_ = 0;
   std::uint64_t next_seq_ = 0;
   std::uint64_t events_ = 0;
-  std::uint64_t event_hash_ = 0;
   std::uint64_t completions_ = 0;
   bool measuring_ = false;
   bool stopped_ = false;

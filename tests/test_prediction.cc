@@ -195,8 +195,9 @@ TEST_CASE("prediction: the model's own error widens the interval by its term, at
     CHECK(predict::setup_distance(models::load_io_scenario(path, {"workload.rw=randwrite"})) == "another workload");
     CHECK(predict::setup_distance(models::load_io_scenario(path, {"host.aio=threads"})) == "unmeasured setup");
     // A key the signature does not hold counts by what it does to the model.
-    CHECK(predict::configuration_changed_by(path, {"host.cores=1"}, {}) == "host.cores=1");
-    CHECK(predict::configuration_changed_by(path, {"workload.iodepth=8", "run.seed=3"}, {}).empty());
+    const models::ScenarioSource file(path);
+    CHECK(predict::configuration_changed_by(file, {"host.cores=1"}, {}) == "host.cores=1");
+    CHECK(predict::configuration_changed_by(file, {"workload.iodepth=8", "run.seed=3"}, {}).empty());
     const Run fewer_cores = nominal(path, {"host.cores=1"});
     const predict::Prediction c = predict::predict(path, {"host.cores=1"}, fewer_cores.s, fewer_cores.report, 2);
     CHECK(c.distance == "unmeasured setup");

@@ -15,6 +15,7 @@
 
 #include "calibration/check/check.h"
 #include "calibration/check/measured_access.h"
+#include "models/fio_jobfile.h"
 
 namespace vqsim::check {
 namespace {
@@ -235,7 +236,7 @@ LittleCtx little_context(const JobGroup& g) {
   }
   auto depth = iodepth(m);
   auto eng = engine(m);
-  const bool sync = eng && is_sync_engine(*eng);
+  const bool sync = eng && fio::is_synchronous_engine(*eng);
   double jobs = 1;
   if (m.job_result)
     jobs = m.job_result->jobs.value_or(1);

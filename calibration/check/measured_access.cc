@@ -34,7 +34,6 @@ bool defaults_apply(const Measured& m) {
   if (m.result->format != fio::Format::json && m.result->format != fio::Format::json_plus) return false;
   return !m.job_result->options.empty() || !m.result->global_options.empty();
 }
-bool is_sync_engine(const std::string& e) { return fio::is_synchronous_engine(e); }
 std::optional<std::string> engine(const Measured& m) {
   if (auto e = key(m, "fio.ioengine")) return e;
   if (auto e = key(m, "workload.ioengine")) return e;
@@ -178,7 +177,7 @@ std::vector<std::string> unstated_workload(const Measured& m) {
   if (!m.result || !m.job_result || m.base_workload) return out;
   const auto s = stated_workload(m);
   const auto eng = s.find("workload.ioengine");
-  const bool sync = eng != s.end() && is_sync_engine(eng->second);
+  const bool sync = eng != s.end() && fio::is_synchronous_engine(eng->second);
   for (const auto& w : workload_keys()) {
     if (s.count(w.key)) continue;
     if (sync && std::string(w.key) == "workload.iodepth") continue;  // a synchronous engine runs at depth 1

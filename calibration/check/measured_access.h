@@ -18,7 +18,6 @@ std::optional<double> number_of(const std::string& s);                    // fin
 std::optional<double> key_number(const Measured& m, const std::string& k);
 // fio's JSON lists only the options that were set, so an absent one has fio's default.
 bool defaults_apply(const Measured& m);
-bool is_sync_engine(const std::string& e);
 std::optional<std::string> engine(const Measured& m);
 std::string where(const Measured& m);      // "file: job 'x' on host"
 std::string where_dir(const Measured& m);  // ... plus the direction

@@ -7,6 +7,7 @@
 
 #include "calibration/check/check.h"
 #include "calibration/check/measured_access.h"
+#include "models/fio_jobfile.h"
 
 namespace vqsim::check {
 namespace {
@@ -74,7 +75,7 @@ std::vector<Finding> check_setup(const std::vector<Measured>& ms) {
     auto eng = engine(m);
     auto depth = key_number(m, "workload.iodepth");
     // iodepth > 1 with a synchronous engine (fio#1388).
-    if (eng && is_sync_engine(*eng) && depth && *depth > 1) {
+    if (eng && fio::is_synchronous_engine(*eng) && depth && *depth > 1) {
       out.push_back(
           make(Severity::warning, "sync-iodepth", job,
                "ioengine=" + *eng + (key(m, "workload.ioengine") || key(m, "fio.ioengine") ? "" : " (fio's default)") +

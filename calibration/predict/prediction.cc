@@ -117,13 +117,13 @@ std::string setup_distance(const models::IoScenario& s) {
   return distance_between(models::setup_signature(s), s.calibration.fitted_setups);
 }
 
-std::string configuration_changed_by(const std::string& scenario_path, const std::vector<std::string>& overrides,
+std::string configuration_changed_by(const models::ScenarioSource& file, const std::vector<std::string>& overrides,
                                      const std::vector<std::string>& fitted_keys) {
   // Overrides the signature sees (the workload, the keys it holds), the run's own length and the
   // fitted keys (held by --set, a case of their own) stay on both sides; each other one is
   // tested by what it does: the MVA of the scenario with and without it.
   const auto& in_signature = models::setup_signature_keys();
-  models::ScenarioSource without(scenario_path);
+  models::ScenarioSource without = file;
   std::vector<std::string> others;
   for (const std::string& o : overrides) {
     const std::string key = o.substr(0, o.find('='));
@@ -246,9 +246,11 @@ Prediction predict(const std::string& scenario_path, const std::vector<std::stri
   p.source = c.source;
   for (std::size_t k = 0; k < c.keys.size(); ++k) (c.fixed_by_set[k] ? p.fixed_by_set : p.sampled).push_back(c.keys[k]);
   p.overrides = parameter_draws(nominal);
+  // The file parsed once: the distance check and every draw edit it in memory.
+  const models::ScenarioSource file(scenario_path);
   p.distance = setup_distance(nominal);
   if (p.distance != "unmeasured setup") {
-    const std::string changed = configuration_changed_by(scenario_path, overrides, c.keys);
+    const std::string changed = configuration_changed_by(file, overrides, c.keys);
     if (!changed.empty()) {
       p.distance = "unmeasured setup";
       p.distance_note = "--set " + changed +
@@ -265,8 +267,7 @@ Prediction predict(const std::string& scenario_path, const std::vector<std::stri
   const double missing = std::numeric_limits<double>::quiet_NaN();
   std::mutex progress_mutex;
   int done = 0;
-  // The file parsed once, with the command's overrides: each draw edits it in memory.
-  models::ScenarioSource source(scenario_path);
+  models::ScenarioSource source = file;  // with the command's overrides
   for (const std::string& o : overrides) source.set(o);
   const auto runs = sim::run_replications(p.draws, threads, [&](std::uint64_t d) {
     const auto& mine = p.overrides[static_cast<std::size_t>(d)];

@@ -77,10 +77,10 @@ double model_error_for(const models::CalibrationUncertainty& c, const std::strin
 // fitted_setups (none listed: "unmeasured setup").
 std::string setup_distance(const models::IoScenario& s);
 // The overrides (joined "k=v, ...") outside the workload, run length, fitted keys and the keys
-// setup_signature holds that change the model (its MVA figures) of `scenario_path`: a setup
+// setup_signature holds that change the model (its MVA figures) of the scenario `file`: a setup
 // FIT.toml's fitted_setups cannot tell from a fitted one (a device figure, host.cores, ...). ""
 // when there are none or they change nothing.
-std::string configuration_changed_by(const std::string& scenario_path, const std::vector<std::string>& overrides,
+std::string configuration_changed_by(const models::ScenarioSource& file, const std::vector<std::string>& overrides,
                                      const std::vector<std::string>& fitted_keys);
 
 // The same for a setup_signature against a list of them (calibrate classifies its leave-one-out
