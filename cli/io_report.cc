@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/common.h"
+#include "models/fio_workload.h"
 #include "sim/fio_histogram.h"
 
 namespace vqsim::cli {

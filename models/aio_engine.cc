@@ -1,5 +1,7 @@
 #include "models/aio_engine.h"
 
+#include "models/guest_driver.h"
+
 namespace vqsim::models {
 
 AioEngine aio_engine(const IoScenario& s) {
@@ -37,6 +39,130 @@ CacheSemantics cache_semantics(const IoScenario& s) {
   }
   if (s.bare_metal()) c.flush_after_write = false;
   return c;
+}
+
+double pagecache_share(const IoScenario& s) {
+  const CacheSemantics cache = cache_semantics(s);
+  if (cache.direct) return 0;
+  const auto& w = s.workload;
+  return w.read_fraction * s.host.pagecache_hit_ratio + (cache.writes_to_pagecache ? 1 - w.read_fraction : 0.0);
+}
+
+AioStage::AioStage(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io)
+    : Stage(sim, std::move(name)),
+      io_(io),
+      cache_(cache_semantics(s)),
+      pagecache_hit_ratio_(s.host.pagecache_hit_ratio),
+      bare_(s.bare_metal()) {
+  if (!driver_costs(s).uses_qemu_thread) return;  // vhost workers submit bios themselves
+  const AioEngine aio = aio_engine(s);
+  slots_ = &sim.make<sim::TokenPool>("aio.slots", aio.slots);
+  sim::connect(slots_->acquired, *this, kSlotGranted);
+  sim::connect(slots_->released, *this, kSlotReleased);
+  if (aio.handoff) {
+    const double mean_ns = s.host.threads_handoff_ns;
+    handoff_ = &sim.make<sim::DelayStation>(
+        "aio.handoff", mean_ns > 0 ? sim::Distribution::lognormal_mean_cv(mean_ns, 0.5) : sim::Distribution::deterministic(0));
+    sim::connect(handoff_->out, *this, kHandoffDone);
+  }
+}
+
+void AioStage::to_backend(sim::JobId job, IoRequest& r) {
+  r.step = Step::device;
+  const bool write = r.dir == Direction::write;
+  r.pagecache = false;
+  if (!cache_.direct) {
+    if (write)
+      r.pagecache = cache_.writes_to_pagecache;
+    else
+      r.pagecache = pagecache_hit_ratio_ > 0 && rng_.uniform01() < pagecache_hit_ratio_;
+  }
+  r.needs_flush = write && cache_.flush_after_write;
+  if (r.pagecache)
+    to_pagecache.send(job);
+  else
+    to_device.send(job);
+}
+
+void AioStage::accept(sim::JobId job, int in_port) {
+  IoRequest& r = io_[job];
+  switch (static_cast<In>(in_port)) {
+    case kSubmit:
+      if (slots_ != nullptr) {
+        r.step = Step::aio_slot;
+        slots_->accept(job, sim::TokenPool::kAcquire);
+      } else {
+        to_backend(job, r);
+      }
+      break;
+    case kSlotGranted:
+      if (handoff_ != nullptr) {
+        r.step = Step::aio_handoff;
+        handoff_->accept(job, 0);
+      } else {
+        to_backend(job, r);
+      }
+      break;
+    case kHandoffDone:
+      if (r.step == Step::aio_handoff)
+        to_backend(job, r);
+      else
+        completed.send(job);
+      break;
+    case kDone:
+      if (slots_ != nullptr)
+        slots_->accept(job, sim::TokenPool::kRelease);
+      else
+        completed.send(job);
+      break;
+    case kSlotReleased:
+      if (handoff_ != nullptr) {
+        r.step = Step::aio_return;
+        handoff_->accept(job, 0);
+      } else {
+        completed.send(job);
+      }
+      break;
+  }
+}
+
+void AioStage::validate() const {
+  sim::require_connected(*this, to_device, "to_device");
+  sim::require_connected(*this, to_pagecache, "to_pagecache");
+  sim::require_connected(*this, completed, "completed");
+}
+
+void AioStage::stations(std::vector<StageInfo>& out) const {
+  if (slots_ != nullptr) out.push_back({slots_->name(), "aio", slots_->tokens()});
+  if (handoff_ != nullptr) out.push_back({handoff_->name(), "aio", 0});
+}
+
+void AioStage::draw(StageGraph& g) const {
+  if (slots_ != nullptr) g.nodes.push_back({slots_->name(), "aio", "pool", slots_->tokens()});
+  if (handoff_ != nullptr) {
+    g.nodes.push_back({handoff_->name(), "aio", "station", 0});
+    g.edges.push_back({slots_->name(), handoff_->name(), "to worker"});
+    g.edges.push_back({slots_->name(), handoff_->name(), "release, back"});
+  }
+}
+
+std::vector<PortEnd> AioStage::entry(int) const {
+  if (slots_ == nullptr) return {};
+  return {{slots_->name(), ""}};
+}
+
+std::vector<PortEnd> AioStage::exits(const sim::Port& port) const {
+  const bool down = &port != &completed;
+  // Without QEMU's engine the request goes straight on, from the vhost worker ("I/O") or, on
+  // bare metal, from the guest's submit.
+  if (slots_ == nullptr) return {{"", down && !bare_ ? "I/O" : "", down ? kSubmit : kDone}};
+  const std::string& from = handoff_ != nullptr ? handoff_->name() : slots_->name();
+  return {{from, down ? "I/O" : "completion"}};
+}
+
+void aio_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
+  if (driver_costs(in.s).uses_qemu_thread && aio_engine(in.s).handoff)
+    out.push_back({"aio.handoff", sim::MvaStationKind::Delay, 1, 2 * in.s.host.threads_handoff_ns});
 }
 
 }  // namespace vqsim::models

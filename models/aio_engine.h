@@ -15,7 +15,12 @@
 // a flush (QEMU < 10: a separate fdatasync), and QEMU serializes flushes per device.
 #pragma once
 
-#include "models/scenario.h"
+#include <vector>
+
+#include "models/io_request.h"
+#include "models/stage.h"
+#include "sim/delay_station.h"
+#include "sim/token_pool.h"
 
 namespace vqsim::models {
 
@@ -32,5 +37,42 @@ struct CacheSemantics {
   bool writes_to_pagecache;  // writeback / unsafe: a write completes in the page cache
 };
 CacheSemantics cache_semantics(const IoScenario& s);
+
+// The stage: QEMU's AIO submission ("aio.slots": requests in the engine at once;
+// "aio.handoff": aio=threads' hand-off to a worker and the bottom half back) and the cache
+// mode's decision for each request: served by the host page cache (a read that hits with
+// host.pagecache_hit_ratio, a writeback/unsafe write) or by the device, and whether a flush
+// follows it. vhost workers and bare metal have no QEMU engine: the stage then only decides.
+class AioStage : public Stage {
+ public:
+  enum In : int { kSubmit, kDone, kSlotGranted, kSlotReleased, kHandoffDone };
+  AioStage(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io);
+
+  sim::Port to_device;     // to the backend's device
+  sim::Port to_pagecache;  // to the host page cache
+  sim::Port completed;     // done: back to the host thread (or the guest, on bare metal)
+
+  void accept(sim::JobId job, int in_port) override;
+  void validate() const override;
+  void stations(std::vector<StageInfo>& out) const override;
+  void draw(StageGraph& g) const override;
+  std::vector<PortEnd> entry(int in_port) const override;
+  std::vector<PortEnd> exits(const sim::Port& port) const override;
+
+ private:
+  void to_backend(sim::JobId job, IoRequest& r);
+  IoTable& io_;
+  CacheSemantics cache_;
+  double pagecache_hit_ratio_;
+  bool bare_;
+  sim::TokenPool* slots_ = nullptr;
+  sim::DelayStation* handoff_ = nullptr;
+};
+
+// Of a workload's I/Os, the share the host page cache serves under the cache mode.
+double pagecache_share(const IoScenario& s);
+
+// The MVA's hand-off delay (aio=threads: both ways).
+void aio_demands(const MvaInputs& in, std::vector<MvaDemand>& out);
 
 }  // namespace vqsim::models

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/aio_engine.h"
+#include "models/guest_block.h"
+
 namespace vqsim::models {
 
 namespace {
@@ -152,11 +155,12 @@ void BarrierFlush::handle(std::uint32_t, std::uint64_t) {
   }
 }
 
-Backend::Backend(sim::Simulator& sim, const IoScenario& s, IoTable& io, sim::Component& router, int done_port,
-                 int flush_done_port)
-    : sim_(sim), io_(io) {
+Backend::Backend(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io) : Stage(sim, std::move(name)), io_(io) {
   const BackendParams& p = s.backend;
-  auto to_router = [&](sim::Port& port) { sim::connect(port, router, done_port); };
+  const CacheSemantics cache = cache_semantics(s);
+  hits_pagecache_ = !cache.direct;
+  flushes_ = cache.flush_after_write;
+  auto to_router = [&](sim::Port& port) { sim::connect(port, *this, kDeviceDone); };
   switch (p.kind) {
     case BackendKind::nvme:
     case BackendKind::sata_ssd:
@@ -219,13 +223,13 @@ Backend::Backend(sim::Simulator& sim, const IoScenario& s, IoTable& io, sim::Com
   }
   if (p.kind == BackendKind::ceph_rbd || p.kind == BackendKind::krbd) {
     barrier_ = &sim.make<BarrierFlush>("ceph.flush", p.rtt_ns);
-    sim::connect(barrier_->out, router, flush_done_port);
+    sim::connect(barrier_->out, *this, kFlushDone);
   } else {
     double flush_ns = 0;
     if (!devices_.empty()) flush_ns = devices_.front()->spec().flush_ns;
     flush_ = &sim.make<sim::BatchStation>("flush", flush_ns > 0 ? sim::Distribution::lognormal_mean_cv(flush_ns, p.service_cv)
                                                                 : sim::Distribution::deterministic(0));
-    sim::connect(flush_->out, router, flush_done_port);
+    sim::connect(flush_->out, *this, kFlushDone);
   }
   for (auto* d : devices_) stations_.push_back(d);
   for (sim::Component* c :
@@ -259,23 +263,180 @@ void Backend::submit(sim::JobId job) {
   }
 }
 
-void Backend::pagecache(sim::JobId job) { cache_->accept(job, 0); }
-
-void Backend::flush(sim::JobId job) {
-  if (barrier_ != nullptr)
-    barrier_->accept(job, 0);
-  else
-    flush_->accept(job, 0);
+void Backend::accept(sim::JobId job, int in_port) {
+  IoRequest& r = io_[job];
+  switch (static_cast<In>(in_port)) {
+    case kSubmit:
+      submit(job);
+      break;
+    case kPagecache:
+      cache_->accept(job, 0);
+      break;
+    case kDeviceDone:
+      // Fork-join children go back to their join; only whole requests carry on.
+      if (sim_.jobs()[job].parent != sim::kNoJob) {
+        mirror_->accept(job, sim::ForkJoin::kJoin);
+        break;
+      }
+      if (barrier_ != nullptr && r.dir == Direction::write && !r.pagecache) barrier_->write_done(r.seq);
+      if (r.needs_flush) {
+        r.step = Step::flush;
+        if (barrier_ != nullptr)
+          barrier_->accept(job, 0);
+        else
+          flush_->accept(job, 0);
+      } else {
+        done.send(job);
+      }
+      break;
+    case kFlushDone:
+      done.send(job);
+      break;
+  }
 }
 
-bool Backend::device_done(sim::JobId job) {
-  if (sim_.jobs()[job].parent != sim::kNoJob) {
-    mirror_->accept(job, sim::ForkJoin::kJoin);
-    return false;
+void Backend::stations(std::vector<StageInfo>& out) const {
+  for (const sim::Component* c : stations_) {
+    const auto* fcfs = dynamic_cast<const sim::FcfsStation*>(c);
+    out.push_back({c->name(), "backend", fcfs ? fcfs->servers() : (dynamic_cast<const sim::BatchStation*>(c) ? 1 : 0)});
   }
-  const IoRequest& r = io_[job];
-  if (barrier_ != nullptr && r.dir == Direction::write && !r.pagecache) barrier_->write_done(r.seq);
-  return true;
+}
+
+std::vector<std::string> Backend::device_entries() const {
+  if (msgr_ != nullptr) return {msgr_->name()};
+  if (mirror_ != nullptr) return {mirror_->name(), devices_[0]->name(), devices_[1]->name()};
+  if (fixed_ != nullptr) return {fixed_->name()};
+  if (devices_.empty()) return {cache_->name()};  // the page-cache backend
+  return {devices_.front()->name()};
+}
+
+std::vector<std::string> Backend::device_exits() const {
+  std::vector<std::string> out = net_back_ != nullptr ? std::vector<std::string>{net_back_->name()} : device_entries();
+  if (serves_hits()) out.push_back(cache_->name());
+  return out;
+}
+
+void Backend::draw(StageGraph& g) const {
+  for (const sim::Component* c : stations_) {
+    const auto* fcfs = dynamic_cast<const sim::FcfsStation*>(c);
+    const int capacity = fcfs ? fcfs->servers() : (dynamic_cast<const sim::BatchStation*>(c) ? 1 : 0);
+    // Where the data lives; the rest (mirror, messenger, network, stalls, flushes) are stations.
+    const bool device = dynamic_cast<const DeviceStation*>(c) != nullptr || c == fixed_ || (pagecache_backend() && c == cache_);
+    g.nodes.push_back({c->name(), "backend", device ? "device" : "station", capacity});
+  }
+  if (msgr_ != nullptr) {
+    g.edges.push_back({msgr_->name(), net_out_->name(), "send"});
+    g.edges.push_back({net_out_->name(), devices_.front()->name(), "op"});
+    g.edges.push_back({devices_.front()->name(), stall_->name(), "served"});
+    g.edges.push_back({stall_->name(), net_back_->name(), "reply"});
+  } else if (mirror_ != nullptr) {
+    for (const DeviceStation* leg : devices_) g.edges.push_back({mirror_->name(), leg->name(), "write (fork)"});
+    for (const DeviceStation* leg : devices_) g.edges.push_back({leg->name(), mirror_->name(), "join"});
+  }
+  if (flushes_) {
+    const std::string flush = barrier_ != nullptr ? barrier_->name() : flush_->name();
+    for (const auto& x : device_exits()) g.edges.push_back({x, flush, "write: flush"});
+  }
+}
+
+std::vector<PortEnd> Backend::entry(int in_port) const {
+  std::vector<PortEnd> ends;
+  if (in_port == kPagecache) {
+    if (serves_hits()) ends.push_back({cache_->name(), ""});
+    return ends;
+  }
+  for (const auto& e : device_entries()) ends.push_back({e, ""});
+  return ends;
+}
+
+std::vector<PortEnd> Backend::exits(const sim::Port&) const {
+  std::vector<PortEnd> ends;
+  for (const auto& x : device_exits()) ends.push_back({x, "done"});
+  if (flushes_) ends.push_back({barrier_ != nullptr ? barrier_->name() : flush_->name(), "flushed"});
+  return ends;
+}
+
+namespace {
+// Mean device time of one request of the workload's mix on `d`.
+double device_mean_ns(const DeviceSpec& d, const IoScenario& s) {
+  const auto& w = s.workload;
+  auto one = [&](Direction dir) {
+    const double bytes = static_cast<double>(dir == Direction::read ? w.bs_read_bytes : w.bs_write_bytes);
+    if (d.kind == BackendKind::hdd) {
+      // NCQ shortens positioning with the queue; the MVA assumes the drive sees every
+      // outstanding request queued, which is right when it is the bottleneck.
+      const double queued = std::min<double>(w.numjobs * w.effective_depth() - 1, d.ncq_depth - 1);
+      return hdd_service_ns(d, bytes, dir, w.random, queued, queued >= 1, d.seek_ns + d.rotation_ns / 2);
+    }
+    // Transfer at bandwidth / (requests in service), taking the device as busy with as many as
+    // are outstanding (up to its channels): exact when it is the bottleneck, and when alone.
+    const double outstanding = static_cast<double>(w.numjobs * plug_merged_requests_per_job(s));
+    const double sharing = std::clamp(outstanding, 1.0, static_cast<double>(d.channels));
+    const double base = dir == Direction::read ? d.read_ns : d.write_ns;
+    return base + std::max(0.0, bytes - 4096) / (d.bandwidth_of(dir) / sharing) * 1e9;
+  };
+  return w.read_fraction * one(Direction::read) + (1 - w.read_fraction) * one(Direction::write);
+}
+}  // namespace
+
+void backend_demands(const MvaInputs& in, std::vector<MvaDemand>& st) {
+  const IoScenario& s = in.s;
+  const auto& w = s.workload;
+  const double wf = 1 - w.read_fraction;
+  const double to_cache = pagecache_share(s);  // share of I/Os served by the host page cache
+  if (to_cache > 0 || s.backend.kind == BackendKind::pagecache) {
+    const double share = s.backend.kind == BackendKind::pagecache ? 1.0 : to_cache;
+    const double pages = std::max(1.0, static_cast<double>(w.read_fraction * w.bs_read_bytes + wf * w.bs_write_bytes) / 4096);
+    st.push_back({"host.pagecache", sim::MvaStationKind::Delay, 1, share * s.host.pagecache_ns * pages});
+  }
+  const double dev_share = s.backend.kind == BackendKind::pagecache ? 0.0 : 1 - to_cache;
+  const BackendParams& p = s.backend;
+  double flush_ns = 0;
+  switch (p.kind) {
+    case BackendKind::nvme:
+    case BackendKind::sata_ssd:
+    case BackendKind::hdd: {
+      const DeviceSpec d = device_spec(p, p.kind);
+      st.push_back({"device", d.channels > 1 ? sim::MvaStationKind::MultiServer : sim::MvaStationKind::Queue, d.channels,
+                    dev_share * device_mean_ns(d, s)});
+      flush_ns = d.flush_ns;
+      break;
+    }
+    case BackendKind::md_raid1: {
+      const DeviceSpec d = device_spec(p, p.leg);
+      IoScenario reads = s, writes = s;
+      reads.workload.read_fraction = 1;
+      writes.workload.read_fraction = 0;
+      const double per_leg = dev_share * (w.read_fraction * device_mean_ns(d, reads) / 2 + wf * device_mean_ns(d, writes));
+      for (int leg = 0; leg < 2; ++leg)
+        st.push_back({"raid1.leg" + std::to_string(leg),
+                      d.channels > 1 ? sim::MvaStationKind::MultiServer : sim::MvaStationKind::Queue, d.channels, per_leg});
+      flush_ns = d.flush_ns;
+      break;
+    }
+    case BackendKind::ceph_rbd:
+    case BackendKind::krbd: {
+      const int threads = p.kind == BackendKind::ceph_rbd ? p.msgr_threads : std::max(1, s.host.cores > 0 ? s.host.cores : 8);
+      st.push_back({p.kind == BackendKind::ceph_rbd ? "rbd.msgr" : "krbd.client",
+                    threads > 1 ? sim::MvaStationKind::MultiServer : sim::MvaStationKind::Queue, threads, dev_share * p.msgr_ns});
+      st.push_back({"ceph.net", sim::MvaStationKind::Delay, 1, dev_share * p.rtt_ns});
+      const double bytes = w.read_fraction * w.bs_read_bytes + wf * w.bs_write_bytes;
+      const double osd =
+          w.read_fraction * p.osd_read_ns + wf * p.osd_write_ns + std::max(0.0, bytes - 4096) / (3.2e9 / p.osd_slots) * 1e9;
+      st.push_back({"ceph.osd", sim::MvaStationKind::MultiServer, p.osd_slots, dev_share * osd});
+      const double stall_ns = p.osd_stall_ratio * p.osd_stall_ns;
+      st.push_back({"ceph.stall", sim::MvaStationKind::Delay, 1, dev_share * stall_ns});
+      flush_ns = p.osd_write_ns + p.rtt_ns + stall_ns;  // a barrier waits about one write's time
+      break;
+    }
+    case BackendKind::pagecache:
+      break;
+    case BackendKind::null:
+      st.push_back({"null", sim::MvaStationKind::Delay, 1, p.latency_ns});
+      break;
+  }
+  if (cache_semantics(s).flush_after_write && wf > 0 && flush_ns > 0)
+    st.push_back({"flush", sim::MvaStationKind::Delay, 1, wf * flush_ns});
 }
 
 }  // namespace vqsim::models

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "models/io_request.h"
+#include "models/stage.h"
 #include "sim/batch_station.h"
 #include "sim/delay_station.h"
 #include "sim/fcfs_station.h"
@@ -135,24 +136,35 @@ class BarrierFlush : public sim::Component {
   sim::FlowStats flow_;
 };
 
-// The backend as a whole: entry points the I/O path calls, and the stations behind them. Every
-// station's output goes to `router` on `done_port` (device I/O) or `flush_done_port` (flushes);
-// fork-join children come back there too and are handed to child_done().
-class Backend {
+// The stage: the backend as a whole, and the host page cache beside it. A request arrives on
+// kSubmit (the device) or kPagecache (a page-cache hit, "host.pagecache"); a write that needs
+// it is followed by a flush ("flush", or Ceph's barrier "ceph.flush"); done requests leave by
+// `done`. Fork-join children (RAID1 legs) go back to their join inside the stage.
+class Backend : public Stage {
  public:
-  Backend(sim::Simulator& sim, const IoScenario& s, IoTable& io, sim::Component& router, int done_port, int flush_done_port);
+  enum In : int { kSubmit, kPagecache, kDeviceDone, kFlushDone };
+  Backend(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io);
 
-  void submit(sim::JobId job);     // a read or write to the device
-  void flush(sim::JobId job);      // the flush after a write
-  void pagecache(sim::JobId job);  // served by host memory
-  // Called by the router for everything arriving on done_port; returns true when the job is a
-  // finished request (false: a fork-join child that was handed back to its join).
-  bool device_done(sim::JobId job);
-  // Stations, for reports and the topology graph.
-  const std::vector<sim::Component*>& stations() const { return stations_; }
+  sim::Port done;
+
+  void accept(sim::JobId job, int in_port) override;
+  void validate() const override { sim::require_connected(*this, done, "done"); }
+  void stations(std::vector<StageInfo>& out) const override;
+  void draw(StageGraph& g) const override;
+  std::vector<PortEnd> entry(int in_port) const override;
+  std::vector<PortEnd> exits(const sim::Port& port) const override;
 
  private:
-  sim::Simulator& sim_;
+  void submit(sim::JobId job);
+  // The graph: where a request enters the device and where it leaves it.
+  std::vector<std::string> device_entries() const;
+  std::vector<std::string> device_exits() const;  // with the host page cache, when it serves hits
+  // The backend is the page cache itself (backend.kind = "pagecache"): every request is a copy.
+  bool pagecache_backend() const { return devices_.empty() && fixed_ == nullptr; }
+  // "host.pagecache" serves the cache mode's hits beside a device.
+  bool serves_hits() const { return hits_pagecache_ && !pagecache_backend(); }
+  bool hits_pagecache_ = false;  // the cache mode can send requests to the host page cache
+  bool flushes_ = false;         // the cache mode follows writes by a flush
   IoTable& io_;
   std::vector<DeviceStation*> devices_;  // one, or the two RAID1 legs, or the OSDs
   sim::ForkJoin* mirror_ = nullptr;
@@ -166,5 +178,8 @@ class Backend {
   BarrierFlush* barrier_ = nullptr;
   std::vector<sim::Component*> stations_;
 };
+
+// The MVA's page cache, device and flush stations.
+void backend_demands(const MvaInputs& in, std::vector<MvaDemand>& out);
 
 }  // namespace vqsim::models

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/aio_engine.h"
+#include "models/guest_driver.h"
+
 namespace vqsim::models {
 
 EmulationThread::EmulationThread(sim::Simulator& sim, std::string name, IoTable& io, double submit_ns, double complete_ns,
@@ -50,6 +53,139 @@ void NotificationBatch::release() {
   for (const Held& h : going) {
     flow_.depart(now, now - h.since);
     out.send(h.job);
+  }
+}
+
+HostThreads::HostThreads(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io,
+                         sim::ProcessorSharingStation* cpu)
+    : Stage(sim, std::move(name)), io_(io) {
+  const DriverCosts driver = driver_costs(s);
+  const double cv = s.host.cpu_cv;
+  if (driver.uses_qemu_thread) {
+    const AioEngine aio = aio_engine(s);
+    const int n = std::max(1, s.host.iothreads);
+    const double extra = s.host.iothreads == 0 ? s.host.main_loop_ns : 0.0;
+    for (int t = 0; t < n; ++t) {
+      const std::string tname = s.host.iothreads == 0 ? std::string("host.main_loop") : "host.iothread" + std::to_string(t);
+      threads_.push_back(
+          &sim.make<EmulationThread>(tname, io, driver.emu_submit_ns + aio.submit_ns + extra, driver.emu_complete_ns + extra, cv,
+                                     s.host.iothreads > 0 ? s.host.poll_max_ns : 0.0, false, s.host.emu_per_page_ns));
+    }
+  } else if (s.guest.driver == GuestDriver::vhost_scsi) {
+    threads_.push_back(&sim.make<EmulationThread>("host.vhost_worker", io, 0.6 * s.host.vhost_worker_ns,
+                                                  0.4 * s.host.vhost_worker_ns, cv, 0.0, false));
+  } else {
+    threads_.push_back(
+        &sim.make<EmulationThread>("host.vhost_user", io, 0.6 * s.host.vhost_user_ns, 0.4 * s.host.vhost_user_ns, cv, 0.0, true));
+  }
+  if (driver.uses_qemu_thread && s.guest.driver == GuestDriver::virtio_blk &&
+      s.host.virtio_blk_batching != VirtioBlkBatching::none) {
+    for (auto* th : threads_) {
+      auto& b = sim.make<NotificationBatch>(th->name() + ".batch", io, s.host.virtio_blk_batching);
+      sim::connect(b.out, *this, kBatchReleased);
+      batches_.push_back(&b);
+    }
+    submits_queued_.assign(threads_.size(), 0);
+  }
+  // A vhost-user backend polls on cores of its own.
+  if (s.host.cores > 0 && cpu != nullptr && s.guest.driver != GuestDriver::vhost_user_blk) cpu_ = cpu;
+  for (auto* th : threads_) {
+    sim::connect(th->out, *this, kThreadDone);
+    if (cpu_ != nullptr) th->use_cpu(*cpu_);
+  }
+}
+
+void HostThreads::accept(sim::JobId job, int in_port) {
+  IoRequest& r = io_[job];
+  switch (static_cast<In>(in_port)) {
+    case kSubmit:
+      r.step = Step::host_submit;
+      if (!batches_.empty()) ++submits_queued_[static_cast<std::size_t>(r.thread)];
+      threads_[r.thread]->accept(job, 0);
+      break;
+    case kComplete:
+      r.step = Step::host_complete;
+      threads_[r.thread]->accept(job, 0);
+      break;
+    case kThreadDone:
+      if (r.step != Step::host_submit) {
+        completed.send(job);
+      } else if (batches_.empty()) {
+        submitted.send(job);
+      } else {
+        const auto t = static_cast<std::size_t>(r.thread);
+        const bool last = --submits_queued_[t] == 0;  // the ring is empty: the handler returns
+        NotificationBatch& batch = *batches_[t];
+        if (batch.holds(r))
+          batch.accept(job, 0);
+        else
+          submitted.send(job);
+        if (last) batch.end_of_notification();
+      }
+      break;
+    case kBatchReleased:
+      submitted.send(job);
+      break;
+  }
+}
+
+void HostThreads::validate() const {
+  sim::require_connected(*this, submitted, "submitted");
+  sim::require_connected(*this, completed, "completed");
+}
+
+void HostThreads::stations(std::vector<StageInfo>& out) const {
+  for (const EmulationThread* th : threads_) out.push_back({th->name(), "host", 1});
+}
+
+void HostThreads::draw(StageGraph& g) const {
+  for (const EmulationThread* th : threads_) {
+    g.nodes.push_back({th->name(), "host", "station", 1});
+    if (cpu_ != nullptr) g.edges.push_back({th->name(), cpu_->name(), "runs on", true});
+  }
+}
+
+std::vector<PortEnd> HostThreads::entry(int) const {
+  std::vector<PortEnd> ends;
+  for (const EmulationThread* th : threads_) ends.push_back({th->name(), ""});
+  return ends;
+}
+
+std::vector<PortEnd> HostThreads::exits(const sim::Port& port) const {
+  std::vector<PortEnd> ends;
+  for (const EmulationThread* th : threads_) ends.push_back({th->name(), &port == &submitted ? "submit" : "irqfd"});
+  return ends;
+}
+
+void host_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
+  const IoScenario& s = in.s;
+  const auto& w = s.workload;
+  const DriverCosts drv = driver_costs(s);
+  double submit = 0, complete = 0;
+  int n = 1;
+  std::string base = "host.main_loop";
+  if (drv.uses_qemu_thread) {
+    const AioEngine aio = aio_engine(s);
+    n = std::max(1, s.host.iothreads);
+    const double extra = s.host.iothreads == 0 ? s.host.main_loop_ns : 0.0;
+    const double bytes =
+        w.read_fraction * static_cast<double>(w.bs_read_bytes) + (1 - w.read_fraction) * static_cast<double>(w.bs_write_bytes);
+    submit = drv.emu_submit_ns + aio.submit_ns + extra + s.host.emu_per_page_ns * std::max(0.0, std::ceil(bytes / 4096.0) - 1);
+    complete = drv.emu_complete_ns + extra;
+    if (s.host.iothreads > 0) base = "host.iothread";
+  } else if (s.guest.driver == GuestDriver::vhost_scsi) {
+    submit = s.host.vhost_worker_ns;
+    base = "host.vhost_worker";
+  } else {
+    submit = s.host.vhost_user_ns;
+    base = "host.vhost_user";
+  }
+  // Queues are spread round robin over the threads; with fewer queues than threads some idle.
+  const int used = std::min(n, s.queues());
+  for (int t = 0; t < used; ++t) {
+    MvaDemand d{n == 1 ? base : base + std::to_string(t), sim::MvaStationKind::Queue, 1, (submit + complete) / used};
+    d.host_thread = true;
+    out.push_back(d);
   }
 }
 

@@ -13,9 +13,11 @@
 #include <vector>
 
 #include "models/io_request.h"
-#include "models/scenario.h"
+#include "models/stage.h"
+#include "models/virtqueue.h"
 #include "sim/distribution.h"
 #include "sim/fcfs_station.h"
+#include "sim/ps_station.h"
 
 namespace vqsim::models {
 
@@ -81,5 +83,39 @@ class NotificationBatch : public sim::Component {
   Direction held_dir_ = Direction::read;
   sim::FlowStats flow_;
 };
+
+// The stage: the thread(s) that serve the virtqueues — the main loop, IOThreads
+// ("host.iothread<t>", queues mapped round robin), or the vhost worker — with virtio-blk's
+// notification batching when the scenario has it ("<thread>.batch"). A request passes a thread
+// on submit (from the virtqueue, on to the AIO engine) and on completion (from the AIO engine,
+// on to the virtqueue's used ring).
+class HostThreads : public Stage, public RingConsumer {
+ public:
+  enum In : int { kSubmit, kComplete, kThreadDone, kBatchReleased };
+  // `cpu`: the host cores the threads share, or null.
+  HostThreads(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io, sim::ProcessorSharingStation* cpu);
+
+  sim::Port submitted;  // handled on submit: to the AIO engine
+  sim::Port completed;  // completion handled: to the used ring and its interrupt
+
+  bool processing(std::uint32_t thread) const override { return threads_[thread]->awake(); }
+
+  void accept(sim::JobId job, int in_port) override;
+  void validate() const override;
+  void stations(std::vector<StageInfo>& out) const override;
+  void draw(StageGraph& g) const override;
+  std::vector<PortEnd> entry(int in_port) const override;
+  std::vector<PortEnd> exits(const sim::Port& port) const override;
+
+ private:
+  IoTable& io_;
+  std::vector<EmulationThread*> threads_;
+  std::vector<NotificationBatch*> batches_;      // per thread, when virtio-blk batches
+  std::vector<int> submits_queued_;              // per thread: submit-side requests not yet handled
+  sim::ProcessorSharingStation* cpu_ = nullptr;  // set when the threads run on it
+};
+
+// The MVA's host threads: one queue per thread that a queue maps to.
+void host_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out);
 
 }  // namespace vqsim::models

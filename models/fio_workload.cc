@@ -4,30 +4,7 @@
 
 #include "models/guest_block.h"
 
-#include <stdexcept>
-
 namespace vqsim::models {
-
-FioThread::FioThread(sim::Simulator& sim, std::string name, IoTable& io, GuestCpuCosts costs, const KickPolicy* kick)
-    : sim::FcfsStation(sim, std::move(name), 1, sim::Distribution::deterministic(0)),
-      io_(io),
-      c_(costs),
-      factor_(costs.cv > 0 ? sim::Distribution::lognormal_mean_cv(1.0, costs.cv) : sim::Distribution::deterministic(1.0)),
-      kick_(kick) {}
-
-sim::time_ns FioThread::service_ns(sim::JobId job) {
-  const IoRequest& r = io_[job];
-  const double ios = static_cast<double>(r.ios);
-  double ns;
-  if (r.step == Step::guest_submit) {
-    ns = c_.per_io_submit * ios + c_.per_request_submit;
-    if (kick_ != nullptr && kick_->kick_needed(r)) ns += c_.kick_exit;
-  } else {
-    ns = c_.per_io_complete * ios + c_.per_request_complete;
-    if (r.irq_leader) ns += c_.irq_handler;
-  }
-  return static_cast<sim::time_ns>(ns * factor_.sample(rng_) + 0.5);
-}
 
 QueueReach queue_reach(const IoScenario& s) {
   QueueReach q;
@@ -38,7 +15,7 @@ QueueReach queue_reach(const IoScenario& s) {
 }
 
 FioWorkload::FioWorkload(sim::Simulator& sim, std::string name, const IoScenario& scenario, IoTable& io)
-    : sim::Component(sim, std::move(name)),
+    : Stage(sim, std::move(name)),
       s_(scenario),
       io_(io),
       depth_(scenario.workload.effective_depth()),
@@ -50,8 +27,24 @@ FioWorkload::FioWorkload(sim::Simulator& sim, std::string name, const IoScenario
   if (s_.workload.rate_iops > 0) interarrival_ = sim::Distribution::exponential(1e9 / s_.workload.rate_iops);
 }
 
-void FioWorkload::validate() const {
-  if (sink_ == nullptr) throw std::logic_error("fio workload '" + name() + "' has no path to submit to");
+void FioWorkload::validate() const { sim::require_connected(*this, submit, "submit"); }
+
+void FioWorkload::accept(sim::JobId job, int) { complete(job); }
+
+void FioWorkload::stations(std::vector<StageInfo>& out) const {
+  out.push_back({name(), "fio", s_.workload.numjobs * s_.workload.effective_depth()});
+}
+
+void FioWorkload::draw(StageGraph& g) const {
+  g.nodes.push_back({name(), "fio", "station", s_.workload.numjobs * s_.workload.effective_depth()});
+}
+
+std::vector<PortEnd> FioWorkload::entry(int) const { return {{name(), "reaped"}}; }
+
+std::vector<PortEnd> FioWorkload::exits(const sim::Port&) const { return {{name(), "issue"}}; }
+
+void fio_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
+  if (in.s.workload.thinktime_ns > 0) out.push_back({"fio.thinktime", sim::MvaStationKind::Delay, 1, in.s.workload.thinktime_ns});
 }
 
 void FioWorkload::start() {
@@ -96,7 +89,7 @@ void FioWorkload::issue(std::uint32_t job, std::uint32_t ios) {
   r.submitted_ns = now;
   outstanding_[job] += static_cast<int>(ios);
   flow_.arrive(now);
-  sink_->start_request(id);
+  submit.send(id);
 }
 
 void FioWorkload::arrival(std::uint32_t job) {

@@ -7,9 +7,7 @@
 //   lat   slat + clat
 // and recorded in fio's own histogram, so the percentiles are fio's.
 //
-// The job's thread (FioThread) is a single server on its vCPU: submit work (fio, block layer,
-// driver, the notify exit) and completion work (interrupt, driver, reap) of the same job take
-// turns on it, which is what bounds a single fio job at high iodepth (seed 000: 94% guest CPU).
+// The CPU work of each job's thread is the guest threads stage (guest_cpu.h).
 #pragma once
 
 #include <array>
@@ -17,57 +15,12 @@
 #include <vector>
 
 #include "models/io_request.h"
+#include "models/stage.h"
 #include "sim/distribution.h"
-#include "sim/fcfs_station.h"
 #include "sim/fio_histogram.h"
 #include "sim/simulator.h"
 
 namespace vqsim::models {
-
-// Decides whether a submit must notify the host (a VM exit) — see virtqueue.h.
-class KickPolicy {
- public:
-  virtual bool kick_needed(const IoRequest& r) const = 0;
-
- protected:
-  ~KickPolicy() = default;
-};
-
-// What a request costs its fio job's vCPU, in ns.
-struct GuestCpuCosts {
-  double per_io_submit = 0;       // fio's own work, per fio I/O (a merged request pays it per I/O)
-  double per_request_submit = 0;  // block layer + driver, per request
-  double per_io_complete = 0;
-  double per_request_complete = 0;
-  double kick_exit = 0;    // the notify exit, when not suppressed
-  double irq_handler = 0;  // one interrupt (entry, vring_interrupt, exit), charged to the
-                           // completion that raised it; the others it delivers ride along
-  double cv = 0;           // spread (lognormal) of every cost
-};
-
-// One fio job's thread on its vCPU.
-class FioThread : public sim::FcfsStation {
- public:
-  FioThread(sim::Simulator& sim, std::string name, IoTable& io, GuestCpuCosts costs, const KickPolicy* kick);
-
- protected:
-  sim::time_ns service_ns(sim::JobId job) override;
-
- private:
-  IoTable& io_;
-  GuestCpuCosts c_;
-  sim::Distribution factor_;  // unit-mean lognormal: the spread of CPU costs
-  const KickPolicy* kick_;
-};
-
-// Where issued requests go and where completed ones come back from.
-class RequestSink {
- public:
-  virtual void start_request(sim::JobId job) = 0;
-
- protected:
-  ~RequestSink() = default;
-};
 
 // Per-direction latency statistics, as fio keeps them.
 struct LatencyRecord {
@@ -101,13 +54,20 @@ struct QueueReach {
 };
 QueueReach queue_reach(const IoScenario& s);
 
-class FioWorkload : public sim::Component {
+// The first and last stage: issues requests on `submit`, takes them back reaped on kReaped.
+class FioWorkload : public Stage {
  public:
+  enum In : int { kReaped };
   FioWorkload(sim::Simulator& sim, std::string name, const IoScenario& scenario, IoTable& io);
 
-  void set_sink(RequestSink* sink) { sink_ = sink; }
-  // Called by the path when a request's completion has been reaped.
-  void complete(sim::JobId job);
+  sim::Port submit;  // new requests, to the guest block layer
+  // A request whose completion fio has reaped.
+  void accept(sim::JobId job, int in_port) override;
+
+  void stations(std::vector<StageInfo>& out) const override;
+  void draw(StageGraph& g) const override;
+  std::vector<PortEnd> entry(int in_port) const override;
+  std::vector<PortEnd> exits(const sim::Port& port) const override;
 
   void start() override;
   void handle(std::uint32_t kind, std::uint64_t payload) override;
@@ -123,10 +83,10 @@ class FioWorkload : public sim::Component {
   void issue(std::uint32_t job, std::uint32_t ios = 1);
   void issue_slots(std::uint32_t job, int slots);  // in plug-merged groups
   void arrival(std::uint32_t job);
+  void complete(sim::JobId job);
 
   const IoScenario& s_;
   IoTable& io_;
-  RequestSink* sink_ = nullptr;
   int depth_;
   int merge_ios_;                           // fio I/Os per request (plug merging), 1 = none
   std::vector<int> outstanding_;            // per job
@@ -137,5 +97,8 @@ class FioWorkload : public sim::Component {
   sim::FlowStats flow_;
   sim::time_ns measure_start_ns_ = 0;
 };
+
+// The MVA's think-time delay (thinktime between a job's completions and its next issue).
+void fio_demands(const MvaInputs& in, std::vector<MvaDemand>& out);
 
 }  // namespace vqsim::models

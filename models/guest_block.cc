@@ -23,4 +23,60 @@ int plug_merge_ios(const IoScenario& s) {
   return std::max(1, std::min({w.iodepth_batch_submit, w.effective_depth(), by_size}));
 }
 
+int plug_merged_requests_per_job(const IoScenario& s) {
+  const int m = plug_merge_ios(s);
+  const int d = s.workload.effective_depth();
+  return (d + m - 1) / m;
+}
+
+GuestBlockLayer::GuestBlockLayer(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io)
+    : Stage(sim, std::move(name)), io_(io), tags_per_queue_(block_layer(s).tags_per_queue) {
+  for (int q = 0; q < s.queues(); ++q) {
+    auto& pool = sim.make<sim::TokenPool>("guest.tags" + std::to_string(q), tags_per_queue_);
+    sim::connect(pool.acquired, *this, kTagGranted);
+    sim::connect(pool.released, *this, kTagReleased);
+    tags_.push_back(&pool);
+  }
+}
+
+void GuestBlockLayer::accept(sim::JobId job, int in_port) {
+  IoRequest& r = io_[job];
+  switch (static_cast<In>(in_port)) {
+    case kSubmit:
+      r.step = Step::tag;
+      r.seq = 0;
+      tags_[r.queue % tags_.size()]->accept(job, sim::TokenPool::kAcquire);
+      break;
+    case kTagGranted:
+      granted.send(job);
+      break;
+    case kRelease:
+      tags_[r.queue % tags_.size()]->accept(job, sim::TokenPool::kRelease);
+      break;
+    case kTagReleased:
+      reaped.send(job);
+      break;
+  }
+}
+
+void GuestBlockLayer::validate() const {
+  sim::require_connected(*this, granted, "granted");
+  sim::require_connected(*this, reaped, "reaped");
+}
+
+void GuestBlockLayer::stations(std::vector<StageInfo>& out) const {
+  for (const sim::TokenPool* pool : tags_) out.push_back({pool->name(), "guest", tags_per_queue_});
+}
+
+// The per-queue pools are drawn as one node holding every queue's tags.
+void GuestBlockLayer::draw(StageGraph& g) const {
+  g.nodes.push_back({"guest.tags", "guest", "pool", static_cast<int>(tags_.size()) * tags_per_queue_});
+}
+
+std::vector<PortEnd> GuestBlockLayer::entry(int) const { return {{"guest.tags", ""}}; }
+
+std::vector<PortEnd> GuestBlockLayer::exits(const sim::Port& port) const {
+  return {{"guest.tags", &port == &granted ? "tag granted" : "reaped"}};
+}
+
 }  // namespace vqsim::models

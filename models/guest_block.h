@@ -3,7 +3,11 @@
 // vCPU together with fio's and the driver's (see fio_workload.h); its limits are token pools.
 #pragma once
 
-#include "models/scenario.h"
+#include <vector>
+
+#include "models/io_request.h"
+#include "models/stage.h"
+#include "sim/token_pool.h"
 
 namespace vqsim::models {
 
@@ -26,5 +30,31 @@ BlockLayer block_layer(const IoScenario& s);
 // directions, psync, or one I/O per call). The merged groups then persist in a closed loop, as
 // fio resubmits what completed together.
 int plug_merge_ios(const IoScenario& s);
+// Requests one job keeps in flight when its depth is issued in plug-merged groups (depth 10 in
+// groups of 4: 4 + 4 + 2, three requests).
+int plug_merged_requests_per_job(const IoScenario& s);
+
+// The stage: a request takes a tag of its hardware queue ("guest.tags<q>", FIFO when none is
+// free) before anything else, and gives it back when fio has reaped it.
+class GuestBlockLayer : public Stage {
+ public:
+  enum In : int { kSubmit, kRelease, kTagGranted, kTagReleased };
+  GuestBlockLayer(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io);
+
+  sim::Port granted;  // holding a tag: on to the driver
+  sim::Port reaped;   // tag returned: back to fio
+
+  void accept(sim::JobId job, int in_port) override;
+  void validate() const override;
+  void stations(std::vector<StageInfo>& out) const override;
+  void draw(StageGraph& g) const override;
+  std::vector<PortEnd> entry(int in_port) const override;
+  std::vector<PortEnd> exits(const sim::Port& port) const override;
+
+ private:
+  IoTable& io_;
+  int tags_per_queue_;
+  std::vector<sim::TokenPool*> tags_;  // per hardware queue
+};
 
 }  // namespace vqsim::models

@@ -58,4 +58,42 @@ DriverCosts driver_costs(const IoScenario& s) {
   return c;
 }
 
+GuestDriverLimit::GuestDriverLimit(sim::Simulator& sim, std::string name, int limit)
+    : Stage(sim, std::move(name)), limit_(&sim.make<sim::TokenPool>("guest.lun_limit", limit)) {
+  sim::connect(limit_->acquired, *this, kGranted);
+  sim::connect(limit_->released, *this, kReleased);
+}
+
+void GuestDriverLimit::accept(sim::JobId job, int in_port) {
+  switch (static_cast<In>(in_port)) {
+    case kSubmit:
+      limit_->accept(job, sim::TokenPool::kAcquire);
+      break;
+    case kGranted:
+      granted.send(job);
+      break;
+    case kRelease:
+      limit_->accept(job, sim::TokenPool::kRelease);
+      break;
+    case kReleased:
+      released.send(job);
+      break;
+  }
+}
+
+void GuestDriverLimit::validate() const {
+  sim::require_connected(*this, granted, "granted");
+  sim::require_connected(*this, released, "released");
+}
+
+void GuestDriverLimit::stations(std::vector<StageInfo>& out) const { out.push_back({limit_->name(), "guest", limit_->tokens()}); }
+
+void GuestDriverLimit::draw(StageGraph& g) const { g.nodes.push_back({limit_->name(), "guest", "pool", limit_->tokens()}); }
+
+std::vector<PortEnd> GuestDriverLimit::entry(int) const { return {{limit_->name(), ""}}; }
+
+std::vector<PortEnd> GuestDriverLimit::exits(const sim::Port& port) const {
+  return {{limit_->name(), &port == &granted ? "submit" : "release"}};
+}
+
 }  // namespace vqsim::models

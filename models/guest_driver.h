@@ -4,7 +4,11 @@
 // register-level emulation; bare metal has the host's own NVMe/AHCI driver and no virtqueue.
 #pragma once
 
-#include "models/scenario.h"
+#include <vector>
+
+#include "models/io_request.h"
+#include "models/stage.h"
+#include "sim/token_pool.h"
 
 namespace vqsim::models {
 
@@ -20,5 +24,29 @@ struct DriverCosts {
 
 // The driver's costs: scenario overrides where given, else the driver's defaults.
 DriverCosts driver_costs(const IoScenario& s);
+
+// The stage, where the driver limits requests in flight (virtio-scsi's cmd_per_lun, vhost-scsi,
+// an emulated HBA's queue depth): a request holding its tag waits for one of
+// "guest.lun_limit"'s tokens before its submit work, and returns it after its completion work.
+// Drivers without such a limit have no stage of their own on the path: their costs are paid by
+// the guest threads (guest_cpu.h) and the host threads (emulation_thread.h).
+class GuestDriverLimit : public Stage {
+ public:
+  enum In : int { kSubmit, kRelease, kGranted, kReleased };
+  GuestDriverLimit(sim::Simulator& sim, std::string name, int limit);
+
+  sim::Port granted;   // on to the guest threads' submit work
+  sim::Port released;  // back to the block layer, to return the tag
+
+  void accept(sim::JobId job, int in_port) override;
+  void validate() const override;
+  void stations(std::vector<StageInfo>& out) const override;
+  void draw(StageGraph& g) const override;
+  std::vector<PortEnd> entry(int in_port) const override;
+  std::vector<PortEnd> exits(const sim::Port& port) const override;
+
+ private:
+  sim::TokenPool* limit_;
+};
 
 }  // namespace vqsim::models

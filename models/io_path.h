@@ -1,96 +1,49 @@
-// The I/O path assembled: fio jobs -> guest block layer -> guest driver -> virtqueue -> host
-// emulation thread (or vhost worker) -> AIO engine and cache mode -> backend, and back. Each
-// stage's model lives in the file named after it; this file only builds the stations from a
-// scenario and routes each request from one stage to the next (one direct call per hop).
+// The I/O path assembled: fio jobs -> guest block layer -> guest driver -> the jobs' threads ->
+// virtqueue -> host emulation thread (or vhost worker) -> AIO engine and cache mode -> backend,
+// and back. Each stage is a component in the file named after it (stage.h says what a stage
+// declares); this file only builds them from a scenario and connects their ports. The links it
+// makes are kept, so the stage graph (topology.h) is drawn from them.
 #pragma once
 
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "models/aio_engine.h"
-#include "models/backend.h"
-#include "models/emulation_thread.h"
-#include "models/fio_workload.h"
-#include "models/guest_block.h"
-#include "models/guest_driver.h"
-#include "models/virtqueue.h"
+#include "models/io_request.h"
+#include "models/stage.h"
 #include "sim/metrics.h"
 #include "sim/ps_station.h"
 #include "sim/replications.h"
 #include "sim/simulator.h"
-#include "sim/token_pool.h"
 
 namespace vqsim::models {
 
-// Where a stage sits on the path, for reports and the topology graph.
-struct StageInfo {
-  std::string name;   // component name, e.g. "host.iothread0"
-  std::string stage;  // "fio", "guest", "virtqueue", "host", "aio", "backend", "cpu"
-  int capacity;       // servers or tokens (0 = unlimited)
-};
+class FioWorkload;
 
-class IoPath : public sim::Component, public RequestSink {
+class IoPath {
  public:
-  // Input ports: what just finished.
-  enum Port : int {
-    kTagGranted,
-    kTagReleased,
-    kLimitGranted,
-    kLimitReleased,
-    kGuestCpuDone,
-    kWakeupDone,
-    kHostThreadDone,
-    kAioGranted,
-    kAioReleased,
-    kHandoffDone,
-    kDeviceDone,
-    kFlushDone,
-    kIrqDone,
-    kBatchReleased,
-  };
+  // Builds every stage of `scenario` in `sim`. The path must outlive the run (its stages use
+  // its request table).
+  IoPath(sim::Simulator& sim, const IoScenario& scenario);
+  IoPath(const IoPath&) = delete;
+  IoPath& operator=(const IoPath&) = delete;
 
-  IoPath(sim::Simulator& sim, std::string name, const IoScenario& scenario);
-
-  void start_request(sim::JobId job) override;
-  void accept(sim::JobId job, int in_port) override;
-
-  const std::vector<StageInfo>& stages() const { return stages_; }
-  FioWorkload& workload() { return *workload_; }
+  // Every station, stage by stage along the path (the shared CPUs after fio).
+  std::vector<StageInfo> stations() const;
+  // The stages in path order, their connections, and the CPUs threads share (or null).
+  const std::vector<const Stage*>& stages() const { return stages_; }
+  const std::vector<Link>& links() const { return links_; }
+  const sim::ProcessorSharingStation* cpu() const { return cpu_; }
 
  private:
-  void to_guest_submit(sim::JobId job, IoRequest& r);
-  void after_guest_submit(sim::JobId job, IoRequest& r);
-  void to_host_submit(sim::JobId job, IoRequest& r);
-  void after_host_submit(sim::JobId job, IoRequest& r);
-  void to_backend(sim::JobId job, IoRequest& r);
-  void after_device(sim::JobId job, IoRequest& r);
-  void after_aio(sim::JobId job, IoRequest& r);
-  void to_host_complete(sim::JobId job, IoRequest& r);
-  void to_guest_complete(sim::JobId job, IoRequest& r);
-  void release_limits(sim::JobId job, IoRequest& r);
+  template <typename S, typename... Args>
+  S& add(sim::Simulator& sim, Args&&... args);
+  void link(Stage& from, sim::Port& port, Stage& to, int in_port);
 
-  const IoScenario& s_;
   IoTable io_;
-  DriverCosts driver_;
-  BlockLayer block_;
-  AioEngine aio_;
-  CacheSemantics cache_;
   FioWorkload* workload_ = nullptr;
-  std::vector<sim::TokenPool*> tags_;           // per hardware queue
-  sim::TokenPool* limit_ = nullptr;             // driver / device in-flight limit
-  std::vector<FioThread*> fio_threads_;         // per fio job
-  std::vector<EmulationThread*> host_threads_;  // main loop, IOThreads or vhost workers
-  std::vector<NotificationBatch*> batches_;     // per host thread, when virtio-blk batches
-  std::vector<int> submits_queued_;             // per host thread: submit-side jobs not yet handled
-  std::unique_ptr<Virtqueues> vqs_;
-  sim::DelayStation* wakeup_ = nullptr;
-  std::vector<InterruptLine*> irqs_;  // per virtqueue
-  sim::TokenPool* aio_slots_ = nullptr;
-  sim::DelayStation* handoff_ = nullptr;
-  std::unique_ptr<Backend> backend_;
   sim::ProcessorSharingStation* cpu_ = nullptr;  // shared cores, when limited
-  std::vector<StageInfo> stages_;
+  std::vector<const Stage*> stages_;
+  std::vector<Link> links_;
 };
 
 // One replication of a scenario: builds, runs and reports. Metrics hold the workload's figures

@@ -10,9 +10,6 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "models/aio_engine.h"
-#include "models/guest_block.h"
-#include "models/guest_driver.h"
 #include "models/io_path.h"
 
 namespace vqsim::models {
@@ -41,134 +38,56 @@ std::vector<bool> reachable(const Graph& g, typename boost::graph_traits<Graph>:
 }
 }  // namespace
 
+namespace {
+// Where a request leaving `stage` by `port` comes from, as graph nodes: a stage that passes the
+// request straight through is looked through, back to the stage it came from.
+std::vector<PortEnd> resolve_exits(const IoPath& path, const Stage& stage, const sim::Port& port) {
+  std::vector<PortEnd> out;
+  for (const PortEnd& end : stage.exits(port)) {
+    if (!end.node.empty()) {
+      out.push_back(end);
+      continue;
+    }
+    for (const Link& l : path.links())
+      if (l.to == &stage && l.in_port == end.through_in)
+        for (PortEnd from : resolve_exits(path, *l.from, *l.port)) {
+          if (!end.label.empty()) from.label = end.label;
+          out.push_back(from);
+        }
+  }
+  return out;
+}
+}  // namespace
+
+// The graph is what the stages declare (their nodes and inner edges) plus one edge per pair of
+// nodes that a connection the path made joins.
 TopologyGraph build_topology(const IoScenario& s) {
+  sim::Simulator sim(s.run.seed, 0);
+  const IoPath path(sim, s);
+  StageGraph drawn;
+  for (const Stage* stage : path.stages()) {
+    stage->draw(drawn);
+    if (stage == path.stages().front() && path.cpu() != nullptr)
+      drawn.nodes.push_back({path.cpu()->name(), "cpu", "cpu", path.cpu()->servers()});
+  }
+  std::vector<GraphEdge> edges;
+  for (const Link& l : path.links()) {
+    const std::vector<PortEnd> into = l.to->entry(l.in_port);
+    for (const PortEnd& from : resolve_exits(path, *l.from, *l.port))
+      for (const PortEnd& to : into) edges.push_back({from.node, to.node, to.label.empty() ? from.label : to.label});
+  }
+  edges.insert(edges.end(), drawn.edges.begin(), drawn.edges.end());
+
   TopologyGraph g;
   std::map<std::string, Vertex> by_name;
-  std::vector<StageInfo> stages = io_stages(s);
-  auto add = [&](const std::string& name, const std::string& stage, const std::string& kind, int capacity) {
-    const Vertex v = boost::add_vertex(TopologyNode{name, stage, kind, capacity}, g);
-    by_name[name] = v;
-    return v;
-  };
-  auto has = [&](const std::string& name) { return by_name.count(name) > 0; };
-  auto edge = [&](const std::string& a, const std::string& b, const std::string& label, bool resource = false) {
-    if (!has(a) || !has(b)) throw std::logic_error("topology: no stage '" + (has(a) ? b : a) + "'");
-    boost::add_edge(by_name[a], by_name[b], TopologyEdge{label, resource}, g);
-  };
-  // Collapse the per-job and per-queue stations into one node each, with their count.
-  int jobs = 0, queues = 0;
-  std::vector<std::string> threads, devices;
-  for (const StageInfo& st : stages) {
-    if (st.name.rfind("guest.fio_job", 0) == 0)
-      ++jobs;
-    else if (st.name.rfind("guest.tags", 0) == 0)
-      ++queues;
+  for (const GraphNode& n : drawn.nodes)
+    by_name[n.name] = boost::add_vertex(TopologyNode{n.name, n.stage, n.kind, n.capacity}, g);
+  for (const GraphEdge& e : edges) {
+    const auto a = by_name.find(e.from), b = by_name.find(e.to);
+    if (a == by_name.end() || b == by_name.end())
+      throw std::logic_error("topology: no stage '" + (a == by_name.end() ? e.from : e.to) + "'");
+    boost::add_edge(a->second, b->second, TopologyEdge{e.label, e.resource}, g);
   }
-  add("fio", "fio", "station", s.workload.numjobs * s.workload.effective_depth());
-  add("guest.tags", "guest", "pool", queues);  // capacity: queues (tags per queue in the label)
-  g[by_name["guest.tags"]].capacity = queues * block_layer(s).tags_per_queue;
-  add("guest.fio_jobs", "guest", "station", jobs);
-  if (!s.bare_metal()) add("virtqueue.irq", "virtqueue", "station", 0);  // one interrupt line per queue
-  for (const StageInfo& st : stages) {
-    if (st.stage == "fio" || st.name.rfind("guest.fio_job", 0) == 0 || st.name.rfind("guest.tags", 0) == 0 ||
-        st.name.rfind("virtqueue.irq", 0) == 0)
-      continue;
-    std::string kind = "station";
-    if (st.stage == "cpu")
-      kind = "cpu";
-    else if (st.name == "guest.lun_limit" || st.name == "aio.slots")
-      kind = "pool";
-    else if (st.stage == "backend" && st.name != "flush" && st.name != "host.pagecache" && st.name != "raid1.mirror" &&
-             (st.name.rfind("ceph.", 0) != 0 || st.name == "ceph.osd") && st.name != "rbd.msgr" && st.name != "krbd.client")
-      kind = "device";
-    add(st.name, st.stage, kind, st.capacity);
-    if (st.stage == "host") threads.push_back(st.name);
-    if (kind == "device") devices.push_back(st.name);
-  }
-  // Submit path.
-  edge("fio", "guest.tags", "issue");
-  std::string last = "guest.tags";
-  if (has("guest.lun_limit")) {
-    edge(last, "guest.lun_limit", "tag granted");
-    last = "guest.lun_limit";
-  }
-  edge(last, "guest.fio_jobs", "submit");
-  for (const char* cpu : {"guest.vcpus", "host.cpu"})
-    if (has(cpu)) edge("guest.fio_jobs", cpu, "runs on", true);
-  // The stations the backend entry leads to, and back.
-  std::vector<std::string> entry, exit;
-  if (has("rbd.msgr") || has("krbd.client")) {
-    const std::string msgr = has("rbd.msgr") ? "rbd.msgr" : "krbd.client";
-    edge(msgr, "ceph.net_out", "send");
-    edge("ceph.net_out", "ceph.osd", "op");
-    edge("ceph.osd", "ceph.stall", "served");
-    edge("ceph.stall", "ceph.net_back", "reply");
-    entry = {msgr};
-    exit = {"ceph.net_back"};
-  } else if (has("raid1.mirror")) {
-    edge("raid1.mirror", "raid1.leg0", "write (fork)");
-    edge("raid1.mirror", "raid1.leg1", "write (fork)");
-    edge("raid1.leg0", "raid1.mirror", "join");
-    edge("raid1.leg1", "raid1.mirror", "join");
-    entry = {"raid1.mirror", "raid1.leg0", "raid1.leg1"};
-    exit = {"raid1.mirror", "raid1.leg0", "raid1.leg1"};
-  } else {
-    for (const char* d : {"device", "null", "pagecache"})
-      if (has(d)) {
-        entry.push_back(d);
-        exit.push_back(d);
-      }
-  }
-  const CacheSemantics cache = cache_semantics(s);
-  if (has("host.pagecache") && !cache.direct) {
-    entry.push_back("host.pagecache");
-    exit.push_back("host.pagecache");
-  }
-  const std::string flush = has("ceph.flush") ? "ceph.flush" : (has("flush") ? "flush" : "");
-  std::string back_to;  // where completions go after the device
-  if (s.bare_metal()) {
-    for (const auto& e : entry) edge("guest.fio_jobs", e, "submit");
-    back_to = "guest.fio_jobs";
-  } else {
-    const std::string before_thread = has("virtqueue.wakeup") ? "virtqueue.wakeup" : "";
-    for (const auto& t : threads) {
-      edge("guest.fio_jobs", t, "kick (suppressed while awake)");
-      if (!before_thread.empty()) {
-        edge("guest.fio_jobs", before_thread, "kick, thread asleep");
-        edge(before_thread, t, "woken");
-      }
-      if (s.host.cores > 0 && has("host.cpu") && s.guest.driver != GuestDriver::vhost_user_blk)
-        edge(t, "host.cpu", "runs on", true);
-    }
-    std::vector<std::string> to_device = threads;
-    if (has("aio.slots")) {
-      for (const auto& t : threads) edge(t, "aio.slots", "submit");
-      to_device = {"aio.slots"};
-      if (has("aio.handoff")) {
-        edge("aio.slots", "aio.handoff", "to worker");
-        to_device = {"aio.handoff"};
-      }
-    }
-    for (const auto& from : to_device)
-      for (const auto& e : entry) edge(from, e, "I/O");
-    std::string complete_via = has("aio.handoff") ? "aio.handoff" : (has("aio.slots") ? "aio.slots" : "");
-    for (const auto& t : threads) {
-      if (!complete_via.empty()) edge(complete_via, t, "completion");
-      edge(t, "virtqueue.irq", "irqfd");
-    }
-    edge("virtqueue.irq", "guest.fio_jobs", "interrupt");
-    back_to = complete_via.empty() ? threads.front() : complete_via;
-    if (!complete_via.empty() && has("aio.handoff")) back_to = "aio.slots";
-  }
-  for (const auto& x : exit) {
-    edge(x, back_to, "done");
-    if (!flush.empty() && cache.flush_after_write) edge(x, flush, "write: flush");
-  }
-  if (!flush.empty() && cache.flush_after_write) edge(flush, back_to, "flushed");
-  if (has("aio.slots") && has("aio.handoff")) edge("aio.slots", "aio.handoff", "release, back");
-  edge("guest.fio_jobs", has("guest.lun_limit") ? "guest.lun_limit" : "guest.tags", "release");
-  if (has("guest.lun_limit")) edge("guest.lun_limit", "guest.tags", "release");
-  edge("guest.tags", "fio", "reaped");
   // Stations built but not on this workload's path (e.g. a flush under cache=none) stay as
   // isolated, labelled nodes; the checker ignores those that no workload of this scenario uses.
   return g;

@@ -1,5 +1,7 @@
 #include "models/virtqueue.h"
 
+#include <stdexcept>
+
 namespace vqsim::models {
 
 InterruptLine::InterruptLine(sim::Simulator& sim, std::string name, IoTable& io, sim::Distribution latency)
@@ -39,6 +41,87 @@ void InterruptLine::report(sim::Metrics& m, sim::time_ns now) const {
   sim::report_flow(m, name(), flow_, now);
   m.add(name() + ".completions_per_interrupt",
         interrupts_ ? static_cast<double>(completions_) / static_cast<double>(interrupts_) : 0.0);
+}
+
+namespace {
+sim::Distribution spread(double mean_ns, double cv) {
+  if (mean_ns <= 0) return sim::Distribution::deterministic(0);
+  return cv > 0 ? sim::Distribution::lognormal_mean_cv(mean_ns, cv) : sim::Distribution::deterministic(mean_ns);
+}
+}  // namespace
+
+Virtqueue::Virtqueue(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io, bool always_exit)
+    : Stage(sim, std::move(name)),
+      io_(io),
+      event_idx_(s.vq.event_idx),
+      always_exit_(always_exit),
+      wakeup_(&sim.make<sim::DelayStation>("virtqueue.wakeup", spread(s.vq.wakeup_ns, 0.5))) {
+  sim::connect(wakeup_->out, *this, kWoken);
+  for (int q = 0; q < s.queues(); ++q) {
+    auto& line = sim.make<InterruptLine>("virtqueue.irq" + std::to_string(q), io, spread(s.vq.irq_ns, 0.5));
+    sim::connect(line.out, *this, kInterrupted);
+    irqs_.push_back(&line);
+  }
+}
+
+void Virtqueue::accept(sim::JobId job, int in_port) {
+  IoRequest& r = io_[job];
+  switch (static_cast<In>(in_port)) {
+    case kAvail:
+      // After the kick: must the request wait for the thread to be woken?
+      if (!consumer_->processing(r.thread)) {
+        r.step = Step::wakeup;
+        wakeup_->accept(job, 0);
+      } else {
+        to_host.send(job);
+      }
+      break;
+    case kWoken:
+      to_host.send(job);
+      break;
+    case kUsed:
+      r.step = Step::irq;
+      irqs_[r.queue % irqs_.size()]->accept(job, 0);
+      break;
+    case kInterrupted:
+      interrupt.send(job);
+      break;
+  }
+}
+
+void Virtqueue::validate() const {
+  sim::require_connected(*this, to_host, "to_host");
+  sim::require_connected(*this, interrupt, "interrupt");
+  if (consumer_ == nullptr) throw std::logic_error("virtqueue '" + name() + "' has no consumer");
+}
+
+void Virtqueue::stations(std::vector<StageInfo>& out) const {
+  out.push_back({wakeup_->name(), "virtqueue", 0});
+  for (const InterruptLine* line : irqs_) out.push_back({line->name(), "virtqueue", 0});
+}
+
+// The per-queue interrupt lines are drawn as one node.
+void Virtqueue::draw(StageGraph& g) const {
+  g.nodes.push_back({"virtqueue.irq", "virtqueue", "station", 0});
+  g.nodes.push_back({wakeup_->name(), "virtqueue", "station", 0});
+}
+
+std::vector<PortEnd> Virtqueue::entry(int in_port) const {
+  if (in_port == kAvail) return {{wakeup_->name(), "kick, thread asleep"}};
+  return {{"virtqueue.irq", "irqfd"}};
+}
+
+std::vector<PortEnd> Virtqueue::exits(const sim::Port& port) const {
+  if (&port == &to_host) return {{wakeup_->name(), "woken"}, {"", "kick (suppressed while awake)", kAvail}};
+  return {{"virtqueue.irq", "interrupt"}};
+}
+
+void virtqueue_wakeup_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
+  out.push_back({"virtqueue.wakeup", sim::MvaStationKind::Delay, 1, in.s.vq.wakeup_ns * in.p_wake});
+}
+
+void virtqueue_interrupt_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
+  out.push_back({"virtqueue.irq", sim::MvaStationKind::Delay, 1, in.s.vq.irq_ns});
 }
 
 }  // namespace vqsim::models

@@ -13,31 +13,26 @@
 // already enforce that bound, so the ring needs no pool of its own.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
-#include "models/emulation_thread.h"
-#include "models/fio_workload.h"
+#include "models/guest_cpu.h"
+#include "models/io_request.h"
+#include "models/stage.h"
+#include "sim/delay_station.h"
 #include "sim/distribution.h"
 
 namespace vqsim::models {
 
-class Virtqueues final : public KickPolicy {
+// The device side of the ring, as the virtqueue sees it: is the thread that serves this request's
+// queue processing or polling it right now? Then it has notifications disabled (EVENT_IDX's
+// avail_event, VRING_USED_F_NO_NOTIFY) and will see the request without a kick or a wake-up.
+class RingConsumer {
  public:
-  // always_exit: an emulated HBA without a ring traps on every command (register writes).
-  Virtqueues(const IoScenario& s, std::vector<EmulationThread*> threads, bool always_exit)
-      : s_(s), threads_(std::move(threads)), always_exit_(always_exit) {}
-  // The notify exit is taken unless EVENT_IDX suppression applies and the thread is awake.
-  bool kick_needed(const IoRequest& r) const override {
-    if (always_exit_ || !s_.vq.event_idx) return true;
-    return !threads_[r.thread]->awake();
-  }
-  // After the kick: must the request wait for the thread to be woken?
-  bool must_wake(const IoRequest& r) const { return !threads_[r.thread]->awake(); }
+  virtual bool processing(std::uint32_t thread) const = 0;
 
- private:
-  const IoScenario& s_;
-  std::vector<EmulationThread*> threads_;
-  bool always_exit_;
+ protected:
+  ~RingConsumer() = default;
 };
 
 // One virtqueue's interrupt: the first completion starts an interrupt (irq_us until the guest
@@ -65,5 +60,49 @@ class InterruptLine : public sim::Component {
   sim::FlowStats flow_;
   std::uint64_t interrupts_ = 0, completions_ = 0;
 };
+
+// The stage. Two states of its port to the host decide a request's way: "notification
+// suppressed" (the consumer is processing the ring: no exit, no wake-up) and "thread asleep"
+// (the kick must also wake it: "virtqueue.wakeup", wakeup_us). The ring's size bounds requests in
+// flight per queue; the guest's blk-mq tags (guest_block.h) already enforce that bound, so "ring
+// full" is the tag pool's wait. Completions go through one InterruptLine per queue
+// ("virtqueue.irq<q>").
+class Virtqueue : public Stage, public KickPolicy {
+ public:
+  enum In : int { kAvail, kUsed, kWoken, kInterrupted };
+  // always_exit: an emulated HBA without a ring traps on every command (register writes).
+  Virtqueue(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io, bool always_exit);
+
+  sim::Port to_host;    // made available (kicked, or seen by a processing thread)
+  sim::Port interrupt;  // used elements delivered to the guest by an interrupt
+
+  // The thread(s) that consume the ring; set when the path is assembled.
+  void consumed_by(const RingConsumer& consumer) { consumer_ = &consumer; }
+
+  // The notify exit is taken unless EVENT_IDX suppression applies and the thread is processing.
+  bool kick_needed(const IoRequest& r) const override {
+    if (always_exit_ || !event_idx_) return true;
+    return !consumer_->processing(r.thread);
+  }
+
+  void accept(sim::JobId job, int in_port) override;
+  void validate() const override;
+  void stations(std::vector<StageInfo>& out) const override;
+  void draw(StageGraph& g) const override;
+  std::vector<PortEnd> entry(int in_port) const override;
+  std::vector<PortEnd> exits(const sim::Port& port) const override;
+
+ private:
+  IoTable& io_;
+  bool event_idx_;
+  bool always_exit_;
+  const RingConsumer* consumer_ = nullptr;
+  sim::DelayStation* wakeup_;
+  std::vector<InterruptLine*> irqs_;  // per queue
+};
+
+// The MVA's wake-up delay (weighted by the chance the thread sleeps) and interrupt delay.
+void virtqueue_wakeup_demands(const MvaInputs& in, std::vector<MvaDemand>& out);
+void virtqueue_interrupt_demands(const MvaInputs& in, std::vector<MvaDemand>& out);
 
 }  // namespace vqsim::models

@@ -1,0 +1,126 @@
+#include "models/guest_cpu.h"
+
+#include "models/guest_block.h"
+#include "models/guest_driver.h"
+
+namespace vqsim::models {
+
+GuestCpuCosts guest_cpu_costs(const IoScenario& s) {
+  const bool bare = s.bare_metal();
+  const DriverCosts driver = driver_costs(s);
+  const BlockLayer block = block_layer(s);
+  GuestCpuCosts costs;
+  costs.per_io_submit = s.guest.fio_submit_ns;
+  costs.per_request_submit = block.submit_extra_ns + driver.submit_ns;
+  costs.per_io_complete = s.guest.fio_complete_ns;
+  costs.per_request_complete = driver.complete_ns;
+  // One notify per io_submit call: with iodepth_batch_submit = b, the exit is shared by b I/Os.
+  costs.kick_exit = bare ? 0.0 : s.vq.kick_exit_ns / std::max(1, s.workload.iodepth_batch_submit);
+  costs.irq_handler = bare ? 0.0 : s.vq.irq_handler_ns;
+  costs.cv = s.guest.cpu_cv;
+  return costs;
+}
+
+FioThread::FioThread(sim::Simulator& sim, std::string name, IoTable& io, GuestCpuCosts costs, const KickPolicy* kick)
+    : sim::FcfsStation(sim, std::move(name), 1, sim::Distribution::deterministic(0)),
+      io_(io),
+      c_(costs),
+      factor_(costs.cv > 0 ? sim::Distribution::lognormal_mean_cv(1.0, costs.cv) : sim::Distribution::deterministic(1.0)),
+      kick_(kick) {}
+
+sim::time_ns FioThread::service_ns(sim::JobId job) {
+  const IoRequest& r = io_[job];
+  const double ios = static_cast<double>(r.ios);
+  double ns;
+  if (r.step == Step::guest_submit) {
+    ns = c_.per_io_submit * ios + c_.per_request_submit;
+    if (kick_ != nullptr && kick_->kick_needed(r)) ns += c_.kick_exit;
+  } else {
+    ns = c_.per_io_complete * ios + c_.per_request_complete;
+    if (r.irq_leader) ns += c_.irq_handler;
+  }
+  return static_cast<sim::time_ns>(ns * factor_.sample(rng_) + 0.5);
+}
+
+GuestThreads::GuestThreads(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io, const KickPolicy* kick,
+                           sim::ProcessorSharingStation* cpu)
+    : Stage(sim, std::move(name)), io_(io), cpu_(cpu) {
+  const GuestCpuCosts costs = guest_cpu_costs(s);
+  for (int j = 0; j < s.workload.numjobs; ++j) {
+    auto& th = sim.make<FioThread>("guest.fio_job" + std::to_string(j), io, costs, kick);
+    sim::connect(th.out, *this, kDone);
+    if (cpu != nullptr) th.use_cpu(*cpu);
+    threads_.push_back(&th);
+  }
+}
+
+void GuestThreads::accept(sim::JobId job, int in_port) {
+  IoRequest& r = io_[job];
+  switch (static_cast<In>(in_port)) {
+    case kSubmit:
+      r.step = Step::guest_submit;
+      threads_[r.job]->accept(job, 0);
+      break;
+    case kComplete:
+      r.step = Step::guest_complete;
+      threads_[r.job]->accept(job, 0);
+      break;
+    case kDone:
+      if (r.step == Step::guest_submit) {
+        r.submitted_ns = sim_.now();
+        submitted.send(job);
+      } else {
+        completed.send(job);
+      }
+      break;
+  }
+}
+
+void GuestThreads::validate() const {
+  sim::require_connected(*this, submitted, "submitted");
+  sim::require_connected(*this, completed, "completed");
+}
+
+void GuestThreads::stations(std::vector<StageInfo>& out) const {
+  for (const FioThread* th : threads_) out.push_back({th->name(), "guest", 1});
+}
+
+// The per-job threads are drawn as one node.
+void GuestThreads::draw(StageGraph& g) const {
+  g.nodes.push_back({"guest.fio_jobs", "guest", "station", static_cast<int>(threads_.size())});
+  if (cpu_ != nullptr) g.edges.push_back({"guest.fio_jobs", cpu_->name(), "runs on", true});
+}
+
+std::vector<PortEnd> GuestThreads::entry(int in_port) const { return {{"guest.fio_jobs", in_port == kSubmit ? "submit" : ""}}; }
+
+std::vector<PortEnd> GuestThreads::exits(const sim::Port& port) const {
+  return {{"guest.fio_jobs", &port == &submitted ? "submit" : "release"}};
+}
+
+void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
+  const IoScenario& s = in.s;
+  const auto& w = s.workload;
+  const double m = in.ios_per_request;
+  const bool bare = s.bare_metal();
+  const DriverCosts drv = driver_costs(s);
+  const BlockLayer blk = block_layer(s);
+  const double kick = bare ? 0.0 : s.vq.kick_exit_ns / std::max(1, w.iodepth_batch_submit) * in.p_kick;
+  const double guest_submit = s.guest.fio_submit_ns * m + blk.submit_extra_ns + drv.submit_ns + kick;
+  // An interrupt delivers its first completion and those that reach the ring within irq_us, so
+  // each I/O pays the per-interrupt cost divided by the mean batch, 1 + (rate per queue) x irq_us.
+  const double guest_complete = s.guest.fio_complete_ns * m + drv.complete_ns + (bare ? 0.0 : s.vq.irq_handler_ns * in.irq_share);
+  if (w.numjobs > s.guest.vcpus || s.host.cores > 0) {
+    const int c = s.host.cores > 0 ? s.host.cores : s.guest.vcpus;
+    out.push_back({"guest.vcpus (submit)", sim::MvaStationKind::MultiServer, c, guest_submit, MvaDemand::Slat::all});
+    out.push_back({"guest.vcpus (complete)", sim::MvaStationKind::MultiServer, c, guest_complete});
+  } else {
+    // The submit side's share of slat: its demand share of the thread's work (the kick aside).
+    const double part = s.guest.fio_submit_ns * m + blk.submit_extra_ns + drv.submit_ns;
+    const double whole = part + s.guest.fio_complete_ns * m + drv.complete_ns;
+    for (int j = 0; j < w.numjobs; ++j)
+      out.push_back({"guest.fio_job" + std::to_string(j), sim::MvaStationKind::Queue, 1,
+                     (guest_submit + guest_complete) / w.numjobs, MvaDemand::Slat::share, part, whole});
+  }
+}
+
+}  // namespace vqsim::models

@@ -1,0 +1,83 @@
+// Guest threads stage: each fio job's thread on its vCPU. It does the CPU work of a request on
+// both sides: on submit fio's own work, the block layer's, the driver's and the notify exit
+// (unless the virtqueue suppresses it); on completion the interrupt handler, the driver's
+// completion and fio's reap. Submit and completion work of the same job take turns on its one
+// thread, which is what bounds a single fio job at high iodepth (seed 000: 94% guest CPU). When
+// the scenario limits CPUs (host.cores, or more jobs than vCPUs), the threads share them.
+#pragma once
+
+#include <vector>
+
+#include "models/io_request.h"
+#include "models/stage.h"
+#include "sim/distribution.h"
+#include "sim/fcfs_station.h"
+#include "sim/ps_station.h"
+
+namespace vqsim::models {
+
+// Decides whether a submit must notify the host (a VM exit) — the virtqueue (virtqueue.h).
+class KickPolicy {
+ public:
+  virtual bool kick_needed(const IoRequest& r) const = 0;
+
+ protected:
+  ~KickPolicy() = default;
+};
+
+// What a request costs its fio job's vCPU, in ns.
+struct GuestCpuCosts {
+  double per_io_submit = 0;       // fio's own work, per fio I/O (a merged request pays it per I/O)
+  double per_request_submit = 0;  // block layer + driver, per request
+  double per_io_complete = 0;
+  double per_request_complete = 0;
+  double kick_exit = 0;    // the notify exit, when not suppressed
+  double irq_handler = 0;  // one interrupt (entry, vring_interrupt, exit), charged to the
+                           // completion that raised it; the others it delivers ride along
+  double cv = 0;           // spread (lognormal) of every cost
+};
+GuestCpuCosts guest_cpu_costs(const IoScenario& s);
+
+// One fio job's thread on its vCPU.
+class FioThread : public sim::FcfsStation {
+ public:
+  FioThread(sim::Simulator& sim, std::string name, IoTable& io, GuestCpuCosts costs, const KickPolicy* kick);
+
+ protected:
+  sim::time_ns service_ns(sim::JobId job) override;
+
+ private:
+  IoTable& io_;
+  GuestCpuCosts c_;
+  sim::Distribution factor_;  // unit-mean lognormal: the spread of CPU costs
+  const KickPolicy* kick_;
+};
+
+// The stage: one FioThread per fio job ("guest.fio_job<j>").
+class GuestThreads : public Stage {
+ public:
+  enum In : int { kSubmit, kComplete, kDone };
+  // `kick`: the virtqueue (null on bare metal); `cpu`: the CPUs the threads share (or null).
+  GuestThreads(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io, const KickPolicy* kick,
+               sim::ProcessorSharingStation* cpu);
+
+  sim::Port submitted;  // the submit call returned (slat ends): to the virtqueue, or the device
+  sim::Port completed;  // reaped by fio's thread: the driver's and the block layer's release
+
+  void accept(sim::JobId job, int in_port) override;
+  void validate() const override;
+  void stations(std::vector<StageInfo>& out) const override;
+  void draw(StageGraph& g) const override;
+  std::vector<PortEnd> entry(int in_port) const override;
+  std::vector<PortEnd> exits(const sim::Port& port) const override;
+
+ private:
+  IoTable& io_;
+  std::vector<FioThread*> threads_;  // per fio job
+  sim::ProcessorSharingStation* cpu_;
+};
+
+// The MVA's guest CPU stations: one per job, or the shared vCPUs / host cores.
+void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out);
+
+}  // namespace vqsim::models

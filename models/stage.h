@@ -1,0 +1,100 @@
+// The stage contract. Each stage of the I/O path (fio, guest block layer, guest driver, the
+// guest's job threads, virtqueue, host emulation threads, AIO engine and cache mode, backend) is
+// one component in the file named after it. It
+//   - builds and owns its stations (sim/ primitives) and routes requests among them;
+//   - receives requests on input ports it numbers itself and sends them on through output ports
+//     (sim::Port members), which io_path.cc connects to the next stage, port to port;
+//   - declares what it draws in the stage graph (its nodes, the edges between them, where each
+//     input port enters and from where each output port leaves), so `vqsim graph` is derived
+//     from the stages and the connections actually made, never drawn again by hand;
+//   - contributes its stations to the mean-value analysis (a free function beside it, because
+//     the MVA is solved thousands of times without building a simulation).
+// Its keys are the scenario keys it reads (vqsim keys, docs/scenario.md); its statistics are its
+// stations' own.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/scenario.h"
+#include "sim/component.h"
+#include "sim/mva.h"
+
+namespace vqsim::models {
+
+// A station on the path, for reports and the graph.
+struct StageInfo {
+  std::string name;   // component name, e.g. "host.iothread0"
+  std::string stage;  // "fio", "guest", "virtqueue", "host", "aio", "backend", "cpu"
+  int capacity;       // servers or tokens (0 = unlimited)
+};
+
+struct GraphNode {
+  std::string name;
+  std::string stage;  // fio, guest, virtqueue, host, aio, backend, cpu
+  std::string kind;   // "station", "pool" (tokens held across stations), "cpu", "device"
+  int capacity = 0;   // servers or tokens, 0 = unlimited
+};
+struct GraphEdge {
+  std::string from, to, label;
+  bool resource = false;  // "runs on": a thread and the CPUs it shares
+};
+struct StageGraph {
+  std::vector<GraphNode> nodes;
+  std::vector<GraphEdge> edges;
+};
+
+// One end of a connection in the graph. An input port enters `node`; an output port leaves from
+// `node`, or, when `node` is empty, the stage passes what came in on `through_in` straight on
+// (a stage without a station on that route, such as the AIO engine of a vhost worker), and the
+// edge is drawn from wherever that input came from. The edge takes the input end's label if it
+// has one, else the output end's.
+struct PortEnd {
+  std::string node;
+  std::string label;
+  int through_in = -1;
+};
+
+class Stage : public sim::Component {
+ public:
+  using sim::Component::Component;
+
+  // Its stations, in the order it built them.
+  virtual void stations(std::vector<StageInfo>& out) const = 0;
+  // Its graph nodes and the edges among them.
+  virtual void draw(StageGraph& g) const = 0;
+  // Where a request arriving on `in_port` enters (no node: the stage passes it through).
+  virtual std::vector<PortEnd> entry(int in_port) const = 0;
+  // Where a request leaving by `port` (one of its output ports) comes from.
+  virtual std::vector<PortEnd> exits(const sim::Port& port) const = 0;
+};
+
+// A connection made when the path is assembled: `from`'s output `port` to `to`'s `in_port`.
+struct Link {
+  const Stage* from;
+  const sim::Port* port;
+  const Stage* to;
+  int in_port;
+};
+
+// One station of the MVA's closed network, as a stage contributes it.
+struct MvaDemand {
+  std::string name;
+  sim::MvaStationKind kind;
+  int servers;
+  double demand_ns;  // per request, all visits
+  // How much of its residence counts towards fio's slat: none, all of it, or the share
+  // slat_part_ns / slat_whole_ns of its demand (a job thread that submits and completes).
+  enum class Slat { none, all, share } slat = Slat::none;
+  double slat_part_ns = 0, slat_whole_ns = 0;
+  bool host_thread = false;  // an emulation thread: its utilization decides kicks and wake-ups
+};
+
+// What every stage's MVA contribution sees.
+struct MvaInputs {
+  const IoScenario& s;               // request sizes are a merged request's (plug merging)
+  double ios_per_request;            // fio I/Os per request (1 without merging or open loop)
+  double p_kick, p_wake, irq_share;  // the fixed point's current estimates (io_path_mva.cc)
+};
+
+}  // namespace vqsim::models
