@@ -43,7 +43,7 @@ CacheSemantics cache_semantics(const IoScenario& s);
 // mode's decision for each request: served by the host page cache (a read that hits with
 // host.pagecache_hit_ratio, a writeback/unsafe write) or by the device, and whether a flush
 // follows it. vhost workers and bare metal have no QEMU engine: the stage then only decides.
-class AioStage : public Stage {
+class AioStage final : public Stage {
  public:
   enum In : int { kSubmit, kDone, kSlotGranted, kSlotReleased, kHandoffDone };
   AioStage(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io);

@@ -263,8 +263,12 @@ void Backend::submit(sim::JobId job) {
   }
 }
 
+void Backend::connected(const sim::Port& port) {
+  if (barrier_ != nullptr) sim::connect(barrier_->out, *port.to, port.in_port);
+  if (flush_ != nullptr) sim::connect(flush_->out, *port.to, port.in_port);
+}
+
 void Backend::accept(sim::JobId job, int in_port) {
-  IoRequest& r = io_[job];
   switch (static_cast<In>(in_port)) {
     case kSubmit:
       submit(job);
@@ -272,12 +276,13 @@ void Backend::accept(sim::JobId job, int in_port) {
     case kPagecache:
       cache_->accept(job, 0);
       break;
-    case kDeviceDone:
+    case kDeviceDone: {
       // Fork-join children go back to their join; only whole requests carry on.
       if (sim_.jobs()[job].parent != sim::kNoJob) {
         mirror_->accept(job, sim::ForkJoin::kJoin);
         break;
       }
+      IoRequest& r = io_[job];
       if (barrier_ != nullptr && r.dir == Direction::write && !r.pagecache) barrier_->write_done(r.seq);
       if (r.needs_flush) {
         r.step = Step::flush;
@@ -289,6 +294,7 @@ void Backend::accept(sim::JobId job, int in_port) {
         done.send(job);
       }
       break;
+    }
     case kFlushDone:
       done.send(job);
       break;

@@ -60,7 +60,7 @@ double hdd_service_ns(const DeviceSpec& d, double bytes, Direction dir, bool ran
                       double positioning_ns);
 
 // A device: FCFS with `channels` servers whose service time comes from the request.
-class DeviceStation : public sim::FcfsStation {
+class DeviceStation final : public sim::FcfsStation {
  public:
   DeviceStation(sim::Simulator& sim, std::string name, IoTable& io, DeviceSpec spec);
   const DeviceSpec& spec() const { return spec_; }
@@ -76,7 +76,7 @@ class DeviceStation : public sim::FcfsStation {
 };
 
 // A delay whose length grows with the request size (page-cache copies).
-class CopyDelay : public sim::DelayStation {
+class CopyDelay final : public sim::DelayStation {
  public:
   CopyDelay(sim::Simulator& sim, std::string name, IoTable& io, double per_4k_ns, double cv);
 
@@ -90,7 +90,7 @@ class CopyDelay : public sim::DelayStation {
 };
 
 // A delay that most requests pass at once and a few (`ratio`) wait an exponential time in.
-class StallDelay : public sim::DelayStation {
+class StallDelay final : public sim::DelayStation {
  public:
   StallDelay(sim::Simulator& sim, std::string name, double ratio, double mean_ns);
 
@@ -104,7 +104,7 @@ class StallDelay : public sim::DelayStation {
 
 // Ceph flush: serialized like QEMU's flushes, and each one waits until every write issued to the
 // cluster before it started has completed, then one round trip.
-class BarrierFlush : public sim::Component {
+class BarrierFlush final : public sim::Component {
  public:
   BarrierFlush(sim::Simulator& sim, std::string name, double rtt_ns);
   sim::Port out;
@@ -140,7 +140,7 @@ class BarrierFlush : public sim::Component {
 // kSubmit (the device) or kPagecache (a page-cache hit, "host.pagecache"); a write that needs
 // it is followed by a flush ("flush", or Ceph's barrier "ceph.flush"); done requests leave by
 // `done`. Fork-join children (RAID1 legs) go back to their join inside the stage.
-class Backend : public Stage {
+class Backend final : public Stage {
  public:
   enum In : int { kSubmit, kPagecache, kDeviceDone, kFlushDone };
   Backend(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io);
@@ -153,6 +153,7 @@ class Backend : public Stage {
   void draw(StageGraph& g) const override;
   std::vector<PortEnd> entry(int in_port) const override;
   std::vector<PortEnd> exits(const sim::Port& port) const override;
+  void connected(const sim::Port& port) override;
 
  private:
   void submit(sim::JobId job);

@@ -95,6 +95,11 @@ HostThreads::HostThreads(sim::Simulator& sim, std::string name, const IoScenario
   }
 }
 
+void HostThreads::connected(const sim::Port& port) {
+  if (&port == &submitted)
+    for (NotificationBatch* batch : batches_) sim::connect(batch->out, *port.to, port.in_port);
+}
+
 void HostThreads::accept(sim::JobId job, int in_port) {
   IoRequest& r = io_[job];
   switch (static_cast<In>(in_port)) {

@@ -21,7 +21,7 @@
 
 namespace vqsim::models {
 
-class EmulationThread : public sim::FcfsStation {
+class EmulationThread final : public sim::FcfsStation {
  public:
   // `per_page_ns`: submit time per 4 KiB page of the request beyond the first.
   EmulationThread(sim::Simulator& sim, std::string name, IoTable& io, double submit_ns, double complete_ns, double cpu_cv,
@@ -52,7 +52,7 @@ class EmulationThread : public sim::FcfsStation {
 // notification's handling: the cost that makes QEMU 2.0's virtio-blk writes slower than its
 // reads by more than the device's difference. The model holds the requests; it does not merge
 // them (random ones would not merge anyway).
-class NotificationBatch : public sim::Component {
+class NotificationBatch final : public sim::Component {
  public:
   NotificationBatch(sim::Simulator& sim, std::string name, IoTable& io, VirtioBlkBatching mode);
   sim::Port out;  // released requests, in the order they were held
@@ -89,7 +89,7 @@ class NotificationBatch : public sim::Component {
 // notification batching when the scenario has it ("<thread>.batch"). A request passes a thread
 // on submit (from the virtqueue, on to the AIO engine) and on completion (from the AIO engine,
 // on to the virtqueue's used ring).
-class HostThreads : public Stage, public RingConsumer {
+class HostThreads final : public Stage, public RingConsumer {
  public:
   enum In : int { kSubmit, kComplete, kThreadDone, kBatchReleased };
   // `cpu`: the host cores the threads share, or null.
@@ -106,6 +106,7 @@ class HostThreads : public Stage, public RingConsumer {
   void draw(StageGraph& g) const override;
   std::vector<PortEnd> entry(int in_port) const override;
   std::vector<PortEnd> exits(const sim::Port& port) const override;
+  void connected(const sim::Port& port) override;
 
  private:
   IoTable& io_;

@@ -55,7 +55,7 @@ struct QueueReach {
 QueueReach queue_reach(const IoScenario& s);
 
 // The first and last stage: issues requests on `submit`, takes them back reaped on kReaped.
-class FioWorkload : public Stage {
+class FioWorkload final : public Stage {
  public:
   enum In : int { kReaped };
   FioWorkload(sim::Simulator& sim, std::string name, const IoScenario& scenario, IoTable& io);

@@ -39,19 +39,27 @@ GuestBlockLayer::GuestBlockLayer(sim::Simulator& sim, std::string name, const Io
   }
 }
 
+void GuestBlockLayer::connected(const sim::Port& port) {
+  for (sim::TokenPool* pool : tags_) {
+    if (&port == &granted) sim::connect(pool->acquired, *port.to, port.in_port);
+    if (&port == &reaped) sim::connect(pool->released, *port.to, port.in_port);
+  }
+}
+
 void GuestBlockLayer::accept(sim::JobId job, int in_port) {
-  IoRequest& r = io_[job];
   switch (static_cast<In>(in_port)) {
-    case kSubmit:
+    case kSubmit: {
+      IoRequest& r = io_[job];
       r.step = Step::tag;
       r.seq = 0;
       tags_[r.queue % tags_.size()]->accept(job, sim::TokenPool::kAcquire);
       break;
+    }
     case kTagGranted:
       granted.send(job);
       break;
     case kRelease:
-      tags_[r.queue % tags_.size()]->accept(job, sim::TokenPool::kRelease);
+      tags_[io_[job].queue % tags_.size()]->accept(job, sim::TokenPool::kRelease);
       break;
     case kTagReleased:
       reaped.send(job);

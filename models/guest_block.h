@@ -36,7 +36,7 @@ int plug_merged_requests_per_job(const IoScenario& s);
 
 // The stage: a request takes a tag of its hardware queue ("guest.tags<q>", FIFO when none is
 // free) before anything else, and gives it back when fio has reaped it.
-class GuestBlockLayer : public Stage {
+class GuestBlockLayer final : public Stage {
  public:
   enum In : int { kSubmit, kRelease, kTagGranted, kTagReleased };
   GuestBlockLayer(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io);
@@ -50,6 +50,7 @@ class GuestBlockLayer : public Stage {
   void draw(StageGraph& g) const override;
   std::vector<PortEnd> entry(int in_port) const override;
   std::vector<PortEnd> exits(const sim::Port& port) const override;
+  void connected(const sim::Port& port) override;
 
  private:
   IoTable& io_;

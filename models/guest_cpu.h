@@ -39,7 +39,7 @@ struct GuestCpuCosts {
 GuestCpuCosts guest_cpu_costs(const IoScenario& s);
 
 // One fio job's thread on its vCPU.
-class FioThread : public sim::FcfsStation {
+class FioThread final : public sim::FcfsStation {
  public:
   FioThread(sim::Simulator& sim, std::string name, IoTable& io, GuestCpuCosts costs, const KickPolicy* kick);
 
@@ -54,7 +54,7 @@ class FioThread : public sim::FcfsStation {
 };
 
 // The stage: one FioThread per fio job ("guest.fio_job<j>").
-class GuestThreads : public Stage {
+class GuestThreads final : public Stage {
  public:
   enum In : int { kSubmit, kComplete, kDone };
   // `kick`: the virtqueue (null on bare metal); `cpu`: the CPUs the threads share (or null).

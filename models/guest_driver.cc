@@ -64,6 +64,11 @@ GuestDriverLimit::GuestDriverLimit(sim::Simulator& sim, std::string name, int li
   sim::connect(limit_->released, *this, kReleased);
 }
 
+void GuestDriverLimit::connected(const sim::Port& port) {
+  if (&port == &granted) sim::connect(limit_->acquired, *port.to, port.in_port);
+  if (&port == &released) sim::connect(limit_->released, *port.to, port.in_port);
+}
+
 void GuestDriverLimit::accept(sim::JobId job, int in_port) {
   switch (static_cast<In>(in_port)) {
     case kSubmit:

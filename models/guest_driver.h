@@ -30,7 +30,7 @@ DriverCosts driver_costs(const IoScenario& s);
 // "guest.lun_limit"'s tokens before its submit work, and returns it after its completion work.
 // Drivers without such a limit have no stage of their own on the path: their costs are paid by
 // the guest threads (guest_cpu.h) and the host threads (emulation_thread.h).
-class GuestDriverLimit : public Stage {
+class GuestDriverLimit final : public Stage {
  public:
   enum In : int { kSubmit, kRelease, kGranted, kReleased };
   GuestDriverLimit(sim::Simulator& sim, std::string name, int limit);
@@ -44,6 +44,7 @@ class GuestDriverLimit : public Stage {
   void draw(StageGraph& g) const override;
   std::vector<PortEnd> entry(int in_port) const override;
   std::vector<PortEnd> exits(const sim::Port& port) const override;
+  void connected(const sim::Port& port) override;
 
  private:
   sim::TokenPool* limit_;

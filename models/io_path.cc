@@ -21,6 +21,7 @@ S& IoPath::add(sim::Simulator& sim, Args&&... args) {
 void IoPath::link(Stage& from, sim::Port& port, Stage& to, int in_port) {
   sim::connect(port, to, in_port);
   links_.push_back({&from, &port, &to, in_port});
+  from.connected(port);
 }
 
 // Stages are built in path order (their stations report in that order); adding a stage is its

@@ -50,12 +50,17 @@ struct IoRequest {
 class IoTable {
  public:
   IoRequest& operator[](sim::JobId id) {
-    if (id >= requests_.size()) requests_.resize(static_cast<std::size_t>(id) + 64);
+    if (id >= size_) grow(id);
     return requests_[id];
   }
 
  private:
+  void grow(sim::JobId id) {
+    requests_.resize(static_cast<std::size_t>(id) + 64);
+    size_ = requests_.size();
+  }
   std::vector<IoRequest> requests_;
+  std::size_t size_ = 0;  // requests_.size(), kept: the hot path compares with it on every hop
 };
 
 }  // namespace vqsim::models

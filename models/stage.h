@@ -67,6 +67,10 @@ class Stage : public sim::Component {
   virtual std::vector<PortEnd> entry(int in_port) const = 0;
   // Where a request leaving by `port` (one of its output ports) comes from.
   virtual std::vector<PortEnd> exits(const sim::Port& port) const = 0;
+  // Called once `port` is connected. A stage whose station hands requests straight on through
+  // that port (no decision in between) connects the station's own port to the same input, so
+  // the request skips a call through the stage: the port stays the stage's, for the graph.
+  virtual void connected(const sim::Port& /*port*/) {}
 };
 
 // A connection made when the path is assembled: `from`'s output `port` to `to`'s `in_port`.

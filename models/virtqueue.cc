@@ -64,11 +64,17 @@ Virtqueue::Virtqueue(sim::Simulator& sim, std::string name, const IoScenario& s,
   }
 }
 
+void Virtqueue::connected(const sim::Port& port) {
+  if (&port == &to_host) sim::connect(wakeup_->out, *port.to, port.in_port);
+  if (&port == &interrupt)
+    for (InterruptLine* line : irqs_) sim::connect(line->out, *port.to, port.in_port);
+}
+
 void Virtqueue::accept(sim::JobId job, int in_port) {
-  IoRequest& r = io_[job];
   switch (static_cast<In>(in_port)) {
-    case kAvail:
+    case kAvail: {
       // After the kick: must the request wait for the thread to be woken?
+      IoRequest& r = io_[job];
       if (!consumer_->processing(r.thread)) {
         r.step = Step::wakeup;
         wakeup_->accept(job, 0);
@@ -76,13 +82,16 @@ void Virtqueue::accept(sim::JobId job, int in_port) {
         to_host.send(job);
       }
       break;
+    }
     case kWoken:
       to_host.send(job);
       break;
-    case kUsed:
+    case kUsed: {
+      IoRequest& r = io_[job];
       r.step = Step::irq;
       irqs_[r.queue % irqs_.size()]->accept(job, 0);
       break;
+    }
     case kInterrupted:
       interrupt.send(job);
       break;

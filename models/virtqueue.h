@@ -37,7 +37,7 @@ class RingConsumer {
 
 // One virtqueue's interrupt: the first completion starts an interrupt (irq_us until the guest
 // handler runs); completions that arrive before it runs are delivered with it.
-class InterruptLine : public sim::Component {
+class InterruptLine final : public sim::Component {
  public:
   InterruptLine(sim::Simulator& sim, std::string name, IoTable& io, sim::Distribution latency);
   sim::Port out;
@@ -67,7 +67,7 @@ class InterruptLine : public sim::Component {
 // flight per queue; the guest's blk-mq tags (guest_block.h) already enforce that bound, so "ring
 // full" is the tag pool's wait. Completions go through one InterruptLine per queue
 // ("virtqueue.irq<q>").
-class Virtqueue : public Stage, public KickPolicy {
+class Virtqueue final : public Stage, public KickPolicy {
  public:
   enum In : int { kAvail, kUsed, kWoken, kInterrupted };
   // always_exit: an emulated HBA without a ring traps on every command (register writes).
@@ -91,6 +91,7 @@ class Virtqueue : public Stage, public KickPolicy {
   void draw(StageGraph& g) const override;
   std::vector<PortEnd> entry(int in_port) const override;
   std::vector<PortEnd> exits(const sim::Port& port) const override;
+  void connected(const sim::Port& port) override;
 
  private:
   IoTable& io_;

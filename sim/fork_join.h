@@ -12,7 +12,7 @@
 
 namespace vqsim::sim {
 
-class ForkJoin : public Component {
+class ForkJoin final : public Component {
  public:
   static constexpr int kIn = 0;
   static constexpr int kJoin = 1;

@@ -16,7 +16,7 @@
 
 namespace vqsim::sim {
 
-class TokenPool : public Component {
+class TokenPool final : public Component {
  public:
   static constexpr int kAcquire = 0;
   static constexpr int kRelease = 1;
