@@ -501,6 +501,58 @@ TEST_CASE(
   }
 }
 
+// Issue 21: a run measured beside other guests (co_running, written by the lab for `guests = K`)
+// is validated like a set, and calibration refuses it rather than fit it as one VM alone.
+TEST_CASE("a run with co_running is read and checked, and calibration refuses it until several VMs are modelled") {
+  const std::string def = kSource + "/scenarios/default.toml";
+  const std::string ok = "measured = { \"read.iops\" = 100000, \"read.lat_mean_us\" = 300 }\nset = {}\n";
+  const std::string m = write(
+      "co-running.toml", "[[run]]\nname = \"alone\"\n" + ok + "[[run]]\nname = \"beside-two\"\n" + ok +
+                             "co_running = [{ count = 2, set = { \"workload.iodepth\" = 16, \"backend.kind\" = \"null\" } }]\n");
+  std::vector<fio::FioResult> keep;
+  const auto ms = check::measured_from_manifest(m, keep);
+  REQUIRE(ms.size() == 2);
+  CHECK(ms[0].co_running.empty());
+  REQUIRE(ms[1].co_running.size() == 1);
+  CHECK(ms[1].co_running[0].count == 2);
+  CHECK(ms[1].co_running[0].set.at("workload.iodepth") == "16");
+  const std::string e = load_error(m);
+  CAPTURE(e);
+  CHECK(e.find("co-running.toml:5: run 'beside-two': ran beside 2 other guests (co_running); modelling several VMs is not "
+               "built yet") != std::string::npos);
+  CHECK(e.find("'alone'") == std::string::npos);
+  // Without it the same runs load: the refusal is the co_running, nothing else.
+  const std::string k1 = write("co-running-k1.toml", "[[run]]\nname = \"alone\"\n" + ok);
+  CHECK(fit::load_dataset(k1, def).runs.size() == 1);
+
+  SUBCASE("a bad co_running is an error with the line, the run and what to write") {
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {"co_running = [{ count = 0 }]", "bad-co.toml:5: run 'x': co_running entry 1: count must be an integer >= 1"},
+        {"co_running = [{ count = 1.5 }]", "bad-co.toml:5: run 'x': co_running entry 1: count must be an integer >= 1"},
+        {"co_running = [{ set = {} }]", "bad-co.toml:5: run 'x': co_running entry 1: needs count"},
+        {"co_running = [{ count = 1, sett = {} }]", "co_running entry 1: unknown key 'sett' (did you mean 'set'?)"},
+        {"co_running = { count = 1 }", "bad-co.toml:5: run 'x': co_running must be an array of tables"},
+        {"co_running = [{ count = 1, set = { \"guest.drvier\" = \"virtio-blk\" } }]",
+         "bad-co.toml:5: run 'x': co_running entry 1: set guest.drvier: unknown key (did you mean 'guest.driver'?)"},
+        {"co_running = [{ count = 1, set = { \"workload.iodepth\" = 0 } }]",
+         "run 'x': co_running entry 1: set workload.iodepth: value 0 is out of range"},
+    };
+    for (const auto& [text, want] : bad) {
+      const std::string f = write("bad-co.toml", "[[run]]\nname = \"x\"\n" + ok + text + "\n");
+      std::string got;
+      try {
+        std::vector<fio::FioResult> k;
+        check::measured_from_manifest(f, k);
+      } catch (const models::ConfigError& x) {
+        got = x.what();
+      }
+      CAPTURE(text);
+      CAPTURE(got);
+      CHECK(got.find(want) != std::string::npos);
+    }
+  }
+}
+
 // Issue 17, item 2: a terse output states no rw, bs or iodepth; a 1 MiB sequential run was fitted
 // as the base scenario's randread 4k. seq1m-read.terse3.out is fio 3.33's terse v3 of
 //   fio --name=seq1m --filename=fio.dat --size=64M --rw=read --bs=1M --ioengine=psync --direct=1

@@ -4,6 +4,7 @@
 // with its numbers, and the likely cause in plain words.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,6 +28,13 @@ struct Finding {
 
 // One direction of one measured job, as the rules see it: from a fio output (then `job` points
 // into `result` for full detail) or from a manifest's inline numbers. Units are the manifest's.
+// One entry of a manifest run's `co_running`: `count` guests of the setup `set` (scenario keys)
+// ran on the same host beside the run. Recorded now (calibration/lab/record), modelled later.
+struct CoRunning {
+  std::int64_t count = 1;
+  std::map<std::string, std::string> set;
+};
+
 struct Measured {
   std::string source;  // file name, or "manifest.toml: run 'name'"
   std::string job;     // fio job name ("" for inline numbers)
@@ -50,6 +58,7 @@ struct Measured {
   bool base_workload = false;
   double weight = 1;
   int manifest_line = 0;
+  std::vector<CoRunning> co_running;  // empty: the run had the host to itself (as far as the manifest says)
 };
 
 // Every direction with I/O of every job (the final document of a status-interval file).

@@ -250,6 +250,80 @@ std::string toml_value_text(const toml::node& n) {
   return "";
 }
 
+// A `set` table's keys and values, each checked as a scenario would check it; every bad one is
+// an error line of its own in `errors` (a misspelt key would otherwise describe nothing, silently).
+// `where` names the run (and the co_running entry) for the error lines.
+std::map<std::string, std::string> checked_set(const std::string& path, const toml::table& t, const std::string& where,
+                                               std::vector<std::string>& errors) {
+  std::map<std::string, std::string> out;
+  std::vector<std::pair<std::string, const toml::node*>> flat;
+  flatten_set(t, "", flat);
+  for (const auto& [key, v] : flat) {
+    const std::string at = at_line(path, *v) + ": " + where + ": set " + key + ": ";
+    std::string value = toml_value_text(*v);
+    if (value.empty() && !v->is_string()) {
+      errors.push_back(at + "must be a number, string or boolean, e.g. \"" + key + "\" = 4");
+      continue;
+    }
+    std::string checked = toml_text(*v);
+    if (key == "workload.bs" && v->is_string()) {
+      // A set holds scenario keys, so the scenario's units (docs/scenario.md, "Sizes"), not
+      // fio's job-file reading of "4KiB".
+      try {
+        value = checked = number_text(static_cast<double>(models::parse_size_bytes(value)));
+      } catch (const std::invalid_argument& e) {
+        errors.push_back(at + e.what());
+        continue;
+      }
+    }
+    const std::string bad = models::io_scenario_value_error(key, checked);
+    if (!bad.empty()) {
+      const bool unknown = bad.rfind("unknown key", 0) == 0;
+      errors.push_back(at + bad + (unknown ? "; a set names scenario keys (`vqsim keys` lists them)" : ""));
+      continue;
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+// co_running = [{ count = K, set = { ... } }, ...]: the other guests that ran on the host beside
+// this run (issue 19's consolidation), each entry K identical guests of the setup its set names.
+std::vector<CoRunning> read_co_running(const std::string& path, const toml::node& node, const std::string& where,
+                                       std::vector<std::string>& errors) {
+  static const char* kExample = "e.g. co_running = [{ count = 2, set = { \"workload.iodepth\" = 16 } }]";
+  const toml::array* a = node.as_array();
+  if (!a) fail(path, &node, where + ": co_running must be an array of tables, " + kExample);
+  std::vector<CoRunning> out;
+  std::size_t i = 0;
+  for (const auto& e : *a) {
+    ++i;
+    const std::string at = where + ": co_running entry " + std::to_string(i);
+    const toml::table* t = e.as_table();
+    if (!t) fail(path, &e, at + " is not a table; " + kExample);
+    for (const auto& [k, v] : *t) {
+      const std::string key(k.str());
+      if (key != "count" && key != "set")
+        fail(path, &v,
+             at + ": unknown key '" + key + "'" + models::did_you_mean(key, {"count", "set"}) +
+                 "; an entry has count (how many such guests) and set (their setup)");
+    }
+    CoRunning c;
+    const toml::node* count = t->get("count");
+    if (!count) fail(path, &e, at + ": needs count, the number of such guests (an integer >= 1)");
+    if (!count->is_integer() || *count->value<std::int64_t>() < 1)
+      fail(path, count, at + ": count must be an integer >= 1 (how many guests of this setup ran beside the run)");
+    c.count = *count->value<std::int64_t>();
+    if (const toml::node* set = t->get("set")) {
+      const toml::table* st = set->as_table();
+      if (!st) fail(path, set, at + ": set must be a table of scenario keys, e.g. set = { \"workload.iodepth\" = 16 }");
+      c.set = checked_set(path, *st, at, errors);
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Measured> measured_from_result(const fio::FioResult& r, const std::string& source) {
@@ -286,7 +360,7 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
   if (!runs || runs->empty())
     fail(path, nullptr, "no [[run]] table; a manifest lists its runs as [[run]] with `file` or `measured`");
 
-  static const std::vector<std::string> kRunFields = {"name", "file", "measured", "set", "weight", "base_workload"};
+  static const std::vector<std::string> kRunFields = {"name", "file", "measured", "set", "weight", "base_workload", "co_running"};
   static const std::vector<std::string> kMetrics = {"iops",        "bw_kib",      "lat_mean_us",  "clat_mean_us",
                                                     "clat_p50_us", "clat_p99_us", "clat_p99.9_us"};
   const std::filesystem::path base = std::filesystem::path(path).parent_path();
@@ -302,6 +376,7 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
     bool base_workload = false;
     double weight = 1;
     int line = 0;
+    std::vector<CoRunning> co_running;
   };
   std::vector<Pending> pending;
   std::vector<fio::FioResult> parsed;
@@ -317,7 +392,7 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
       if (std::find(kRunFields.begin(), kRunFields.end(), key) == kRunFields.end())
         fail(path, &v,
              "run " + std::to_string(index) + ": unknown key '" + key + "'" + models::did_you_mean(key, kRunFields) +
-                 "; a run has name, file, measured, set, weight and base_workload");
+                 "; a run has name, file, measured, set, weight, base_workload and co_running");
     }
     if (const auto* n = run->get("name")) {
       if (!n->is_string()) fail(path, n, "run " + std::to_string(index) + ": name must be a string");
@@ -343,37 +418,9 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
       p.has_set = true;
       const toml::table* t = s->as_table();
       if (!t) fail(path, s, where + ": set must be a table of scenario keys, e.g. set = { \"workload.iodepth\" = 32 }");
-      // Every key and value is checked as a scenario would check it, and every bad one is
-      // reported (one line each): a misspelt key would otherwise describe nothing, silently.
-      std::vector<std::pair<std::string, const toml::node*>> flat;
-      flatten_set(*t, "", flat);
-      for (const auto& [key, v] : flat) {
-        const std::string at = at_line(path, *v) + ": " + where + ": set " + key + ": ";
-        std::string value = toml_value_text(*v);
-        if (value.empty() && !v->is_string()) {
-          set_errors.push_back(at + "must be a number, string or boolean, e.g. \"" + key + "\" = 4");
-          continue;
-        }
-        std::string checked = toml_text(*v);
-        if (key == "workload.bs" && v->is_string()) {
-          // A set holds scenario keys, so the scenario's units (docs/scenario.md, "Sizes"), not
-          // fio's job-file reading of "4KiB".
-          try {
-            value = checked = number_text(static_cast<double>(models::parse_size_bytes(value)));
-          } catch (const std::invalid_argument& e) {
-            set_errors.push_back(at + e.what());
-            continue;
-          }
-        }
-        const std::string bad = models::io_scenario_value_error(key, checked);
-        if (!bad.empty()) {
-          const bool unknown = bad.rfind("unknown key", 0) == 0;
-          set_errors.push_back(at + bad + (unknown ? "; a set names scenario keys (`vqsim keys` lists them)" : ""));
-          continue;
-        }
-        p.set[key] = value;
-      }
+      p.set = checked_set(path, *t, where, set_errors);
     }
+    if (const auto* c = run->get("co_running")) p.co_running = read_co_running(path, *c, where, set_errors);
     const auto* file = run->get("file");
     const auto* measured = run->get("measured");
     if (!file && !measured) fail(path, &node, where + ": needs `file` (a fio output) or inline `measured` numbers");
@@ -433,6 +480,7 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
         m.base_workload = p.base_workload;
         m.weight = p.weight;
         m.manifest_line = p.line;
+        m.co_running = p.co_running;
         out.push_back(std::move(m));
       }
     }
@@ -447,6 +495,7 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
       m.base_workload = p.base_workload;
       m.weight = p.weight;
       m.manifest_line = p.line;
+      m.co_running = p.co_running;
       auto get = [&numbers = numbers](const char* k) -> std::optional<double> {  // (clang 14: no capture of a binding)
         auto it = numbers.find(k);
         return it == numbers.end() ? std::nullopt : std::optional<double>(it->second);

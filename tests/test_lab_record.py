@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""calibration/lab/record without QEMU: the consolidated grid's plan (--dry-run), grid errors,
+and the manifest it writes for K guests at once (--manifest-only on a recording made up from a
+real single-guest one), which `vqsim check` must warn about and `vqsim calibrate` must refuse.
+
+    test_lab_record.py VQSIM SOURCE_DIR
+"""
+
+import copy
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+
+vqsim, src = sys.argv[1], sys.argv[2]
+record = os.path.join(src, "calibration", "lab", "record")
+failures = []
+
+
+def check(cond, what):
+    # what is "claim (got ...)": the evidence is shown only when the claim fails
+    print(("ok   " + what.split(" (got ")[0]) if cond else ("FAIL " + what))
+    if not cond:
+        failures.append(what)
+
+
+def rec(*args):
+    return subprocess.run([sys.executable, record, *args], capture_output=True, text=True, timeout=60)
+
+
+tmp = tempfile.mkdtemp(prefix="vqsim-lab-test-")
+try:
+    # --- the plan: K = 1..4, 3 passes, every other pass reversed, a go channel per guest
+    r = rec(os.path.join(src, "calibration", "lab", "grids", "consolidated.toml"), "--dry-run", "--out", tmp + "/x")
+    check(r.returncode == 0, f"--dry-run of grids/consolidated.toml exits 0 (got {r.returncode}: {r.stderr[-300:]})")
+    names = re.findall(r"^\s*\d+\. (\S+):", r.stdout, re.M)
+    check(len(names) == 24, f"24 groups (2 backends x K 1..4 x 3 passes), got {len(names)}")
+    check(names[:4] == [f"nullco0us-blk-io0-na-none-v1-k{k}-p1" for k in (1, 2, 3, 4)],
+          f"pass 1 goes K = 1, 2, 3, 4 on null-co first: {names[:4]}")
+    check(names[8:12] == [f"file-blk-io0-native-none-v1-k{k}-p2" for k in (4, 3, 2, 1)],
+          f"pass 2 is pass 1 reversed: {names[8:12]}")
+    check(names[16] == "nullco0us-blk-io0-na-none-v1-k1-p3", f"pass 3 in pass 1's order: {names[16]}")
+    jobs = re.findall(r"^\s*\d+\. \S+: (.*)$", r.stdout, re.M)
+    check(jobs[0] == "randread-4k-qd1-j1, randread-4k-qd16-j1, randwrite-4k-qd16-j1" and
+          jobs[8] == "randwrite-4k-qd16-j1, randread-4k-qd16-j1, randread-4k-qd1-j1",
+          f"the jobs too run in reverse order on pass 2: {jobs[0]!r} / {jobs[8]!r}")
+    check("-chardev socket,id=go,path=SCRATCH/go-g1.sock,server=on,wait=off -serial chardev:go" in r.stdout,
+          "each guest gets a third serial port on a socket for the host's go")
+    check("4 guests at once, a start barrier per job" in r.stdout, "the plan says K and the barrier")
+    check("180 fio runs" in r.stdout, "180 runs: 3 jobs x (1+2+3+4) guests x 2 backends x 3 passes")
+
+    # --- grid errors
+    bad = os.path.join(tmp, "bad.toml")
+    for text, want in (("[defaults]\nguests = 0\n[[matrix]]\nbackend = \"null-co\"\n", "guests = 0: expected an integer 1..8"),
+                       ("passes = 0\n[[matrix]]\nbackend = \"null-co\"\n", "passes = 0: expected an integer >= 1"),
+                       ("[[matrix]]\nguest = 2\n", "unknown key 'guest' (did you mean guests?)")):
+        with open(bad, "w") as f:
+            f.write(text)
+        r = rec(bad, "--dry-run")
+        check(r.returncode != 0 and want in r.stderr, f"grid error {want!r} (got {r.returncode}: {r.stderr.strip()[-200:]})")
+
+    # --- the manifest of a recording with K = 1 and K = 2, made up from a real single-guest one
+    real = os.path.join(src, "calibration", "data", "lab-2026-11-30", "small", "nullco0us-blk-io0-na-none-v1")
+    with open(os.path.join(real, "meta.json")) as f:
+        meta = json.load(f)
+    out = os.path.join(tmp, "consolidated")
+    runs = ["randread-4k-qd1-j1", "randread-4k-qd16-j1"]
+    for seq, K in ((1, 1), (2, 2)):
+        m = copy.deepcopy(meta)
+        m.update(seq=seq, name=f"nullco0us-blk-io0-na-none-v1-k{K}", guests=K, layout="guests", attempts=[],
+                 **{"pass": 1, "passes": 1})
+        m["storage"]["guests"] = K
+        m["jobs"] = [j for j in m["jobs"] if j["name"] in runs]
+        m["complete_runs"] = [{"name": n, "attempt": 1} for n in runs]
+        m["timing"] = [{"run": n, "go_s": 10.0, "ready_s": [9.9] * K, "start_s": [10.0 + 0.01 * i for i in range(K)],
+                        "done_s": [15.2] * K, "start_spread_ms": 12.0 * (K - 1), "done_spread_ms": 0.0, "wall_s": 5.2,
+                        "qemu_cpu_s": [4.0] * K, "guest_wall_s": [5.2] * K,
+                        "host_cpu_s": {"user": 8.0, "nice": 1.0, "system": 1.0, "idle": 0.4, "iowait": 0.0, "irq": 0.0,
+                                       "softirq": 0.0, "steal": 0.0},
+                        "host_idle_fraction": 0.04, "attempt": 1} for n in runs]
+        d = os.path.join(out, m["name"])
+        for g in range(1, K + 1):
+            os.makedirs(os.path.join(d, f"g{g}"))
+            for n in runs:
+                shutil.copy(os.path.join(real, n + ".json"), os.path.join(d, f"g{g}", n + ".json"))
+        with open(os.path.join(d, "meta.json"), "w") as f:
+            json.dump(m, f)
+    r = rec(os.path.join(src, "calibration", "lab", "grids", "consolidated.toml"), "--out", out, "--manifest-only")
+    check(r.returncode == 0, f"--manifest-only exits 0 (got {r.returncode}: {r.stderr[-300:]})")
+    with open(os.path.join(out, "manifest.toml"), "rb") as f:
+        man = tomllib.load(f)
+    by_name = {x["name"]: x for x in man["run"]}
+    check(len(man["run"]) == 6, f"one run per guest per job: 2 + 2 x 2 = 6, got {len(man['run'])}")
+    k2 = by_name.get("nullco0us-blk-io0-na-none-v1-k2/g2/randread-4k-qd16-j1", {})
+    co = k2.get("co_running", [{}])[0]
+    check(co.get("count") == 1 and co.get("set", {}).get("workload.iodepth") == 16
+          and co.get("set", {}).get("backend.kind") == "null",
+          f"a K = 2 run names the other guest, its setup and its job: {co}")
+    check(k2.get("file") == "nullco0us-blk-io0-na-none-v1-k2/g2/randread-4k-qd16-j1.json", "each guest's file is its own")
+    check(all("co_running" not in x for n, x in by_name.items() if "-k1/" in n), "a K = 1 run has no co_running")
+    with open(os.path.join(out, "manifest-k1.toml"), "rb") as f:
+        k1 = tomllib.load(f)
+    check(sorted(x["name"] for x in k1["run"]) == sorted(n for n in by_name if "-k1/" in n),
+          "manifest-k1.toml holds the single-guest runs alone")
+    r = rec(os.path.join(src, "calibration", "lab", "grids", "consolidated.toml"), "--out", out, "--summary")
+    check(r.returncode == 0 and "| null-co | randread-4k-qd16-j1 | 2 | 12 / 12 | 0.3 % |" in r.stdout,
+          f"--summary reports the start spread per job and K (got {r.returncode}: {r.stdout[-600:]}{r.stderr[-300:]})")
+
+    # --- vqsim: calibrate refuses co-running runs; check warns and still checks them
+    r = subprocess.run([vqsim, "calibrate", "--scenario", os.path.join(src, "scenarios", "lab-tcg.toml"), "--data",
+                        os.path.join(out, "manifest.toml"), "--out", os.path.join(tmp, "fit.toml"), "-q"],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 2 and re.search(r"manifest\.toml:\d+: run 'nullco0us-blk-io0-na-none-v1-k2/g1/randread-4k-qd1-j1': "
+                                          r"ran beside 1 other guest \(co_running\); modelling several VMs is not built yet",
+                                          r.stderr) is not None,
+          f"calibrate refuses the K = 2 runs, naming file:line and run (got {r.returncode}: {r.stderr[-400:]})")
+    check("k1/" not in r.stderr, "the refusal names only the co-running runs")
+    r = subprocess.run([vqsim, "check", os.path.join(out, "manifest.toml"), "--threads", "1"],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode in (0, 3) and "WARNING co-running:" in r.stdout and "4 of 6 runs ran beside other guests" in r.stdout,
+          f"check warns once about the 4 co-running runs (got {r.returncode}: {r.stdout[-600:]}{r.stderr[-300:]})")
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+
+print(f"{len(failures)} failure(s)")
+sys.exit(1 if failures else 0)
