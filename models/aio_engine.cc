@@ -165,4 +165,88 @@ void aio_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
     out.push_back({"aio.handoff", sim::MvaStationKind::Delay, 1, 2 * in.s.host.threads_handoff_ns});
 }
 
+// The scenario keys of the AIO engine and cache mode (models/param.h: how a key is declared).
+void aio_keys(std::vector<Param>& t) {
+  auto add = [&](Param p) { t.push_back(std::move(p)); };
+  add({"host.aio",
+       Kind::choice,
+       "",
+       "threads",
+       "QEMU qapi block-core.json (default threads)",
+       "AIO engine",
+       {"threads", "native", "io_uring"},
+       0,
+       0,
+       [](IoScenario& s, const Value& v) {
+         s.host.aio = pick<Aio>({"threads", "native", "io_uring"}, {Aio::threads, Aio::native, Aio::io_uring}, v.word);
+       }});
+  add({"host.cache",
+       Kind::choice,
+       "",
+       "none",
+       "QEMU -drive cache",
+       "cache mode",
+       {"none", "writeback", "writethrough", "directsync", "unsafe"},
+       0,
+       0,
+       [](IoScenario& s, const Value& v) {
+         s.host.cache = pick<CacheMode>(
+             {"none", "writeback", "writethrough", "directsync", "unsafe"},
+             {CacheMode::none, CacheMode::writeback, CacheMode::writethrough, CacheMode::directsync, CacheMode::unsafe}, v.word);
+       }});
+  add({"host.thread_pool_max",
+       Kind::integer,
+       "",
+       "64",
+       "QEMU util/thread-pool.c max_threads",
+       "aio=threads worker threads",
+       {},
+       1,
+       65536,
+       [](IoScenario& s, const Value& v) { s.host.thread_pool_max = static_cast<int>(v.number); }});
+  add({"host.threads_handoff_us",
+       Kind::time_us,
+       "us",
+       "5",
+       "[I] thread wake-up + bottom half",
+       "aio=threads: latency to hand a request to a worker, and its completion back",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.host.threads_handoff_ns = v.number; },
+       [](const IoScenario& s) { return s.host.threads_handoff_ns / s.host.cpu_scale / 1e3; }});
+  add({"host.native_submit_us",
+       Kind::time_us,
+       "us",
+       "1.0",
+       "[I] io_submit amortized over aio-max-batch",
+       "aio=native: emulation-thread CPU per request",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.host.native_submit_ns = v.number; },
+       [](const IoScenario& s) { return s.host.native_submit_ns / s.host.cpu_scale / 1e3; }});
+  add({"host.io_uring_submit_us",
+       Kind::time_us,
+       "us",
+       "0.7",
+       "[I]",
+       "aio=io_uring: emulation-thread CPU per request",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.host.io_uring_submit_ns = v.number; },
+       [](const IoScenario& s) { return s.host.io_uring_submit_ns / s.host.cpu_scale / 1e3; }});
+  add({"host.pagecache_hit_ratio",
+       Kind::real,
+       "",
+       "0",
+       "",
+       "share of reads served by the host page cache (writeback/writethrough/unsafe)",
+       {},
+       0,
+       1,
+       [](IoScenario& s, const Value& v) { s.host.pagecache_hit_ratio = v.number; }});
+}
+
 }  // namespace vqsim::models

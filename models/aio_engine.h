@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "models/io_request.h"
+#include "models/param.h"
 #include "models/stage.h"
 #include "sim/delay_station.h"
 #include "sim/token_pool.h"
@@ -74,5 +75,8 @@ double pagecache_share(const IoScenario& s);
 
 // The MVA's hand-off delay (aio=threads: both ways).
 void aio_demands(const MvaInputs& in, std::vector<MvaDemand>& out);
+
+// The scenario keys of the AIO engine and cache mode.
+void aio_keys(std::vector<Param>& keys);
 
 }  // namespace vqsim::models

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "models/io_request.h"
+#include "models/param.h"
 #include "models/stage.h"
 #include "sim/batch_station.h"
 #include "sim/delay_station.h"
@@ -182,5 +183,8 @@ class Backend final : public Stage {
 
 // The MVA's page cache, device and flush stations.
 void backend_demands(const MvaInputs& in, std::vector<MvaDemand>& out);
+
+// The scenario keys of the backend and the host page cache.
+void backend_keys(std::vector<Param>& keys);
 
 }  // namespace vqsim::models

@@ -194,4 +194,145 @@ void host_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   }
 }
 
+// The scenario keys of the host threads (and the QEMU process they run in) (models/param.h: how a key is declared).
+void host_thread_keys(std::vector<Param>& t) {
+  auto add = [&](Param p) { t.push_back(std::move(p)); };
+  add({"host.iothreads",
+       Kind::integer,
+       "",
+       "0",
+       "QEMU docs/devel/multiple-iothreads.txt",
+       "0 = QEMU main loop (BQL); N = IOThreads, virtqueues mapped round robin (iothread-vq-mapping)",
+       {},
+       0,
+       1024,
+       [](IoScenario& s, const Value& v) { s.host.iothreads = static_cast<int>(v.number); }});
+  add({"host.virtio_blk_batching",
+       Kind::choice,
+       "",
+       "none; by qemu_version",
+       "QEMU hw/block/virtio-blk.c (multiwrite up to 2.2, multireq since 2.3, commit 95f7142abc86); docs/sources.md §8",
+       "virtio-blk: requests popped in one notification wait for its last one before submission: none, writes (QEMU <= 2.2: "
+       "writes "
+       "wait, reads go at once), all (QEMU >= 2.3: every request, until the direction changes); none without a qemu_version",
+       {"none", "writes", "all"},
+       0,
+       0,
+       [](IoScenario& s, const Value& v) {
+         s.host.virtio_blk_batching = pick<VirtioBlkBatching>(
+             {"none", "writes", "all"}, {VirtioBlkBatching::none, VirtioBlkBatching::writes, VirtioBlkBatching::all}, v.word);
+       }});
+  add({"host.poll_max_us",
+       Kind::time_us,
+       "us",
+       "32.768; by qemu_version",
+       "QEMU iothread.h IOTHREAD_POLL_MAX_NS_DEFAULT; poll-max-ns since 2.9 (qapi/misc.json); docs/sources.md §4, §8",
+       "IOThread adaptive polling window (the main loop does not poll); QEMU < 2.9: 0 (no polling)",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.host.poll_max_ns = v.number; }});
+  add({"host.emu_submit_us",
+       Kind::time_us,
+       "us",
+       "by driver",
+       "docs/sources.md §4 (~3.2 us per request for a 2022 IOThread)",
+       "emulation-thread CPU per request on submit (virtio-blk 2.0, virtio-scsi 3.0, scsi-hba 12)",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.host.emu_submit_ns = v.number; },
+       [](const IoScenario& s) { return models::driver_costs(s).emu_submit_ns / s.host.cpu_scale / 1e3; }});
+  add({"host.emu_complete_us",
+       Kind::time_us,
+       "us",
+       "by driver",
+       "[I] docs/sources.md §4",
+       "emulation-thread CPU per completion (virtio-blk 1.3, virtio-scsi 2.0, scsi-hba 8)",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.host.emu_complete_ns = v.number; },
+       [](const IoScenario& s) { return models::driver_costs(s).emu_complete_ns / s.host.cpu_scale / 1e3; }});
+  add({"host.main_loop_us",
+       Kind::time_us,
+       "us",
+       "1.5",
+       "[I] docs/sources.md §4 (BQL shared with vCPU exits)",
+       "extra per request when the main loop serves the device",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.host.main_loop_ns = v.number; },
+       [](const IoScenario& s) { return s.host.main_loop_ns / s.host.cpu_scale / 1e3; }});
+  add({"host.emu_per_page_us",
+       Kind::time_us,
+       "us",
+       "0.1",
+       "[I] QEMU maps each descriptor segment (address_space_map) on pop",
+       "emulation-thread CPU per 4 KiB page of a request beyond the first (large requests cost more)",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.host.emu_per_page_ns = v.number; },
+       [](const IoScenario& s) { return s.host.emu_per_page_ns / s.host.cpu_scale / 1e3; }});
+  add({"host.vhost_worker_us",
+       Kind::time_us,
+       "us",
+       "2.0",
+       "docs/sources.md §4 (vhost-scsi worker saturates ~510k IOPS)",
+       "kernel vhost worker time per request",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.host.vhost_worker_ns = v.number; },
+       [](const IoScenario& s) { return s.host.vhost_worker_ns / s.host.cpu_scale / 1e3; }});
+  add({"host.vhost_user_us",
+       Kind::time_us,
+       "us",
+       "1.0",
+       "[I] polling user-space backend",
+       "vhost-user-blk backend time per request",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.host.vhost_user_ns = v.number; }});
+  add({"host.cpu_cv",
+       Kind::real,
+       "",
+       "0.5",
+       "[I]",
+       "coefficient of variation of host CPU costs (lognormal)",
+       {},
+       0,
+       10,
+       [](IoScenario& s, const Value& v) { s.host.cpu_cv = v.number; },
+       [](const IoScenario& s) { return s.host.cpu_cv; }});
+  add({"host.cpu_scale",
+       Kind::real,
+       "",
+       "1",
+       "calibration",
+       "multiplies every host CPU cost (emulation, main loop, AIO submit and hand-off, vhost, page cache, librbd messenger)",
+       {},
+       1e-3,
+       1e3,
+       [](IoScenario& s, const Value& v) { s.host.cpu_scale = v.number; },
+       [](const IoScenario& s) { return s.host.cpu_scale; }});
+  add({"host.qemu_version",
+       Kind::text,
+       "",
+       "",
+       "docs/sources.md §8",
+       "QEMU's version as `qemu-system-x86_64 --version` prints it (\"2.4.0\", \"7.2.22\"); it sets the keys whose default "
+       "says "
+       "'by qemu_version' (guest.num_queues, guest.queue_size, host.poll_max_us, host.virtio_blk_batching) and rejects "
+       "features it "
+       "predates (aio=io_uring before 5.0, virtio-scsi IOThreads before 2.4; several IOThreads per device before 9.0 warn)",
+       {},
+       0,
+       0,
+       [](IoScenario& s, const Value& v) { s.host.qemu_version = v.word; }});
+}
+
 }  // namespace vqsim::models

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/io_request.h"
+#include "models/param.h"
 #include "models/stage.h"
 #include "models/virtqueue.h"
 #include "sim/distribution.h"
@@ -118,5 +119,8 @@ class HostThreads final : public Stage, public RingConsumer {
 
 // The MVA's host threads: one queue per thread that a queue maps to.
 void host_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out);
+
+// The scenario keys of the host threads (and the QEMU process they run in).
+void host_thread_keys(std::vector<Param>& keys);
 
 }  // namespace vqsim::models

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/fio_jobfile.h"
 #include "models/guest_block.h"
 
 namespace vqsim::models {
@@ -182,6 +183,171 @@ void FioWorkload::report(sim::Metrics& m, sim::time_ns now) const {
     }
   }
   sim::report_flow(m, name(), flow_, now);
+}
+
+// The scenario keys of fio in the guest (models/param.h: how a key is declared).
+void fio_keys(std::vector<Param>& t) {
+  auto add = [&](Param p) { t.push_back(std::move(p)); };
+  const std::vector<std::string> rws{"read", "write", "randread", "randwrite", "rw", "readwrite", "randrw"};
+  add({"workload.rw", Kind::choice, "", "randread", "fio HOWTO rw", "I/O pattern, as fio's rw", rws, 0, 0,
+       [](IoScenario& s, const Value& v) { set_rw(s, v.word == "readwrite" ? "rw" : v.word); }});
+  add({"workload.rwmixread",
+       Kind::integer,
+       "%",
+       "50",
+       "fio HOWTO rwmixread",
+       "share of reads in rw/randrw",
+       {},
+       0,
+       100,
+       [](IoScenario& s, const Value& v) {
+         s.workload.rwmixread = static_cast<int>(v.number);
+         set_rw(s, s.workload.rw);
+       }});
+  add({"workload.bs",
+       Kind::size,
+       "bytes",
+       "4k",
+       "fio HOWTO bs",
+       "block size of every request",
+       {},
+       512,
+       1 << 30,
+       [](IoScenario& s, const Value& v) {
+         s.workload.bs_read_bytes = s.workload.bs_write_bytes = static_cast<std::uint64_t>(v.number);
+       }});
+  add({"workload.bs_write",
+       Kind::size,
+       "bytes",
+       "= bs",
+       "fio HOWTO bs=r,w",
+       "block size of writes when it differs",
+       {},
+       512,
+       1 << 30,
+       [](IoScenario& s, const Value& v) { s.workload.bs_write_bytes = static_cast<std::uint64_t>(v.number); }});
+  add({"workload.iodepth",
+       Kind::integer,
+       "",
+       "1",
+       "fio HOWTO iodepth",
+       "I/Os in flight per job (psync/sync: always 1)",
+       {},
+       1,
+       65536,
+       [](IoScenario& s, const Value& v) { s.workload.iodepth = static_cast<int>(v.number); }});
+  add({"workload.numjobs",
+       Kind::integer,
+       "",
+       "1",
+       "fio HOWTO numjobs",
+       "parallel fio jobs (processes)",
+       {},
+       1,
+       4096,
+       [](IoScenario& s, const Value& v) { s.workload.numjobs = static_cast<int>(v.number); }});
+  add({"workload.ioengine", Kind::choice, "", "libaio", "fio HOWTO ioengine",
+       "psync/sync/pvsync: one I/O at a time; libaio/io_uring: iodepth in flight", fio::modelled_ioengines(), 0, 0,
+       [](IoScenario& s, const Value& v) {
+         s.workload.ioengine_name = v.word;
+         s.workload.ioengine = (v.word == "libaio" || v.word == "aio") ? FioEngine::libaio
+                               : v.word == "io_uring"                  ? FioEngine::io_uring
+                                                                       : FioEngine::psync;
+       }});
+  add({"workload.iodepth_batch_submit",
+       Kind::integer,
+       "",
+       "1",
+       "fio HOWTO iodepth_batch_submit",
+       "I/Os fio submits per io_submit call (one kick per batch)",
+       {},
+       1,
+       65536,
+       [](IoScenario& s, const Value& v) { s.workload.iodepth_batch_submit = static_cast<int>(v.number); }});
+  add({"workload.direct",
+       Kind::boolean,
+       "",
+       "true",
+       "fio HOWTO direct",
+       "O_DIRECT in the guest; the model simulates direct I/O only (false is accepted with a warning)",
+       {},
+       0,
+       0,
+       [](IoScenario& s, const Value& v) { s.workload.direct = v.flag; }});
+  add({"workload.thinktime",
+       Kind::time_us,
+       "us",
+       "0",
+       "fio HOWTO thinktime",
+       "pause before each I/O of a job slot",
+       {},
+       0,
+       1e15,
+       [](IoScenario& s, const Value& v) { s.workload.thinktime_ns = v.number; }});
+  add({"workload.rate_iops",
+       Kind::real,
+       "IOPS",
+       "0",
+       "fio HOWTO rate_iops, rate_process=poisson",
+       "open loop: Poisson arrivals at this rate per job (0 = closed loop)",
+       {},
+       0,
+       1e9,
+       [](IoScenario& s, const Value& v) { s.workload.rate_iops = v.number; }});
+  add({"workload.runtime",
+       Kind::time_s,
+       "s",
+       "0 (use ios)",
+       "fio HOWTO runtime",
+       "simulated measurement time per replication",
+       {},
+       0,
+       1e15,
+       [](IoScenario& s, const Value& v) { s.workload.runtime_ns = static_cast<sim::time_ns>(v.number); }});
+  add({"workload.ramp_time",
+       Kind::time_s,
+       "s",
+       "0.02",
+       "fio HOWTO ramp_time",
+       "simulated warm-up, excluded from statistics",
+       {},
+       0,
+       1e15,
+       [](IoScenario& s, const Value& v) { s.workload.ramp_time_ns = static_cast<sim::time_ns>(v.number); }});
+  add({"workload.ios",
+       Kind::integer,
+       "",
+       "200000",
+       "",
+       "measured I/Os per replication when runtime is 0",
+       {},
+       1,
+       1e13,
+       [](IoScenario& s, const Value& v) { s.workload.ios = static_cast<std::uint64_t>(v.number); }});
+  add({"workload.fio_job",
+       Kind::text,
+       "",
+       "",
+       "",
+       "a fio job file; its options fill the workload keys not set here",
+       {},
+       0,
+       0,
+       [](IoScenario& s, const Value& v) { s.workload.fio_job = v.word; }});
+  // Facts of a recorded setup that the model does not use (yet): accepted so that measurement
+  // manifests can describe their runs with them, and shown back to the reader.
+  t.push_back(recorded_key("workload.size", Kind::size, "bytes per job (fio size)"));
+  t.push_back(recorded_key("workload.tool", Kind::text, "the load generator when it is not fio (e.g. aio-stress)"));
+  add({"workload.iodepth_batch",
+       Kind::integer,
+       "",
+       "1",
+       "fio HOWTO (alias of iodepth_batch_submit)",
+       "I/Os per submit call",
+       {},
+       1,
+       65536,
+       [](IoScenario& s, const Value& v) { s.workload.iodepth_batch_submit = static_cast<int>(v.number); }});
 }
 
 }  // namespace vqsim::models

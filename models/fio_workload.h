@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "models/io_request.h"
+#include "models/param.h"
 #include "models/stage.h"
 #include "sim/distribution.h"
 #include "sim/fio_histogram.h"
@@ -100,5 +101,8 @@ class FioWorkload final : public Stage {
 
 // The MVA's think-time delay (thinktime between a job's completions and its next issue).
 void fio_demands(const MvaInputs& in, std::vector<MvaDemand>& out);
+
+// The scenario keys of fio in the guest.
+void fio_keys(std::vector<Param>& keys);
 
 }  // namespace vqsim::models

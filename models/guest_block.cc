@@ -87,4 +87,84 @@ std::vector<PortEnd> GuestBlockLayer::exits(const sim::Port& port) const {
   return {{"guest.tags", &port == &granted ? "tag granted" : "reaped"}};
 }
 
+// The scenario keys of the guest block layer (models/param.h: how a key is declared).
+void guest_block_keys(std::vector<Param>& t) {
+  auto add = [&](Param p) { t.push_back(std::move(p)); };
+  add({"guest.num_queues",
+       Kind::integer,
+       "",
+       "0 (= vcpus); by qemu_version",
+       "QEMU commit 9445e1e15e66 (num-queues = vCPUs since 5.2); docs/sources.md §8",
+       "virtqueues / blk-mq hardware queues; QEMU < 5.2: 1",
+       {},
+       0,
+       1024,
+       [](IoScenario& s, const Value& v) { s.guest.num_queues = static_cast<int>(v.number); }});
+  add({"guest.queue_size",
+       Kind::integer,
+       "",
+       "256; by qemu_version",
+       "QEMU virtqueue size default (256 since 5.0, 128 before); Linux virtblk tags; docs/sources.md §8",
+       "ring size = blk-mq tags per hardware queue; QEMU < 5.0: 128",
+       {},
+       2,
+       32768,
+       [](IoScenario& s, const Value& v) { s.guest.queue_size = static_cast<int>(v.number); }});
+  add({"guest.scheduler",
+       Kind::choice,
+       "",
+       "none",
+       "Linux block/blk-mq-sched.c",
+       "guest I/O scheduler (any but none/noop costs scheduler_us)",
+       {"none", "noop", "mq-deadline", "deadline", "cfq", "bfq", "kyber"},
+       0,
+       0,
+       [](IoScenario& s, const Value& v) { s.guest.scheduler = v.word; }});
+  add({"guest.block_path",
+       Kind::choice,
+       "",
+       "mq",
+       "LKML 2011 virtio-blk bio-based path (seed 003)",
+       "mq (blk-mq), request (legacy request_fn) or bio (make_request, bypasses the scheduler)",
+       {"mq", "request", "bio"},
+       0,
+       0,
+       [](IoScenario& s, const Value& v) {
+         s.guest.block_path =
+             pick<BlockPath>({"mq", "request", "bio"}, {BlockPath::mq, BlockPath::request, BlockPath::bio}, v.word);
+       }});
+  add({"guest.scheduler_us",
+       Kind::time_us,
+       "us",
+       "1.0",
+       "[I]",
+       "extra vCPU time per I/O with a scheduler",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.guest.scheduler_ns = v.number; },
+       [](const IoScenario& s) { return s.guest.scheduler_ns / s.guest.cpu_scale / 1e3; }});
+  add({"guest.request_path_us",
+       Kind::time_us,
+       "us",
+       "1.0",
+       "[I] seed 003",
+       "extra vCPU time per I/O on the legacy request path",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.guest.request_path_ns = v.number; },
+       [](const IoScenario& s) { return s.guest.request_path_ns / s.guest.cpu_scale / 1e3; }});
+  add({"guest.max_request",
+       Kind::size,
+       "bytes",
+       "1280k",
+       "Linux BLK_DEF_MAX_SECTORS (max_sectors_kb 1280)",
+       "largest request the block layer builds when it merges sequential I/Os",
+       {},
+       4096,
+       1 << 30,
+       [](IoScenario& s, const Value& v) { s.guest.max_request_bytes = static_cast<std::uint64_t>(v.number); }});
+}
+
 }  // namespace vqsim::models

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/io_request.h"
+#include "models/param.h"
 #include "models/stage.h"
 #include "sim/token_pool.h"
 
@@ -57,5 +58,8 @@ class GuestBlockLayer final : public Stage {
   int tags_per_queue_;
   std::vector<sim::TokenPool*> tags_;  // per hardware queue
 };
+
+// The scenario keys of the guest block layer.
+void guest_block_keys(std::vector<Param>& keys);
 
 }  // namespace vqsim::models

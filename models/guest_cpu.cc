@@ -123,4 +123,63 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   }
 }
 
+// The scenario keys of the guest threads (models/param.h: how a key is declared).
+void guest_thread_keys(std::vector<Param>& t) {
+  auto add = [&](Param p) { t.push_back(std::move(p)); };
+  add({"guest.vcpus",
+       Kind::integer,
+       "",
+       "2",
+       "",
+       "guest vCPUs (fio jobs beyond it share them)",
+       {},
+       1,
+       4096,
+       [](IoScenario& s, const Value& v) { s.guest.vcpus = static_cast<int>(v.number); }});
+  add({"guest.fio_submit_us",
+       Kind::time_us,
+       "us",
+       "3.0",
+       "[I] typical syscall + block layer cost",
+       "vCPU time of fio + block layer per submit",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.guest.fio_submit_ns = v.number; },
+       [](const IoScenario& s) { return s.guest.fio_submit_ns / s.guest.cpu_scale / 1e3; }});
+  add({"guest.fio_complete_us",
+       Kind::time_us,
+       "us",
+       "2.5",
+       "[I]",
+       "vCPU time of completion + fio reap per I/O",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.guest.fio_complete_ns = v.number; },
+       [](const IoScenario& s) { return s.guest.fio_complete_ns / s.guest.cpu_scale / 1e3; }});
+  add({"guest.cpu_cv",
+       Kind::real,
+       "",
+       "0.5",
+       "[I]",
+       "coefficient of variation of guest CPU costs (lognormal)",
+       {},
+       0,
+       10,
+       [](IoScenario& s, const Value& v) { s.guest.cpu_cv = v.number; },
+       [](const IoScenario& s) { return s.guest.cpu_cv; }});
+  add({"guest.cpu_scale",
+       Kind::real,
+       "",
+       "1",
+       "calibration",
+       "multiplies every guest vCPU cost (fio, block layer, driver, kick exit, interrupt handler)",
+       {},
+       1e-3,
+       1e3,
+       [](IoScenario& s, const Value& v) { s.guest.cpu_scale = v.number; },
+       [](const IoScenario& s) { return s.guest.cpu_scale; }});
+}
+
 }  // namespace vqsim::models

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/io_request.h"
+#include "models/param.h"
 #include "models/stage.h"
 #include "sim/distribution.h"
 #include "sim/fcfs_station.h"
@@ -79,5 +80,8 @@ class GuestThreads final : public Stage {
 
 // The MVA's guest CPU stations: one per job, or the shared vCPUs / host cores.
 void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out);
+
+// The scenario keys of the guest threads.
+void guest_thread_keys(std::vector<Param>& keys);
 
 }  // namespace vqsim::models

@@ -101,4 +101,66 @@ std::vector<PortEnd> GuestDriverLimit::exits(const sim::Port& port) const {
   return {{limit_->name(), &port == &granted ? "submit" : "release"}};
 }
 
+// The scenario keys of the guest driver (models/param.h: how a key is declared).
+void guest_driver_keys(std::vector<Param>& t) {
+  auto add = [&](Param p) { t.push_back(std::move(p)); };
+  add({"guest.driver",
+       Kind::choice,
+       "",
+       "virtio-blk",
+       "docs/sources.md §2",
+       "guest disk driver; none = bare metal (no virtualization stages)",
+       {"virtio-blk", "virtio-scsi", "vhost-scsi", "vhost-user-blk", "scsi-hba", "none"},
+       0,
+       0,
+       [](IoScenario& s, const Value& v) {
+         s.guest.driver = pick<GuestDriver>({"virtio-blk", "virtio-scsi", "vhost-scsi", "vhost-user-blk", "scsi-hba", "none"},
+                                            {GuestDriver::virtio_blk, GuestDriver::virtio_scsi, GuestDriver::vhost_scsi,
+                                             GuestDriver::vhost_user_blk, GuestDriver::scsi_hba, GuestDriver::none},
+                                            v.word);
+       }});
+  add({"guest.driver_submit_us",
+       Kind::time_us,
+       "us",
+       "by driver",
+       "[I] docs/sources.md §2; seed 000 guest CPU",
+       "driver vCPU time per submit (virtio-blk 1.5, virtio-scsi 3.5, scsi-hba 6, bare metal nvme 0.5)",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.guest.driver_submit_ns = v.number; },
+       [](const IoScenario& s) { return models::driver_costs(s).submit_ns / s.guest.cpu_scale / 1e3; }});
+  add({"guest.driver_complete_us",
+       Kind::time_us,
+       "us",
+       "by driver",
+       "[I] docs/sources.md §2",
+       "driver vCPU time per completion (virtio-blk 1.0, virtio-scsi 3.0, scsi-hba 5, bare metal 0.5)",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.guest.driver_complete_ns = v.number; },
+       [](const IoScenario& s) { return models::driver_costs(s).complete_ns / s.guest.cpu_scale / 1e3; }});
+  add({"guest.cmd_per_lun",
+       Kind::integer,
+       "",
+       "128",
+       "QEMU hw/scsi/virtio-scsi.c cmd_per_lun",
+       "virtio-scsi commands in flight per LUN",
+       {},
+       1,
+       65536,
+       [](IoScenario& s, const Value& v) { s.guest.cmd_per_lun = static_cast<int>(v.number); }});
+  add({"guest.hba_queue_depth",
+       Kind::integer,
+       "",
+       "16",
+       "[I]",
+       "commands in flight on an emulated SCSI HBA (LSI)",
+       {},
+       1,
+       65536,
+       [](IoScenario& s, const Value& v) { s.guest.hba_queue_depth = static_cast<int>(v.number); }});
+}
+
 }  // namespace vqsim::models

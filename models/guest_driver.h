@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/io_request.h"
+#include "models/param.h"
 #include "models/stage.h"
 #include "sim/token_pool.h"
 
@@ -49,5 +50,8 @@ class GuestDriverLimit final : public Stage {
  private:
   sim::TokenPool* limit_;
 };
+
+// The scenario keys of the guest driver.
+void guest_driver_keys(std::vector<Param>& keys);
 
 }  // namespace vqsim::models

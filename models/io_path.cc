@@ -84,6 +84,25 @@ IoPath::IoPath(sim::Simulator& sim, const IoScenario& s) {
   link(block, block.reaped, fio, FioWorkload::kReaped);
 }
 
+// Every stage's keys, along the path; the loader applies a file's values in this order (only
+// fio's keys depend on each other: bs before bs_write, rwmixread before rw takes it).
+const std::vector<Param>& io_keys() {
+  static const std::vector<Param> table = [] {
+    std::vector<Param> t;
+    io_path_keys(t);
+    fio_keys(t);
+    guest_block_keys(t);
+    guest_driver_keys(t);
+    guest_thread_keys(t);
+    virtqueue_keys(t);
+    host_thread_keys(t);
+    aio_keys(t);
+    backend_keys(t);
+    return t;
+  }();
+  return table;
+}
+
 std::vector<StageInfo> IoPath::stations() const {
   std::vector<StageInfo> out;
   for (const Stage* stage : stages_) {
@@ -114,6 +133,41 @@ std::vector<StageInfo> io_stages(const IoScenario& s) {
   sim::Simulator sim(s.run.seed, 0);
   const IoPath path(sim, s);
   return path.stations();
+}
+
+// The scenario keys of the run, and the CPUs the path's threads share (models/param.h: how a key is declared).
+void io_path_keys(std::vector<Param>& t) {
+  auto add = [&](Param p) { t.push_back(std::move(p)); };
+  add({"run.seed",
+       Kind::integer,
+       "",
+       "1",
+       "",
+       "seed of replication 0; replication r uses streams (seed, r)",
+       {},
+       0,
+       1.8e19,
+       [](IoScenario& s, const Value& v) { s.run.seed = static_cast<std::uint64_t>(v.number); }});
+  add({"run.replications",
+       Kind::integer,
+       "",
+       "5",
+       "",
+       "independent replications (95% intervals need >= 2)",
+       {},
+       1,
+       10000,
+       [](IoScenario& s, const Value& v) { s.run.replications = static_cast<int>(v.number); }});
+  add({"host.cores",
+       Kind::integer,
+       "",
+       "0",
+       "",
+       "host cores shared by vCPU, emulation and worker threads (0 = one each)",
+       {},
+       0,
+       4096,
+       [](IoScenario& s, const Value& v) { s.host.cores = static_cast<int>(v.number); }});
 }
 
 }  // namespace vqsim::models

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/io_request.h"
+#include "models/param.h"
 #include "models/stage.h"
 #include "sim/metrics.h"
 #include "sim/ps_station.h"
@@ -53,5 +54,8 @@ sim::Metrics run_io_replication(const IoScenario& s, std::uint64_t replication, 
 
 // The stations of a scenario without running it (for reports and the graph).
 std::vector<StageInfo> io_stages(const IoScenario& s);
+
+// The scenario keys of the run, and the CPUs the path's threads share.
+void io_path_keys(std::vector<Param>& keys);
 
 }  // namespace vqsim::models

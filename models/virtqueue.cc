@@ -133,4 +133,63 @@ void virtqueue_interrupt_demands(const MvaInputs& in, std::vector<MvaDemand>& ou
   out.push_back({"virtqueue.irq", sim::MvaStationKind::Delay, 1, in.s.vq.irq_ns});
 }
 
+// The scenario keys of the virtqueue (models/param.h: how a key is declared).
+void virtqueue_keys(std::vector<Param>& t) {
+  auto add = [&](Param p) { t.push_back(std::move(p)); };
+  add({"virtqueue.kick_exit_us",
+       Kind::time_us,
+       "us",
+       "1.5",
+       "docs/sources.md §3 (0.7-0.8 us exit + eventfd signal)",
+       "vCPU time of the notify VM exit (skipped while suppressed)",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.vq.kick_exit_ns = v.number; },
+       [](const IoScenario& s) { return s.vq.kick_exit_ns / s.guest.cpu_scale / 1e3; }});
+  add({"virtqueue.wakeup_us",
+       Kind::time_us,
+       "us",
+       "8",
+       "docs/sources.md §3 (~20 us in a 2016 trace, lower on modern hosts)",
+       "latency to wake a sleeping host thread by eventfd",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.vq.wakeup_ns = v.number; },
+       [](const IoScenario& s) { return s.vq.wakeup_ns / 1e3; }});
+  add({"virtqueue.irq_us",
+       Kind::time_us,
+       "us",
+       "2",
+       "docs/sources.md §3 (irqfd, posted interrupts)",
+       "irqfd to guest interrupt handler latency",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.vq.irq_ns = v.number; },
+       [](const IoScenario& s) { return s.vq.irq_ns / 1e3; }});
+  add({"virtqueue.irq_handler_us",
+       Kind::time_us,
+       "us",
+       "1.0",
+       "[I] interrupt entry/exit + vring_interrupt",
+       "guest vCPU time per interrupt; completions that arrive while one is pending share it",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.vq.irq_handler_ns = v.number; },
+       [](const IoScenario& s) { return s.vq.irq_handler_ns / s.guest.cpu_scale / 1e3; }});
+  add({"virtqueue.event_idx",
+       Kind::boolean,
+       "",
+       "true",
+       "virtio spec VIRTIO_RING_F_EVENT_IDX",
+       "suppress kicks while the host thread is busy or polling",
+       {},
+       0,
+       0,
+       [](IoScenario& s, const Value& v) { s.vq.event_idx = v.flag; }});
+}
+
 }  // namespace vqsim::models

@@ -18,6 +18,7 @@
 
 #include "models/guest_cpu.h"
 #include "models/io_request.h"
+#include "models/param.h"
 #include "models/stage.h"
 #include "sim/delay_station.h"
 #include "sim/distribution.h"
@@ -105,5 +106,8 @@ class Virtqueue final : public Stage, public KickPolicy {
 // The MVA's wake-up delay (weighted by the chance the thread sleeps) and interrupt delay.
 void virtqueue_wakeup_demands(const MvaInputs& in, std::vector<MvaDemand>& out);
 void virtqueue_interrupt_demands(const MvaInputs& in, std::vector<MvaDemand>& out);
+
+// The scenario keys of the virtqueue.
+void virtqueue_keys(std::vector<Param>& keys);
 
 }  // namespace vqsim::models
