@@ -29,32 +29,48 @@ double peak_rss_mib() {
 int bench_e2e(const std::vector<std::string>& args) {
   std::string scenario = "seed000-virtio-blk";  // the installed example (resolve_scenario)
   long long ios = 2'000'000, long_ios = 0;
-  int repeat = 3;
+  int repeat = 3, vms = 1;
   bool json = false;
   po::options_description opts(
       "usage: vqsim bench e2e [options]\n\n"
       "Simulates one replication of an I/O-path scenario on one thread, --repeat times, and prints\n"
       "simulated I/Os per wall-clock second (median) and events per second; then, with --long-ios,\n"
       "one long run and the peak resident set size of the process (target: <= 64 MiB at 100M I/Os).\n\n"
-      "Example: vqsim bench e2e --long-ios 100000000\n\nOptions");
+      "With --vms K, K identical VMs of the scenario share its host and backend (vm.count); --ios is\n"
+      "then per VM and the rate counts every VM's I/Os.\n\n"
+      "Examples: vqsim bench e2e --long-ios 100000000\n"
+      "          vqsim bench e2e --vms 16 --ios 200000\n\nOptions");
   opts.add_options()("help,h", "show this help")("scenario", po::value(&scenario),
                                                  "I/O-path scenario (default: seed 000 virtio-blk)")(
-      "ios", po::value(&ios), "measured I/Os per timed run (default 2000000)")("repeat", po::value(&repeat),
-                                                                               "timed runs (default 3)")(
-      "long-ios", po::value(&long_ios), "I/Os of the memory run (0 = skip)")("json", po::bool_switch(&json), "print JSON");
+      "ios", po::value(&ios), "measured I/Os per timed run (default 2000000)")(
+      "repeat", po::value(&repeat), "timed runs (default 3)")("long-ios", po::value(&long_ios),
+                                                              "I/Os of the memory run (0 = skip)")(
+      "vms", po::value(&vms), "identical VMs on the host (vm.count; default 1)")("json", po::bool_switch(&json), "print JSON");
   po::variables_map vm;
   if (!parse_options(args, opts, vm)) return 0;
-  if (ios < 1 || repeat < 1 || long_ios < 0) throw UsageError("--ios and --repeat must be >= 1, --long-ios >= 0");
+  if (ios < 1 || repeat < 1 || long_ios < 0 || vms < 1)
+    throw UsageError("--ios, --repeat and --vms must be >= 1, --long-ios >= 0");
+  const std::string vm_count = "vm.count=" + std::to_string(vms);
   scenario = resolve_scenario(scenario);
 
-  models::IoScenario s = models::load_io_scenario(scenario, {"workload.ios=" + std::to_string(ios), "workload.runtime=0"});
+  models::IoScenario s =
+      models::load_io_scenario(scenario, {"workload.ios=" + std::to_string(ios), "workload.runtime=0", vm_count});
+  // Every VM's completed I/Os.
+  const auto completed = [&](const sim::Metrics& m) {
+    double done = 0;
+    for (int v = 0; v < vms; ++v) {
+      const std::string vm = v == 0 ? "" : "vm" + std::to_string(v) + ".";
+      done += m.get(vm + "read.ios") + m.get(vm + "write.ios");
+    }
+    return done;
+  };
   std::vector<double> rates, event_rates;
   for (int r = 0; r < repeat; ++r) {
     sim::RunResult run;
     const auto t0 = std::chrono::steady_clock::now();
     const sim::Metrics m = models::run_io_replication(s, static_cast<std::uint64_t>(r), &run);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double done = m.get("read.ios") + m.get("write.ios");
+    const double done = completed(m);
     rates.push_back(done / seconds);
     event_rates.push_back(static_cast<double>(run.events) / seconds);
   }
@@ -64,7 +80,8 @@ int bench_e2e(const std::vector<std::string>& args) {
   const double rss_before = peak_rss_mib();
   double long_seconds = 0, rss_after = rss_before;
   if (long_ios > 0) {
-    models::IoScenario l = models::load_io_scenario(scenario, {"workload.ios=" + std::to_string(long_ios), "workload.runtime=0"});
+    models::IoScenario l =
+        models::load_io_scenario(scenario, {"workload.ios=" + std::to_string(long_ios), "workload.runtime=0", vm_count});
     const auto t0 = std::chrono::steady_clock::now();
     models::run_io_replication(l, 0, nullptr);
     long_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -74,6 +91,7 @@ int bench_e2e(const std::vector<std::string>& args) {
     nlohmann::ordered_json j;
     j["scenario"] = scenario;
     j["ios_per_run"] = ios;
+    j["vms"] = vms;
     j["repeat"] = repeat;
     j["simulated_ios_per_wall_s_median"] = median;
     j["events_per_wall_s_median"] = median_events;
@@ -86,7 +104,7 @@ int bench_e2e(const std::vector<std::string>& args) {
     std::cout << j.dump(2) << "\n";
     return 0;
   }
-  std::printf("bench e2e: %s\n", scenario.c_str());
+  std::printf("bench e2e: %s%s\n", scenario.c_str(), vms > 1 ? (", " + std::to_string(vms) + " VMs").c_str() : "");
   std::printf("  %lld I/Os per run, %d runs on one thread: median %.3g simulated I/Os per wall second (%.3g events/s)\n", ios,
               repeat, median, median_events);
   std::printf("  peak RSS after the timed runs: %.1f MiB\n", rss_before);

@@ -302,6 +302,12 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
       out << cell;
     }
   }
+  if (s.vms > 1) {
+    const auto total = r.get("host.total.iops");
+    const auto lat = r.get("host.total.lat.mean_ns");
+    out << "\nhost (" << s.vms << " VMs of this profile; the figures above are one VM's): IOPS=" << si(total.mean) << " ± "
+        << si(total.half_width) << printf_string(", mean lat %.2f ± %.2f usec\n", lat.mean / 1e3, lat.half_width / 1e3);
+  }
   if (prediction && prediction->draws > 0) out << "\n" << prediction_text(*prediction);
   out << "\nstage                    capacity  utilization        queue    wait (µs)   time/visit (µs)  share of lat\n";
   for (const auto& st : r.stages) {
@@ -399,6 +405,10 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
     row["share_of_latency"] = st.share_of_latency;
     j["stages"].push_back(row);
   }
+  if (s.vms > 1)
+    j["host"] = {{"vms", s.vms},
+                 {"total_iops", interval(r.get("host.total.iops"))},
+                 {"total_lat_mean_ns", interval(r.get("host.total.lat.mean_ns"))}};
   j["bottleneck"] = {{"stage", r.bottleneck}, {"utilization", r.bottleneck_utilization}};
   j["little"] = {{"worst_rel_error", r.little_worst},
                  {"beyond_edge_effects", r.little_excess},

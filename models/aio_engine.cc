@@ -48,21 +48,21 @@ double pagecache_share(const IoScenario& s) {
   return w.read_fraction * s.host.pagecache_hit_ratio + (cache.writes_to_pagecache ? 1 - w.read_fraction : 0.0);
 }
 
-AioStage::AioStage(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io)
-    : Stage(sim, std::move(name)),
+AioStage::AioStage(sim::Simulator& sim, std::string vm, const IoScenario& s, IoTable& io)
+    : Stage(sim, std::move(vm), "aio"),
       io_(io),
       cache_(cache_semantics(s)),
       pagecache_hit_ratio_(s.host.pagecache_hit_ratio),
       bare_(s.bare_metal()) {
   if (!driver_costs(s).uses_qemu_thread) return;  // vhost workers submit bios themselves
   const AioEngine aio = aio_engine(s);
-  slots_ = &sim.make<sim::TokenPool>("aio.slots", aio.slots);
+  slots_ = &sim.make<sim::TokenPool>(local("aio.slots"), aio.slots);
   sim::connect(slots_->acquired, *this, kSlotGranted);
   sim::connect(slots_->released, *this, kSlotReleased);
   if (aio.handoff) {
     const double mean_ns = s.host.threads_handoff_ns;
-    handoff_ = &sim.make<sim::DelayStation>(
-        "aio.handoff", mean_ns > 0 ? sim::Distribution::lognormal_mean_cv(mean_ns, 0.5) : sim::Distribution::deterministic(0));
+    handoff_ = &sim.make<sim::DelayStation>(local("aio.handoff"), mean_ns > 0 ? sim::Distribution::lognormal_mean_cv(mean_ns, 0.5)
+                                                                              : sim::Distribution::deterministic(0));
     sim::connect(handoff_->out, *this, kHandoffDone);
   }
 }

@@ -47,7 +47,7 @@ CacheSemantics cache_semantics(const IoScenario& s);
 class AioStage final : public Stage {
  public:
   enum In : int { kSubmit, kDone, kSlotGranted, kSlotReleased, kHandoffDone };
-  AioStage(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io);
+  AioStage(sim::Simulator& sim, std::string vm, const IoScenario& s, IoTable& io);
 
   sim::Port to_device;     // to the backend's device
   sim::Port to_pagecache;  // to the host page cache

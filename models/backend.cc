@@ -155,7 +155,7 @@ void BarrierFlush::handle(std::uint32_t, std::uint64_t) {
   }
 }
 
-Backend::Backend(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io) : Stage(sim, std::move(name)), io_(io) {
+Backend::Backend(sim::Simulator& sim, const IoScenario& s, IoTable& io) : Stage(sim, "", "backend"), io_(io) {
   const BackendParams& p = s.backend;
   const CacheSemantics cache = cache_semantics(s);
   hits_pagecache_ = !cache.direct;
@@ -386,6 +386,7 @@ double device_mean_ns(const DeviceSpec& d, const IoScenario& s) {
 }  // namespace
 
 void backend_demands(const MvaInputs& in, std::vector<MvaDemand>& st) {
+  const std::size_t first = st.size();
   const IoScenario& s = in.s;
   const auto& w = s.workload;
   const double wf = 1 - w.read_fraction;
@@ -443,6 +444,7 @@ void backend_demands(const MvaInputs& in, std::vector<MvaDemand>& st) {
   }
   if (cache_semantics(s).flush_after_write && wf > 0 && flush_ns > 0)
     st.push_back({"flush", sim::MvaStationKind::Delay, 1, wf * flush_ns});
+  for (std::size_t k = first; k < st.size(); ++k) st[k].shared = true;  // every VM's disk is on this backend
 }
 
 // The device a backend key describes: an md RAID1's legs, else the backend itself.

@@ -144,7 +144,7 @@ class BarrierFlush final : public sim::Component {
 class Backend final : public Stage {
  public:
   enum In : int { kSubmit, kPagecache, kDeviceDone, kFlushDone };
-  Backend(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io);
+  Backend(sim::Simulator& sim, const IoScenario& s, IoTable& io);
 
   sim::Port done;
 

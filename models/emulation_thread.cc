@@ -56,9 +56,8 @@ void NotificationBatch::release() {
   }
 }
 
-HostThreads::HostThreads(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io,
-                         sim::ProcessorSharingStation* cpu)
-    : Stage(sim, std::move(name)), io_(io) {
+HostThreads::HostThreads(sim::Simulator& sim, std::string vm, const IoScenario& s, IoTable& io, sim::ProcessorSharingStation* cpu)
+    : Stage(sim, std::move(vm), "host.threads"), io_(io) {
   const DriverCosts driver = driver_costs(s);
   const double cv = s.host.cpu_cv;
   if (driver.uses_qemu_thread) {
@@ -66,17 +65,18 @@ HostThreads::HostThreads(sim::Simulator& sim, std::string name, const IoScenario
     const int n = std::max(1, s.host.iothreads);
     const double extra = s.host.iothreads == 0 ? s.host.main_loop_ns : 0.0;
     for (int t = 0; t < n; ++t) {
-      const std::string tname = s.host.iothreads == 0 ? std::string("host.main_loop") : "host.iothread" + std::to_string(t);
+      const std::string tname =
+          local(s.host.iothreads == 0 ? std::string("host.main_loop") : "host.iothread" + std::to_string(t));
       threads_.push_back(
           &sim.make<EmulationThread>(tname, io, driver.emu_submit_ns + aio.submit_ns + extra, driver.emu_complete_ns + extra, cv,
                                      s.host.iothreads > 0 ? s.host.poll_max_ns : 0.0, false, s.host.emu_per_page_ns));
     }
   } else if (s.guest.driver == GuestDriver::vhost_scsi) {
-    threads_.push_back(&sim.make<EmulationThread>("host.vhost_worker", io, 0.6 * s.host.vhost_worker_ns,
+    threads_.push_back(&sim.make<EmulationThread>(local("host.vhost_worker"), io, 0.6 * s.host.vhost_worker_ns,
                                                   0.4 * s.host.vhost_worker_ns, cv, 0.0, false));
   } else {
-    threads_.push_back(
-        &sim.make<EmulationThread>("host.vhost_user", io, 0.6 * s.host.vhost_user_ns, 0.4 * s.host.vhost_user_ns, cv, 0.0, true));
+    threads_.push_back(&sim.make<EmulationThread>(local("host.vhost_user"), io, 0.6 * s.host.vhost_user_ns,
+                                                  0.4 * s.host.vhost_user_ns, cv, 0.0, true));
   }
   if (driver.uses_qemu_thread && s.guest.driver == GuestDriver::virtio_blk &&
       s.host.virtio_blk_batching != VirtioBlkBatching::none) {

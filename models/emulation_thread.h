@@ -94,7 +94,7 @@ class HostThreads final : public Stage, public RingConsumer {
  public:
   enum In : int { kSubmit, kComplete, kThreadDone, kBatchReleased };
   // `cpu`: the host cores the threads share, or null.
-  HostThreads(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io, sim::ProcessorSharingStation* cpu);
+  HostThreads(sim::Simulator& sim, std::string vm, const IoScenario& s, IoTable& io, sim::ProcessorSharingStation* cpu);
 
   sim::Port submitted;  // handled on submit: to the AIO engine
   sim::Port completed;  // completion handled: to the used ring and its interrupt

@@ -15,8 +15,10 @@ QueueReach queue_reach(const IoScenario& s) {
   return q;
 }
 
-FioWorkload::FioWorkload(sim::Simulator& sim, std::string name, const IoScenario& scenario, IoTable& io)
-    : Stage(sim, std::move(name)),
+FioWorkload::FioWorkload(sim::Simulator& sim, std::string vm, const IoScenario& scenario, IoTable& io, std::uint32_t vm_index)
+    : Stage(sim, vm, "fio"),
+      figure_prefix_(std::move(vm)),
+      vm_index_(vm_index),
       s_(scenario),
       io_(io),
       depth_(scenario.workload.effective_depth()),
@@ -80,6 +82,7 @@ void FioWorkload::issue(std::uint32_t job, std::uint32_t ios) {
   r.needs_flush = false;
   r.irq_leader = false;
   r.job = job;
+  r.vm = vm_index_;
   // vq <-> vCPU: job j runs on vCPU j mod vcpus; blk-mq maps that CPU to queue vcpu mod queues;
   // iothread-vq-mapping spreads queues round robin over the IOThreads.
   const int vcpu = static_cast<int>(job) % s_.guest.vcpus;
@@ -158,7 +161,7 @@ void FioWorkload::report(sim::Metrics& m, sim::time_ns now) const {
   const auto percentiles = sim::FioHistogram::fio_default_percentiles();
   for (int d = 0; d < 2; ++d) {
     const DirectionRecord& r = records_[d];
-    const std::string dir = direction_name(static_cast<Direction>(d));
+    const std::string dir = figure_prefix_ + direction_name(static_cast<Direction>(d));
     m.add(dir + ".ios", static_cast<double>(r.ios));
     m.add(dir + ".iops", seconds > 0 ? static_cast<double>(r.ios) / seconds : 0.0);
     m.add(dir + ".bw_bytes_per_s", seconds > 0 ? static_cast<double>(r.bytes) / seconds : 0.0);

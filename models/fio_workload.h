@@ -59,7 +59,7 @@ QueueReach queue_reach(const IoScenario& s);
 class FioWorkload final : public Stage {
  public:
   enum In : int { kReaped };
-  FioWorkload(sim::Simulator& sim, std::string name, const IoScenario& scenario, IoTable& io);
+  FioWorkload(sim::Simulator& sim, std::string vm, const IoScenario& scenario, IoTable& io, std::uint32_t vm_index = 0);
 
   sim::Port submit;  // new requests, to the guest block layer
   // A request whose completion fio has reaped.
@@ -87,6 +87,8 @@ class FioWorkload final : public Stage {
   void complete(sim::JobId job);
 
   const IoScenario& s_;
+  std::string figure_prefix_;  // "" for the first VM, "vm<i>." for replica i
+  std::uint32_t vm_index_;
   IoTable& io_;
   int depth_;
   int merge_ios_;                           // fio I/Os per request (plug merging), 1 = none

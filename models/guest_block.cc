@@ -29,10 +29,10 @@ int plug_merged_requests_per_job(const IoScenario& s) {
   return (d + m - 1) / m;
 }
 
-GuestBlockLayer::GuestBlockLayer(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io)
-    : Stage(sim, std::move(name)), io_(io), tags_per_queue_(block_layer(s).tags_per_queue) {
+GuestBlockLayer::GuestBlockLayer(sim::Simulator& sim, std::string vm, const IoScenario& s, IoTable& io)
+    : Stage(sim, std::move(vm), "guest.block"), io_(io), tags_per_queue_(block_layer(s).tags_per_queue) {
   for (int q = 0; q < s.queues(); ++q) {
-    auto& pool = sim.make<sim::TokenPool>("guest.tags" + std::to_string(q), tags_per_queue_);
+    auto& pool = sim.make<sim::TokenPool>(local("guest.tags" + std::to_string(q)), tags_per_queue_);
     sim::connect(pool.acquired, *this, kTagGranted);
     sim::connect(pool.released, *this, kTagReleased);
     tags_.push_back(&pool);
@@ -78,13 +78,13 @@ void GuestBlockLayer::stations(std::vector<StageInfo>& out) const {
 
 // The per-queue pools are drawn as one node holding every queue's tags.
 void GuestBlockLayer::draw(StageGraph& g) const {
-  g.nodes.push_back({"guest.tags", "guest", "pool", static_cast<int>(tags_.size()) * tags_per_queue_});
+  g.nodes.push_back({local("guest.tags"), "guest", "pool", static_cast<int>(tags_.size()) * tags_per_queue_});
 }
 
-std::vector<PortEnd> GuestBlockLayer::entry(int) const { return {{"guest.tags", ""}}; }
+std::vector<PortEnd> GuestBlockLayer::entry(int) const { return {{local("guest.tags"), ""}}; }
 
 std::vector<PortEnd> GuestBlockLayer::exits(const sim::Port& port) const {
-  return {{"guest.tags", &port == &granted ? "tag granted" : "reaped"}};
+  return {{local("guest.tags"), &port == &granted ? "tag granted" : "reaped"}};
 }
 
 // The scenario keys of the guest block layer (models/param.h: how a key is declared).

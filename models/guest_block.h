@@ -40,7 +40,7 @@ int plug_merged_requests_per_job(const IoScenario& s);
 class GuestBlockLayer final : public Stage {
  public:
   enum In : int { kSubmit, kRelease, kTagGranted, kTagReleased };
-  GuestBlockLayer(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io);
+  GuestBlockLayer(sim::Simulator& sim, std::string vm, const IoScenario& s, IoTable& io);
 
   sim::Port granted;  // holding a tag: on to the driver
   sim::Port reaped;   // tag returned: back to fio

@@ -42,12 +42,12 @@ sim::time_ns FioThread::service_ns(sim::JobId job) {
   return static_cast<sim::time_ns>(ns * factor_.sample(rng_) + 0.5);
 }
 
-GuestThreads::GuestThreads(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io, const KickPolicy* kick,
+GuestThreads::GuestThreads(sim::Simulator& sim, std::string vm, const IoScenario& s, IoTable& io, const KickPolicy* kick,
                            sim::ProcessorSharingStation* cpu)
-    : Stage(sim, std::move(name)), io_(io), cpu_(cpu) {
+    : Stage(sim, std::move(vm), "guest.threads"), io_(io), cpu_(cpu) {
   const GuestCpuCosts costs = guest_cpu_costs(s);
   for (int j = 0; j < s.workload.numjobs; ++j) {
-    auto& th = sim.make<FioThread>("guest.fio_job" + std::to_string(j), io, costs, kick);
+    auto& th = sim.make<FioThread>(local("guest.fio_job" + std::to_string(j)), io, costs, kick);
     sim::connect(th.out, *this, kDone);
     if (cpu != nullptr) th.use_cpu(*cpu);
     threads_.push_back(&th);
@@ -87,14 +87,16 @@ void GuestThreads::stations(std::vector<StageInfo>& out) const {
 
 // The per-job threads are drawn as one node.
 void GuestThreads::draw(StageGraph& g) const {
-  g.nodes.push_back({"guest.fio_jobs", "guest", "station", static_cast<int>(threads_.size())});
-  if (cpu_ != nullptr) g.edges.push_back({"guest.fio_jobs", cpu_->name(), "runs on", true});
+  g.nodes.push_back({local("guest.fio_jobs"), "guest", "station", static_cast<int>(threads_.size())});
+  if (cpu_ != nullptr) g.edges.push_back({local("guest.fio_jobs"), cpu_->name(), "runs on", true});
 }
 
-std::vector<PortEnd> GuestThreads::entry(int in_port) const { return {{"guest.fio_jobs", in_port == kSubmit ? "submit" : ""}}; }
+std::vector<PortEnd> GuestThreads::entry(int in_port) const {
+  return {{local("guest.fio_jobs"), in_port == kSubmit ? "submit" : ""}};
+}
 
 std::vector<PortEnd> GuestThreads::exits(const sim::Port& port) const {
-  return {{"guest.fio_jobs", &port == &submitted ? "submit" : "release"}};
+  return {{local("guest.fio_jobs"), &port == &submitted ? "submit" : "release"}};
 }
 
 void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
@@ -113,6 +115,8 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
     const int c = s.host.cores > 0 ? s.host.cores : s.guest.vcpus;
     out.push_back({"guest.vcpus (submit)", sim::MvaStationKind::MultiServer, c, guest_submit, MvaDemand::Slat::all});
     out.push_back({"guest.vcpus (complete)", sim::MvaStationKind::MultiServer, c, guest_complete});
+    // host.cores are every VM's; a VM's own vCPUs are its own.
+    out[out.size() - 1].shared = out[out.size() - 2].shared = s.host.cores > 0;
   } else {
     // The submit side's share of slat: its demand share of the thread's work (the kick aside).
     const double part = s.guest.fio_submit_ns * m + blk.submit_extra_ns + drv.submit_ns;

@@ -59,7 +59,7 @@ class GuestThreads final : public Stage {
  public:
   enum In : int { kSubmit, kComplete, kDone };
   // `kick`: the virtqueue (null on bare metal); `cpu`: the CPUs the threads share (or null).
-  GuestThreads(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io, const KickPolicy* kick,
+  GuestThreads(sim::Simulator& sim, std::string vm, const IoScenario& s, IoTable& io, const KickPolicy* kick,
                sim::ProcessorSharingStation* cpu);
 
   sim::Port submitted;  // the submit call returned (slat ends): to the virtqueue, or the device

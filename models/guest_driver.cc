@@ -58,8 +58,8 @@ DriverCosts driver_costs(const IoScenario& s) {
   return c;
 }
 
-GuestDriverLimit::GuestDriverLimit(sim::Simulator& sim, std::string name, int limit)
-    : Stage(sim, std::move(name)), limit_(&sim.make<sim::TokenPool>("guest.lun_limit", limit)) {
+GuestDriverLimit::GuestDriverLimit(sim::Simulator& sim, std::string vm, int limit)
+    : Stage(sim, std::move(vm), "guest.driver"), limit_(&sim.make<sim::TokenPool>(local("guest.lun_limit"), limit)) {
   sim::connect(limit_->acquired, *this, kGranted);
   sim::connect(limit_->released, *this, kReleased);
 }

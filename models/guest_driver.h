@@ -34,7 +34,7 @@ DriverCosts driver_costs(const IoScenario& s);
 class GuestDriverLimit final : public Stage {
  public:
   enum In : int { kSubmit, kRelease, kGranted, kReleased };
-  GuestDriverLimit(sim::Simulator& sim, std::string name, int limit);
+  GuestDriverLimit(sim::Simulator& sim, std::string vm, int limit);
 
   sim::Port granted;   // on to the guest threads' submit work
   sim::Port released;  // back to the block layer, to return the tag

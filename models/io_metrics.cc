@@ -115,6 +115,9 @@ const std::vector<std::string>& io_metric_names() {
     n.emplace_back("total.iops");
     n.emplace_back("total.bw_kib");
     n.emplace_back("total.lat_mean_us");
+    // The host's aggregate over vm.count VMs (the same as total.* with one VM).
+    n.emplace_back("host.total.iops");
+    n.emplace_back("host.total.lat_mean_us");
     return n;
   }();
   return names;
@@ -129,6 +132,8 @@ bool is_io_metric(const std::string& name) {
 }
 
 sim::Interval io_metric(const IoRunReport& r, const std::string& name, bool interpolated) {
+  if (name == "host.total.iops") return r.get("host.total.iops");
+  if (name == "host.total.lat_mean_us") return scaled(r.get("host.total.lat.mean_ns"), 1e-3);
   std::string dir, kind;
   double pct = 0;
   if (parse_percentile(name, &dir, &pct, &kind) && dir != "total") {
@@ -147,7 +152,7 @@ sim::Interval io_metric(const IoRunReport& r, const std::string& name, bool inte
     throw std::invalid_argument(
         "unknown metric '" + name + "'" + io_metric_suggestion(name) +
         "; metrics are <read|write>.<iops|bw_kib|lat_mean_us|slat_mean_us|clat_mean_us|clat_p<P>_us|lat_p<P>_us> or "
-        "total.<iops|bw_kib|lat_mean_us>");
+        "total.<iops|bw_kib|lat_mean_us> or host.total.<iops|lat_mean_us>");
   if (d == "total") {
     const sim::Interval ri = r.get("read.iops"), wi = r.get("write.iops");
     if (m == "iops") {
@@ -192,6 +197,8 @@ double io_metric_mva(const IoMvaResult& r, const IoScenario& s, const std::strin
   double pct;
   if (parse_percentile(name, &dir, &pct))
     throw std::invalid_argument("metric " + name + ": MVA gives means only, not percentiles");
+  if (name == "host.total.iops") return r.total_iops;
+  if (name == "host.total.lat_mean_us") return r.lat_mean_ns / 1e3;  // every VM alike
   const auto dot = name.find('.');
   const std::string d = dot == std::string::npos ? "" : name.substr(0, dot);
   const std::string m = dot == std::string::npos ? name : name.substr(dot + 1);

@@ -1,5 +1,7 @@
 #include "models/io_path.h"
 
+#include <algorithm>
+
 #include "models/aio_engine.h"
 #include "models/backend.h"
 #include "models/emulation_thread.h"
@@ -24,64 +26,112 @@ void IoPath::link(Stage& from, sim::Port& port, Stage& to, int in_port) {
   from.connected(port);
 }
 
-// Stages are built in path order (their stations report in that order); adding a stage is its
-// file and its lines here.
+namespace {
+// With several VMs on one backend, the backend's completions go back to the VM that issued them.
+class VmReturn final : public Stage {
+ public:
+  static constexpr int kIn = 0;
+  VmReturn(sim::Simulator& sim, IoTable& io, int vms)
+      : Stage(sim, "", "backend.return"), io_(io), out_(static_cast<std::size_t>(vms)) {}
+  sim::Port& out(int vm) { return out_[static_cast<std::size_t>(vm)]; }
+  void accept(sim::JobId job, int) override { out_[io_[job].vm].send(job); }
+  void validate() const override {
+    for (const sim::Port& p : out_) sim::require_connected(*this, p, "out");
+  }
+  void stations(std::vector<StageInfo>&) const override {}
+  void draw(StageGraph&) const override {}
+  std::vector<PortEnd> entry(int) const override { return {}; }
+  std::vector<PortEnd> exits(const sim::Port&) const override { return {{"", "", kIn}}; }
+
+ private:
+  IoTable& io_;
+  std::vector<sim::Port> out_;
+};
+}  // namespace
+
+// Stages are built in path order (their stations report in that order), one VM after the other,
+// then what the VMs share; adding a stage is its file and its lines here.
 IoPath::IoPath(sim::Simulator& sim, const IoScenario& s) {
   const bool bare = s.bare_metal();
   const DriverCosts driver = driver_costs(s);
-  auto& fio = add<FioWorkload>(sim, "fio", s, io_);
-  workload_ = &fio;
+  const int vms = std::max(1, s.vms);
+  // Shared host cores when the scenario limits them: every VM's vCPU and QEMU threads compete.
+  sim::ProcessorSharingStation* host_cpu = nullptr;
+  std::vector<AioStage*> aios;
+  for (int v = 0; v < vms; ++v) {
+    // The first VM keeps the names (and so the random streams) of a single-VM scenario.
+    const std::string vm = v == 0 ? "" : "vm" + std::to_string(v) + ".";
+    auto& fio = add<FioWorkload>(sim, vm, s, io_, static_cast<std::uint32_t>(v));
+    if (v == 0) workload_ = &fio;
+    // Otherwise fio jobs beyond the vCPU count share the VM's vCPUs; otherwise every thread has
+    // a core of its own.
+    sim::ProcessorSharingStation* cpu = nullptr;
+    if (s.host.cores > 0) {
+      if (host_cpu == nullptr) {
+        host_cpu = &sim.make<sim::ProcessorSharingStation>("host.cpu", s.host.cores);
+        cpus_after_.push_back({&fio, host_cpu});
+      }
+      cpu = host_cpu;
+    } else if (s.workload.numjobs > s.guest.vcpus) {
+      cpu = &sim.make<sim::ProcessorSharingStation>(vm + "guest.vcpus", s.guest.vcpus);
+      cpus_after_.push_back({&fio, cpu});
+    }
+    if (v == 0) cpu_ = cpu;
 
-  // CPUs: shared host cores when the scenario limits them; otherwise fio jobs beyond the vCPU
-  // count share the vCPUs; otherwise every thread has a core of its own.
-  if (s.host.cores > 0)
-    cpu_ = &sim.make<sim::ProcessorSharingStation>("host.cpu", s.host.cores);
-  else if (s.workload.numjobs > s.guest.vcpus)
-    cpu_ = &sim.make<sim::ProcessorSharingStation>("guest.vcpus", s.guest.vcpus);
+    auto& block = add<GuestBlockLayer>(sim, vm, s, io_);
+    GuestDriverLimit* limit = driver.inflight_limit > 0 ? &add<GuestDriverLimit>(sim, vm, driver.inflight_limit) : nullptr;
+    HostThreads* host = bare ? nullptr : &add<HostThreads>(sim, vm, s, io_, cpu);
+    Virtqueue* vq = bare ? nullptr : &add<Virtqueue>(sim, vm, s, io_, !driver.has_virtqueue);
+    auto& threads = add<GuestThreads>(sim, vm, s, io_, vq, cpu);
+    auto& aio = add<AioStage>(sim, vm, s, io_);
+    aios.push_back(&aio);
 
-  auto& block = add<GuestBlockLayer>(sim, "guest.block", s, io_);
-  GuestDriverLimit* limit =
-      driver.inflight_limit > 0 ? &add<GuestDriverLimit>(sim, "guest.driver", driver.inflight_limit) : nullptr;
-  HostThreads* host = bare ? nullptr : &add<HostThreads>(sim, "host.threads", s, io_, cpu_);
-  Virtqueue* vq = bare ? nullptr : &add<Virtqueue>(sim, "virtqueue", s, io_, !driver.has_virtqueue);
-  auto& threads = add<GuestThreads>(sim, "guest.threads", s, io_, vq, cpu_);
-  auto& aio = add<AioStage>(sim, "aio", s, io_);
-  auto& backend = add<Backend>(sim, "backend", s, io_);
+    // Submit side.
+    link(fio, fio.submit, block, GuestBlockLayer::kSubmit);
+    if (limit != nullptr) {
+      link(block, block.granted, *limit, GuestDriverLimit::kSubmit);
+      link(*limit, limit->granted, threads, GuestThreads::kSubmit);
+    } else {
+      link(block, block.granted, threads, GuestThreads::kSubmit);
+    }
+    if (bare) {
+      link(threads, threads.submitted, aio, AioStage::kSubmit);
+    } else {
+      vq->consumed_by(*host);
+      link(threads, threads.submitted, *vq, Virtqueue::kAvail);
+      link(*vq, vq->to_host, *host, HostThreads::kSubmit);
+      link(*host, host->submitted, aio, AioStage::kSubmit);
+    }
+    // Completion side, from the AIO stage back.
+    if (bare) {
+      link(aio, aio.completed, threads, GuestThreads::kComplete);
+    } else {
+      link(aio, aio.completed, *host, HostThreads::kComplete);
+      link(*host, host->completed, *vq, Virtqueue::kUsed);
+      link(*vq, vq->interrupt, threads, GuestThreads::kComplete);
+    }
+    if (limit != nullptr) {
+      link(threads, threads.completed, *limit, GuestDriverLimit::kRelease);
+      link(*limit, limit->released, block, GuestBlockLayer::kRelease);
+    } else {
+      link(threads, threads.completed, block, GuestBlockLayer::kRelease);
+    }
+    link(block, block.reaped, fio, FioWorkload::kReaped);
+  }
 
-  // Submit side.
-  link(fio, fio.submit, block, GuestBlockLayer::kSubmit);
-  if (limit != nullptr) {
-    link(block, block.granted, *limit, GuestDriverLimit::kSubmit);
-    link(*limit, limit->granted, threads, GuestThreads::kSubmit);
-  } else {
-    link(block, block.granted, threads, GuestThreads::kSubmit);
+  // What the VMs share: the backend device (and the host page cache beside it).
+  auto& backend = add<Backend>(sim, s, io_);
+  for (AioStage* aio : aios) {
+    link(*aio, aio->to_device, backend, Backend::kSubmit);
+    link(*aio, aio->to_pagecache, backend, Backend::kPagecache);
   }
-  if (bare) {
-    link(threads, threads.submitted, aio, AioStage::kSubmit);
+  if (vms == 1) {
+    link(backend, backend.done, *aios.front(), AioStage::kDone);
   } else {
-    vq->consumed_by(*host);
-    link(threads, threads.submitted, *vq, Virtqueue::kAvail);
-    link(*vq, vq->to_host, *host, HostThreads::kSubmit);
-    link(*host, host->submitted, aio, AioStage::kSubmit);
+    auto& back = add<VmReturn>(sim, io_, vms);
+    link(backend, backend.done, back, VmReturn::kIn);
+    for (int v = 0; v < vms; ++v) link(back, back.out(v), *aios[static_cast<std::size_t>(v)], AioStage::kDone);
   }
-  link(aio, aio.to_device, backend, Backend::kSubmit);
-  link(aio, aio.to_pagecache, backend, Backend::kPagecache);
-  // Completion side.
-  link(backend, backend.done, aio, AioStage::kDone);
-  if (bare) {
-    link(aio, aio.completed, threads, GuestThreads::kComplete);
-  } else {
-    link(aio, aio.completed, *host, HostThreads::kComplete);
-    link(*host, host->completed, *vq, Virtqueue::kUsed);
-    link(*vq, vq->interrupt, threads, GuestThreads::kComplete);
-  }
-  if (limit != nullptr) {
-    link(threads, threads.completed, *limit, GuestDriverLimit::kRelease);
-    link(*limit, limit->released, block, GuestBlockLayer::kRelease);
-  } else {
-    link(threads, threads.completed, block, GuestBlockLayer::kRelease);
-  }
-  link(block, block.reaped, fio, FioWorkload::kReaped);
 }
 
 // Every stage's keys, along the path; the loader applies a file's values in this order (only
@@ -107,7 +157,8 @@ std::vector<StageInfo> IoPath::stations() const {
   std::vector<StageInfo> out;
   for (const Stage* stage : stages_) {
     stage->stations(out);
-    if (stage == workload_ && cpu_ != nullptr) out.push_back({cpu_->name(), "cpu", cpu_->servers()});
+    for (const auto& [after, cpu] : cpus_after_)
+      if (after == stage) out.push_back({cpu->name(), "cpu", cpu->servers()});
   }
   return out;
 }
@@ -121,11 +172,23 @@ sim::Metrics run_io_replication(const IoScenario& s, std::uint64_t replication, 
   if (s.workload.runtime_ns > 0)
     limits.measure_ns = s.workload.runtime_ns;
   else
-    limits.measure_completions = s.workload.ios;
+    limits.measure_completions = s.workload.ios * static_cast<std::uint64_t>(std::max(1, s.vms));  // ios per VM
   const sim::RunResult rr = sim.run(limits);
   if (run != nullptr) *run = rr;
   sim::Metrics m = sim.report();
   m.add("run.simulated_ns", static_cast<double>(rr.end_ns - rr.warmup_end_ns));
+  // The host's aggregate over its VMs: I/Os per second, and their mean latency.
+  double total_iops = 0, weighted_lat_ns = 0;
+  for (int v = 0; v < std::max(1, s.vms); ++v) {
+    const std::string vm = v == 0 ? "" : "vm" + std::to_string(v) + ".";
+    for (const char* dir : {"read", "write"}) {
+      const double iops = m.get(vm + dir + ".iops");
+      total_iops += iops;
+      weighted_lat_ns += iops * m.get(vm + dir + ".lat.mean_ns");
+    }
+  }
+  m.add("host.total.iops", total_iops);
+  m.add("host.total.lat.mean_ns", total_iops > 0 ? weighted_lat_ns / total_iops : 0.0);
   return m;
 }
 
@@ -158,6 +221,17 @@ void io_path_keys(std::vector<Param>& t) {
        1,
        10000,
        [](IoScenario& s, const Value& v) { s.run.replications = static_cast<int>(v.number); }});
+  add({"vm.count",
+       Kind::integer,
+       "",
+       "1",
+       "",
+       "identical VMs of this profile on one host, each its own QEMU process, guest and disk; they share host.cores and "
+       "the backend device (figures are one VM's; host.total.* the host's)",
+       {},
+       1,
+       4096,
+       [](IoScenario& s, const Value& v) { s.vms = static_cast<int>(v.number); }});
   add({"host.cores",
        Kind::integer,
        "",

@@ -33,7 +33,10 @@ class IoPath {
   // The stages in path order, their connections, and the CPUs threads share (or null).
   const std::vector<const Stage*>& stages() const { return stages_; }
   const std::vector<Link>& links() const { return links_; }
+  // The CPUs the first VM's threads share (host.cores, or its vCPUs), or null.
   const sim::ProcessorSharingStation* cpu() const { return cpu_; }
+  // Every shared-CPU station, with the stage it is listed after (the VM's fio).
+  const std::vector<std::pair<const Stage*, const sim::ProcessorSharingStation*>>& cpus() const { return cpus_after_; }
 
  private:
   template <typename S, typename... Args>
@@ -45,6 +48,7 @@ class IoPath {
   sim::ProcessorSharingStation* cpu_ = nullptr;  // shared cores, when limited
   std::vector<const Stage*> stages_;
   std::vector<Link> links_;
+  std::vector<std::pair<const Stage*, const sim::ProcessorSharingStation*>> cpus_after_;  // listed after that stage
 };
 
 // One replication of a scenario: builds, runs and reports. Metrics hold the workload's figures

@@ -3,6 +3,9 @@
 // customers (exact MVA with load-dependent multi-server stations), or, for open-loop rate_iops,
 // as an open network (R = D / (1 - U)). Means only, in milliseconds; for sweeps and searches.
 //
+// With vm.count = K identical VMs the per-VM stations are copied K times and visited with
+// probability 1/K each (one class); iops and latencies are one VM's, total_iops the host's.
+//
 // What it approximates (and the DES does not): state-dependent kicks and wake-ups are weighted
 // by the probability that the host thread is asleep, found by a fixed point on its utilization;
 // token limits (tags, AIO workers) are ignored unless they are the only servers; a fork-join
@@ -27,7 +30,8 @@ struct IoMvaStage {
 };
 
 struct IoMvaResult {
-  double iops = 0;  // all directions
+  double iops = 0;        // all directions, one VM's
+  double total_iops = 0;  // the host's: every VM of vm.count
   double read_iops = 0, write_iops = 0;
   double lat_mean_ns = 0;  // fio's lat
   double slat_mean_ns = 0;

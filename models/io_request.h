@@ -39,6 +39,7 @@ struct IoRequest {
   std::uint32_t bytes = 4096;     // all of its I/Os together
   std::uint32_t ios = 1;          // fio I/Os merged into this request (plug merging)
   std::uint32_t job = 0;          // fio job (clone) index
+  std::uint32_t vm = 0;           // which VM issued it (vm.count replicas share the backend)
   std::uint32_t queue = 0;        // hardware queue / virtqueue
   std::uint32_t thread = 0;       // emulation thread the virtqueue is mapped to
   std::uint64_t seq = 0;          // order of issue at the backend (Ceph flush barrier)

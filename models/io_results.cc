@@ -49,11 +49,15 @@ IoRunReport simulate_io(const IoScenario& s, int threads) {
   }
   rep.little_ok = rep.little_excess <= 0.01;
 
-  const double iops = rep.get("read.iops").mean + rep.get("write.iops").mean;
-  const double lat = iops > 0 ? (rep.get("read.iops").mean * rep.get("read.lat.mean_ns").mean +
-                                 rep.get("write.iops").mean * rep.get("write.lat.mean_ns").mean) /
-                                    iops
-                              : 0.0;
+  // A station's share of the mean latency, over every VM's I/Os (the shared device serves all).
+  double iops = 0, lat = 0;
+  for (int v = 0; v < std::max(1, s.vms); ++v) {
+    const std::string vm = v == 0 ? "" : "vm" + std::to_string(v) + ".";
+    iops += rep.get(vm + "read.iops").mean + rep.get(vm + "write.iops").mean;
+    lat += rep.get(vm + "read.iops").mean * rep.get(vm + "read.lat.mean_ns").mean +
+           rep.get(vm + "write.iops").mean * rep.get(vm + "write.lat.mean_ns").mean;
+  }
+  lat = iops > 0 ? lat / iops : 0.0;
   for (const StageInfo& info : io_stages(s)) {
     if (info.stage == "fio") continue;
     StageRow row;

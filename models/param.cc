@@ -25,7 +25,8 @@ Param recorded_key(const char* key, Kind kind, const char* doc) {
           0,
           1e18,
           [key](IoScenario& s, const Value& v) {
-            s.notes.push_back(std::string(key) + " = " + (v.word.empty() ? (v.flag ? "true" : std::to_string(v.number)) : v.word) +
+            s.notes.push_back(std::string(key) + " = " +
+                              (v.word.empty() ? (v.flag ? "true" : std::to_string(v.number)) : v.word) +
                               " (recorded, not modelled)");
           },
           {},

@@ -115,7 +115,7 @@ double parse_bound(const std::string& text, const std::string& whole, const std:
 const std::vector<std::pair<std::string, std::pair<long long, long long>>>& default_ranges() {
   static const std::vector<std::pair<std::string, std::pair<long long, long long>>> r = {
       {"workload.numjobs", {1, 256}}, {"workload.iodepth", {1, 1024}}, {"host.iothreads", {0, 16}},
-      {"guest.vcpus", {1, 128}},      {"guest.num_queues", {1, 64}},
+      {"guest.vcpus", {1, 128}},      {"guest.num_queues", {1, 64}},   {"vm.count", {1, 256}},
   };
   return r;
 }
@@ -348,8 +348,10 @@ PlanResult Planner::run() {
       .append(join_constraints(req_.constraints));
 
   for (const auto& c : req_.constraints) extra_metrics_.push_back(c.metric);
-  for (const char* m : {"total.iops", "total.lat_mean_us"})
-    if (std::find(extra_metrics_.begin(), extra_metrics_.end(), m) == extra_metrics_.end()) extra_metrics_.emplace_back(m);
+  std::vector<std::string> shown{"total.iops", "total.lat_mean_us"};
+  if (req_.knob == "vm.count" || source_.scenario().vms > 1) shown = {"total.iops", "host.total.iops", "host.total.lat_mean_us"};
+  for (const auto& m : shown)
+    if (std::find(extra_metrics_.begin(), extra_metrics_.end(), m) == extra_metrics_.end()) extra_metrics_.push_back(m);
 
   // The scenario itself must load (its errors are the file's, whatever the range), then both
   // ends of the range must make valid scenarios (the loader's errors name the key).
@@ -642,7 +644,7 @@ const std::vector<std::string>& plan_integer_knobs() {
       "guest.queue_size",     "guest.cmd_per_lun", "guest.hba_queue_depth",
       "host.iothreads",       "host.cores",        "host.thread_pool_max",
       "backend.channels",     "backend.ncq_depth", "backend.osd_slots",
-      "backend.msgr_threads",
+      "backend.msgr_threads", "vm.count",
   };
   return k;
 }

@@ -1017,7 +1017,7 @@ std::vector<ParamDoc> io_scenario_parameters() {
   std::vector<const Param*> by_section;
   for (const auto& p : params()) by_section.push_back(&p);
   const auto rank = [](const Param* p) {
-    static const std::vector<std::string> sections{"run.", "workload.", "guest.", "virtqueue.", "host.", "backend."};
+    static const std::vector<std::string> sections{"run.", "vm.", "workload.", "guest.", "virtqueue.", "host.", "backend."};
     for (std::size_t i = 0; i < sections.size(); ++i)
       if (p->key.rfind(sections[i], 0) == 0) return i;
     return sections.size();

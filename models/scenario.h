@@ -178,6 +178,9 @@ struct IoScenario {
   VirtqueueParams vq;
   HostParams host;
   BackendParams backend;
+  // vm.count: identical VMs of this profile on one host: each its own QEMU process, guest and
+  // disk; they share host.cores and the backend device.
+  int vms = 1;
   std::vector<std::string> notes;  // e.g. fio job options that are not modelled
   // Setups the loader accepts the way fio or QEMU would, but that probably say something other
   // than what was meant (psync at iodepth 32, rwmixread on a pure direction): the commands print

@@ -57,7 +57,10 @@ struct PortEnd {
 
 class Stage : public sim::Component {
  public:
-  using sim::Component::Component;
+  // `vm`: the prefix of the VM the stage belongs to ("" for the first VM and for what the VMs
+  // share, "vm<i>." for replica i); it goes before the names of the stage and its stations, so
+  // every replica has random streams of its own and the first keeps today's.
+  Stage(sim::Simulator& sim, std::string vm, const std::string& name) : sim::Component(sim, vm + name), vm_(std::move(vm)) {}
 
   // Its stations, in the order it built them.
   virtual void stations(std::vector<StageInfo>& out) const = 0;
@@ -71,6 +74,13 @@ class Stage : public sim::Component {
   // that port (no decision in between) connects the station's own port to the same input, so
   // the request skips a call through the stage: the port stays the stage's, for the graph.
   virtual void connected(const sim::Port& /*port*/) {}
+
+ protected:
+  // A station's (or graph node's) name in this stage's VM.
+  std::string local(const std::string& name) const { return vm_ + name; }
+
+ private:
+  std::string vm_;
 };
 
 // A connection made when the path is assembled: `from`'s output `port` to `to`'s `in_port`.
@@ -92,6 +102,7 @@ struct MvaDemand {
   enum class Slat { none, all, share } slat = Slat::none;
   double slat_part_ns = 0, slat_whole_ns = 0;
   bool host_thread = false;  // an emulation thread: its utilization decides kicks and wake-ups
+  bool shared = false;       // one for the whole host (the device, host.cores), not one per VM
 };
 
 // What every stage's MVA contribution sees.

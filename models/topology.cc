@@ -67,8 +67,8 @@ TopologyGraph build_topology(const IoScenario& s) {
   StageGraph drawn;
   for (const Stage* stage : path.stages()) {
     stage->draw(drawn);
-    if (stage == path.stages().front() && path.cpu() != nullptr)
-      drawn.nodes.push_back({path.cpu()->name(), "cpu", "cpu", path.cpu()->servers()});
+    for (const auto& [after, cpu] : path.cpus())
+      if (after == stage) drawn.nodes.push_back({cpu->name(), "cpu", "cpu", cpu->servers()});
   }
   std::vector<GraphEdge> edges;
   for (const Link& l : path.links()) {
@@ -121,16 +121,26 @@ void check_topology(const TopologyGraph& g) {
   if (!device_reached) throw std::logic_error("topology: no path from fio reaches a device");
 }
 
-std::string topology_node_of(const std::string& station) {
+std::string topology_node_of(const std::string& full) {
+  // A replica VM's stations ("vm2.guest.fio_job0") are drawn in that VM's nodes.
+  std::string vm;
+  if (full.rfind("vm", 0) == 0) {
+    const auto dot = full.find('.');
+    if (dot != std::string::npos && dot > 2 &&
+        std::all_of(full.begin() + 2, full.begin() + static_cast<std::ptrdiff_t>(dot),
+                    [](char c) { return c >= '0' && c <= '9'; }))
+      vm = full.substr(0, dot + 1);
+  }
+  const std::string station = full.substr(vm.size());
   auto numbered = [&](const std::string& prefix) {
     return station.size() > prefix.size() && station.rfind(prefix, 0) == 0 &&
            std::all_of(station.begin() + static_cast<std::ptrdiff_t>(prefix.size()), station.end(),
                        [](char c) { return c >= '0' && c <= '9'; });
   };
-  if (numbered("guest.fio_job")) return "guest.fio_jobs";
-  if (numbered("guest.tags")) return "guest.tags";
-  if (numbered("virtqueue.irq")) return "virtqueue.irq";
-  return station;
+  if (numbered("guest.fio_job")) return vm + "guest.fio_jobs";
+  if (numbered("guest.tags")) return vm + "guest.tags";
+  if (numbered("virtqueue.irq")) return vm + "virtqueue.irq";
+  return full;
 }
 
 void add_station_load(TopologyLoads& loads, const std::string& station, bool has_utilization, double utilization,

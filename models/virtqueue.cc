@@ -50,15 +50,15 @@ sim::Distribution spread(double mean_ns, double cv) {
 }
 }  // namespace
 
-Virtqueue::Virtqueue(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io, bool always_exit)
-    : Stage(sim, std::move(name)),
+Virtqueue::Virtqueue(sim::Simulator& sim, std::string vm, const IoScenario& s, IoTable& io, bool always_exit)
+    : Stage(sim, std::move(vm), "virtqueue"),
       io_(io),
       event_idx_(s.vq.event_idx),
       always_exit_(always_exit),
-      wakeup_(&sim.make<sim::DelayStation>("virtqueue.wakeup", spread(s.vq.wakeup_ns, 0.5))) {
+      wakeup_(&sim.make<sim::DelayStation>(local("virtqueue.wakeup"), spread(s.vq.wakeup_ns, 0.5))) {
   sim::connect(wakeup_->out, *this, kWoken);
   for (int q = 0; q < s.queues(); ++q) {
-    auto& line = sim.make<InterruptLine>("virtqueue.irq" + std::to_string(q), io, spread(s.vq.irq_ns, 0.5));
+    auto& line = sim.make<InterruptLine>(local("virtqueue.irq" + std::to_string(q)), io, spread(s.vq.irq_ns, 0.5));
     sim::connect(line.out, *this, kInterrupted);
     irqs_.push_back(&line);
   }
@@ -111,18 +111,18 @@ void Virtqueue::stations(std::vector<StageInfo>& out) const {
 
 // The per-queue interrupt lines are drawn as one node.
 void Virtqueue::draw(StageGraph& g) const {
-  g.nodes.push_back({"virtqueue.irq", "virtqueue", "station", 0});
+  g.nodes.push_back({local("virtqueue.irq"), "virtqueue", "station", 0});
   g.nodes.push_back({wakeup_->name(), "virtqueue", "station", 0});
 }
 
 std::vector<PortEnd> Virtqueue::entry(int in_port) const {
   if (in_port == kAvail) return {{wakeup_->name(), "kick, thread asleep"}};
-  return {{"virtqueue.irq", "irqfd"}};
+  return {{local("virtqueue.irq"), "irqfd"}};
 }
 
 std::vector<PortEnd> Virtqueue::exits(const sim::Port& port) const {
   if (&port == &to_host) return {{wakeup_->name(), "woken"}, {"", "kick (suppressed while awake)", kAvail}};
-  return {{"virtqueue.irq", "interrupt"}};
+  return {{local("virtqueue.irq"), "interrupt"}};
 }
 
 void virtqueue_wakeup_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {

@@ -72,7 +72,7 @@ class Virtqueue final : public Stage, public KickPolicy {
  public:
   enum In : int { kAvail, kUsed, kWoken, kInterrupted };
   // always_exit: an emulated HBA without a ring traps on every command (register writes).
-  Virtqueue(sim::Simulator& sim, std::string name, const IoScenario& s, IoTable& io, bool always_exit);
+  Virtqueue(sim::Simulator& sim, std::string vm, const IoScenario& s, IoTable& io, bool always_exit);
 
   sim::Port to_host;    // made available (kicked, or seen by a processing thread)
   sim::Port interrupt;  // used elements delivered to the guest by an interrupt

@@ -119,6 +119,8 @@ same_bytes "determinism: graph --with-results, threads 1 vs 2" -- "$vqsim" graph
 check "plan on a calibrated scenario succeeds" status_is 0 "$vqsim" plan "$src/scenarios/calibrated/seed004.toml" --maximize workload.numjobs --subject-to 'read.lat_mean_us <= 2ms' --ios 5000
 check "... and judges the answer with the prediction interval" grep -q "with the calibration's uncertainty (95% prediction interval: model error, parameters, simulation)" "$tmp/out"
 check "... in JSON too" bash -c "'$vqsim' plan '$src/scenarios/calibrated/seed004.toml' --maximize workload.numjobs --subject-to 'read.lat_mean_us <= 2ms' --ios 5000 --format json | python3 -c \"import json,sys; k=json.load(sys.stdin)['prediction_checks'][0]; assert k['lower'] < k['mean'] < k['upper'] and k['verdict']\""
+# Issue 19: how many VMs of a profile fit: the answer satisfies the bound, one more VM (simulated) does not.
+check "plan --maximize vm.count: the answer holds and answer+1 fails in the simulation" bash -c "'$vqsim' plan '$def' --maximize vm.count --subject-to 'read.clat_p99_us <= 400' --ios 20000 --format json | python3 -c \"import json,sys; j=json.load(sys.stdin); a=j['answer']; des={t['value']: t['satisfied'] for t in j['tried'] if t['method'] == 'DES'}; assert a >= 2 and des[a] and not des[a + 1], (a, des)\""
 check "plan on an uncalibrated scenario has no such block" status_is 0 "$vqsim" plan "$def" --maximize workload.iodepth --subject-to 'read.clat_p99_us <= 2ms' --ios 5000
 check "... none" bash -c "! grep -q \"calibration's uncertainty\" '$tmp/out'"
 
