@@ -77,6 +77,7 @@ int solve_main(const std::vector<std::string>& args) {
     j["clat_mean_ns"] = finite_or_null(r.clat_mean_ns);
     j["bottleneck"] = r.bottleneck;
     j["open_loop"] = r.open_loop;
+    if (s.vms > 1) j["host"] = {{"vms", s.vms}, {"total_iops", r.total_iops}};
     j["saturated"] = r.saturated || !overload.empty();
     j["warnings"] = nlohmann::ordered_json::array();
     for (const auto& w : s.warnings) j["warnings"].push_back(w);
@@ -102,8 +103,10 @@ int solve_main(const std::vector<std::string>& args) {
   if (!overload.empty())
     std::printf("%s%s\n", overload.c_str(),
                 r.saturated ? "; some stage is over 100% busy and the mean latencies are unbounded" : "");
-  std::printf("IOPS %.0f (read %.0f, write %.0f); mean lat %s µs = slat %s + clat %s\n\n", r.iops, r.read_iops, r.write_iops,
+  std::printf("IOPS %.0f (read %.0f, write %.0f); mean lat %s µs = slat %s + clat %s\n", r.iops, r.read_iops, r.write_iops,
               us(r.lat_mean_ns).c_str(), us(r.slat_mean_ns).c_str(), us(r.clat_mean_ns).c_str());
+  if (s.vms > 1) std::printf("host (%d VMs of this profile; the figures above are one VM's): IOPS %.0f\n", s.vms, r.total_iops);
+  std::printf("\n");
   std::printf("%-26s %14s %12s %10s\n", "stage", "residence (µs)", "utilization", "number");
   for (const auto& st : r.stages) {
     const std::string number = std::isfinite(st.number_mean) ? [&] {
