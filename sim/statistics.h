@@ -26,8 +26,6 @@ class Welford {
     const double delta = x - mean_;
     mean_ += delta / static_cast<double>(n_);
     m2_ += delta * (x - mean_);
-    min_ = std::min(min_, x);
-    max_ = std::max(max_, x);
   }
   void clear() noexcept { *this = Welford{}; }
   std::uint64_t count() const noexcept { return n_; }
@@ -35,15 +33,13 @@ class Welford {
   // Sample variance (n - 1 in the denominator); 0 with fewer than two samples.
   double variance() const noexcept { return n_ > 1 ? m2_ / static_cast<double>(n_ - 1) : 0.0; }
   double stddev() const noexcept { return std::sqrt(variance()); }
-  double min() const noexcept { return n_ ? min_ : 0.0; }
-  double max() const noexcept { return n_ ? max_ : 0.0; }
+  // No min and max: every station adds to a Welford on every departure and none reports them;
+  // fio's min/max latencies are kept where they are reported (models/fio_workload.h).
 
  private:
   std::uint64_t n_ = 0;
   double mean_ = 0.0;
   double m2_ = 0.0;
-  double min_ = std::numeric_limits<double>::infinity();
-  double max_ = -std::numeric_limits<double>::infinity();
 };
 
 class TimeAverage {

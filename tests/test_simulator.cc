@@ -359,8 +359,6 @@ TEST_CASE("Welford agrees with a two-pass mean and variance on 10k values") {
   CHECK(w.mean() == doctest::Approx(static_cast<double>(mean)).epsilon(1e-14));
   CHECK(w.variance() == doctest::Approx(var).epsilon(1e-8));
   CHECK(w.stddev() == doctest::Approx(std::sqrt(var)).epsilon(1e-8));
-  CHECK(w.min() == *std::min_element(x.begin(), x.end()));
-  CHECK(w.max() == *std::max_element(x.begin(), x.end()));
 
   // Small cases: one value has variance 0; empty has zeros throughout; clear() forgets all.
   Welford one;
@@ -369,8 +367,7 @@ TEST_CASE("Welford agrees with a two-pass mean and variance on 10k values") {
   CHECK(one.variance() == 0.0);
   Welford none;
   CHECK(none.count() == 0);
-  CHECK(none.min() == 0.0);
-  CHECK(none.max() == 0.0);
+  CHECK(none.mean() == 0.0);
   w.clear();
   CHECK(w.count() == 0);
   CHECK(w.mean() == 0.0);
