@@ -20,9 +20,7 @@ models::IoScenario short_run(models::ScenarioSource src, int vms, int replicatio
 }
 
 // a and b agree within their 95% intervals.
-bool overlap(const sim::Interval& a, const sim::Interval& b) {
-  return std::fabs(a.mean - b.mean) <= a.half_width + b.half_width;
-}
+bool overlap(const sim::Interval& a, const sim::Interval& b) { return std::fabs(a.mean - b.mean) <= a.half_width + b.half_width; }
 }  // namespace
 
 TEST_CASE("one VM of vm.count is the single-VM scenario, figure for figure and event for event") {
@@ -73,8 +71,8 @@ TEST_CASE("VMs on a null device with host.cores = 2 saturate the cores, below th
     // More VMs never lower the host's throughput much; past the cores' capacity they add nothing.
     CHECK(total >= 0.97 * previous);
     if (vms >= 4) {
-      CHECK(cpu > 0.97);                        // both cores busy all the time
-      CHECK(total <= 1.05 * previous);          // the aggregate has saturated
+      CHECK(cpu > 0.97);                // both cores busy all the time
+      CHECK(total <= 1.05 * previous);  // the aggregate has saturated
       // The MVA puts the guests' CPU work on the shared cores and the QEMU threads beside them:
       // its throughput bounds the simulation's, where both compete for the cores.
       CHECK(total <= 1.02 * models::solve_io_mva(s).total_iops);
