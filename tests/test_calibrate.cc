@@ -669,7 +669,7 @@ TEST_CASE("the parameter draws: refits inside the bounds, their spread is FIT.to
   // FIT.toml carries the draws' spread, and the JSON report the draws.
   const std::string toml = fit::fit_toml(synthetic_dataset(), r, scratch().string() + "/draws.toml", "cmd");
   CAPTURE(toml);
-  CHECK(toml.find("# the spread of 32 refits about their optimum") != std::string::npos);
+  CHECK(toml.find("# the spread about their optimum of 32 refits") != std::string::npos);
   const auto j = fit::report_json(synthetic_dataset(), r);
   CHECK(j["parameter_draws"]["count"] == r.draws.size());
   CHECK(j["parameter_draws"]["in_alternative"] == 0);

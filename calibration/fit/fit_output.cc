@@ -121,7 +121,7 @@ std::string fit_toml(const Dataset& d, const CalibrationResult& r, const std::st
   for (std::size_t i = 0; i < r.params.size(); ++i)
     t += (i ? ", " : "") + toml_num(finite(drawn ? r.draw_log_sd[i] : r.params[i].log_sd));
   t += "]";
-  if (drawn) t += "  # the spread of " + std::to_string(r.draws.size()) + " refits about their optimum (" + r.draws_method + ")";
+  if (drawn) t += "  # the spread about their optimum of " + r.draws_method;
   t += "\nlog_corr = [";
   for (long i = 0; i < corr.rows(); ++i) {
     t += i ? ", [" : "[";
