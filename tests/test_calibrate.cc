@@ -186,6 +186,9 @@ void each_number(const fit::CalibrationResult& r, const std::function<void(const
     }
   };
   for (const auto& run : r.runs) targets(run.name, run.targets);
+  for (const auto& v : r.draws)
+    for (double x : v) f("draw", x);
+  for (double x : r.draw_log_sd) f("draw_log_sd", x);
   f("rss", r.rss);
   f("residual_variance", r.residual_variance);
   f("seconds", r.seconds);
@@ -687,6 +690,41 @@ TEST_CASE("FIT.toml writes plain decimals that read back, and the reports count 
   r.runs = {fitted, fitted};
   CHECK(fit::report_text(d, r).rfind("fitted 2 runs of lab/manifest.toml on " + d.base_path + ": converged", 0) == 0);
   CHECK(fit::fit_toml(d, r, "fit.toml", "cmd").find("source = \"manifest.toml, 2 runs\"") != std::string::npos);
+}
+
+TEST_CASE("the parameter draws: refits inside the bounds, their spread is FIT.toml's, and every interval holds its draws") {
+  const fit::CalibrationResult& r = synthetic_fit();
+  const fit::CalibrateOptions o = synthetic_options(1);
+  REQUIRE(r.draws.size() == static_cast<std::size_t>(o.bootstrap));
+  REQUIRE(r.draw_log_sd.size() == r.params.size());
+  // 4 fitted runs, too few to resample: the measurements are perturbed instead.
+  CHECK(r.draws_method.find("moved by the residual noise") != std::string::npos);
+  for (std::size_t k = 0; k < r.params.size(); ++k) {
+    CAPTURE(r.params[k].key);
+    // The data pin both parameters: the draws scatter a little about the estimate, inside the
+    // interval, which also holds the linearized one.
+    CHECK(r.draw_log_sd[k] > 0);
+    CHECK(r.draw_log_sd[k] < 0.2);
+    int inside = 0;
+    for (const auto& v : r.draws) inside += r.params[k].lower <= v[k] && v[k] <= r.params[k].upper;
+    CHECK(inside >= static_cast<int>(0.9 * static_cast<double>(r.draws.size())));
+    CHECK(r.params[k].lower <= r.params[k].estimate * std::exp(-1.96 * r.params[k].log_sd) * (1 + 1e-9));
+  }
+  // Every fitted figure's interval comes from its draws, and holds the fitted value.
+  for (const auto& run : r.runs)
+    for (const auto& t : run.targets) {
+      CAPTURE(run.name + " " + t.metric);
+      CHECK(t.draws.size() == r.draws.size());
+      CHECK(t.lower <= t.fitted);
+      CHECK(t.fitted <= t.upper);
+    }
+  // FIT.toml carries the draws' spread, and the JSON report the draws.
+  const std::string toml = fit::fit_toml(synthetic_dataset(), r, scratch().string() + "/draws.toml", "cmd");
+  CAPTURE(toml);
+  CHECK(toml.find("# the spread about their optimum of 32 refits") != std::string::npos);
+  const auto j = fit::report_json(synthetic_dataset(), r);
+  CHECK(j["parameter_draws"]["count"] == r.draws.size());
+  CHECK(j["parameter_draws"]["in_alternative"] == 0);
 }
 
 TEST_CASE("calibrate refuses setups it cannot fit") {

@@ -90,6 +90,21 @@ TEST_CASE(
   CHECK(fit::model_error_sd(0.4, {}) == 0.4);
 }
 
+TEST_CASE("the model-error estimate with parameter draws: the draws' mixture holds what it spans, and only that") {
+  // Draws at 0 alone: the plain case (|e| / 1.96 beyond what the simulation holds).
+  CHECK(fit::needed_model_sd({0.392, 0.01, 0, 0, {0.0, 0.0, 0.0, 0.0}}) == doctest::Approx(std::sqrt(0.04 - 0.01)).epsilon(1e-4));
+  // Two explanations among the draws, one on each side of the measurement (ln(measured / model) =
+  // 0.3): the mixture holds it without any model error.
+  std::vector<double> two;
+  for (int i = 0; i < 16; ++i) two.push_back(i < 8 ? 0.0 : 0.6);
+  CHECK(fit::needed_model_sd({-0.3, 0.0001, 0, 0, two}) == 0);
+  // The same draws when the measurement lies beyond both: more than the plain estimate needs
+  // from the nearer one, and the second explanation's shift and weight fields are not used.
+  const double beyond = fit::needed_model_sd({0.3, 0.0001, 0, 0, two});
+  CHECK(beyond > 0.3 / 1.96 * 0.9);
+  CHECK(fit::needed_model_sd({0.3, 0.0001, -0.5, 0.3, two}) == beyond);
+}
+
 TEST_CASE("leave-one-out folds are classified by distance and each distance has its own model-error term") {
   fit::CalibrateOptions o;
   o.fit_keys = {"backend.read_us"};

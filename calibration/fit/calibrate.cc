@@ -19,6 +19,8 @@
 #include "models/io_metrics.h"
 #include "models/io_path_mva.h"
 #include "models/io_results.h"
+#include "sim/distribution.h"
+#include "sim/rng.h"
 
 namespace vqsim::fit {
 
@@ -76,6 +78,17 @@ void parallel_for(std::size_t n, int threads, F f) {
   for (auto& t : pool) t.join();
   if (error) std::rethrow_exception(error);
 }
+
+// A bootstrap replicate's reweighting of the fit (calibrate's parameter draws): each fitted run's
+// cost counts run_weight times (a Bayesian bootstrap over runs), each figure's measurement is
+// moved by log_offset (a parametric bootstrap of the measurement noise, with few runs), and the
+// prior's centre by prior_shift (randomized maximum likelihood: the prior's own spread, so that
+// the draws cover what the data leave open).
+struct Reweighting {
+  std::vector<double> run_weight;               // per dataset run
+  std::vector<std::vector<double>> log_offset;  // per dataset run and target
+  Eigen::VectorXd prior_shift;                  // per parameter, in log
+};
 
 struct DesPoint {
   std::vector<double> value, half_width;  // per target
@@ -149,21 +162,26 @@ class Fitter {
   }
 
   // One figure's residual: its weighted log error over the target's unit, under the loss.
-  double residual(const CalRun& cr, std::size_t t, double value, bool squares = false) const {
-    return loss(std::sqrt(cr.weight) * (std::log(value) - std::log(cr.targets[t].measured)) / cr.targets[t].sigma_rel, squares);
+  // `w` and `offset`: a bootstrap replicate's weight on the run and shift of the measurement.
+  double residual(const CalRun& cr, std::size_t t, double value, bool squares = false, double w = 1, double offset = 0) const {
+    const double r = loss(
+        std::sqrt(cr.weight) * (std::log(value) - std::log(cr.targets[t].measured) - offset) / cr.targets[t].sigma_rel, squares);
+    return w == 1 ? r : std::sqrt(w) * r;
   }
 
   // Data residuals of `runs` then prior residuals.
-  std::optional<Eigen::VectorXd> residuals(const std::vector<std::size_t>& runs, const Eigen::VectorXd& u,
-                                           bool squares = false) const {
+  std::optional<Eigen::VectorXd> residuals(const std::vector<std::size_t>& runs, const Eigen::VectorXd& u, bool squares = false,
+                                           const Reweighting* rw = nullptr) const {
     std::vector<double> r;
     for (std::size_t run : runs) {
       const auto v = surrogate(run, u);
       if (!v) return std::nullopt;
       const CalRun& cr = d_.runs[run];
-      for (std::size_t t = 0; t < v->size(); ++t) r.push_back(residual(cr, t, (*v)[t], squares));
+      for (std::size_t t = 0; t < v->size(); ++t)
+        r.push_back(rw ? residual(cr, t, (*v)[t], squares, rw->run_weight[run], rw->log_offset[run][t])
+                       : residual(cr, t, (*v)[t], squares));
     }
-    for (long k = 0; k < u.size(); ++k) r.push_back((u[k] - u0_[k]) / o_.prior_log_sd);
+    for (long k = 0; k < u.size(); ++k) r.push_back((u[k] - u0_[k] - (rw ? rw->prior_shift[k] : 0.0)) / o_.prior_log_sd);
     return Eigen::Map<Eigen::VectorXd>(r.data(), static_cast<long>(r.size()));
   }
 
@@ -191,13 +209,22 @@ class Fitter {
 
   // `squares`: plain least squares whatever the loss (a warm start: the Cauchy cost is not convex,
   // and from far away, where every figure looks like an outlier, it can settle anywhere).
-  LmResult fit(const std::vector<std::size_t>& runs, const Eigen::VectorXd& start, int max_iterations,
-               bool squares = false) const {
+  // `rw`: a bootstrap replicate's reweighting; `threads` (0: the options') for the Jacobian;
+  // `coarse`: converged at a relative cost decrease of 1e-4 or a step of 1e-3 in log (a draw
+  // needs a precision far below its spread, not the estimate's), and no Jacobian at the answer.
+  LmResult fit(const std::vector<std::size_t>& runs, const Eigen::VectorXd& start, int max_iterations, bool squares = false,
+               const Reweighting* rw = nullptr, int threads = 0, bool coarse = false) const {
     LmOptions lo;
-    lo.threads = o_.threads;
+    if (coarse) {
+      lo.tolerance_cost = 1e-4;
+      lo.tolerance_step = 1e-3;
+      lo.final_jacobian = false;
+    }
+    lo.threads = threads > 0 ? threads : o_.threads;
     lo.max_iterations = max_iterations;
     lo.cancelled = o_.cancelled;
-    return levenberg_marquardt([&](const Eigen::VectorXd& u) { return residuals(runs, u, squares); }, start, lower_, upper_, lo);
+    return levenberg_marquardt([&](const Eigen::VectorXd& u) { return residuals(runs, u, squares, rw); }, start, lower_, upper_,
+                               lo);
   }
 
   // From a start far from the answer: least squares first, then the chosen loss from there.
@@ -327,6 +354,40 @@ std::pair<double, double> mixture_interval95(double a, double b, double sd, doub
   return {quantile(0.025), quantile(0.975)};
 }
 
+// The central 95% interval of the equal-weight mixture of N(c_i, sd^2) (the parameter draws'
+// log predictions, each with the other parts' spread), by bisection on its CDF.
+double draws_cdf(const std::vector<double>& centres, double sd, double x) {
+  double f = 0;
+  for (double c : centres) f += 0.5 * std::erfc(-(x - c) / (sd * std::sqrt(2.0)));
+  return f / static_cast<double>(centres.size());
+}
+
+std::pair<double, double> draws_interval95(const std::vector<double>& centres, double sd) {
+  sd = std::max(sd, 1e-9);
+  const auto [lo_c, hi_c] = std::minmax_element(centres.begin(), centres.end());
+  const auto quantile = [&](double q) {
+    double lo = *lo_c - 10 * sd, hi = *hi_c + 10 * sd;
+    for (int i = 0; i < 100; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      (draws_cdf(centres, sd, mid) < q ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+  };
+  return {quantile(0.025), quantile(0.975)};
+}
+
+// A figure's interval from the parameter draws (TargetFit::draws): the 95% interval of the
+// mixture of its draws' log predictions, each with the simulation's spread and the model's error.
+void draws_interval(TargetFit& t, double model_sd) {
+  if (t.draws.empty() || !(t.fitted > 0)) return;
+  const double sim_sd = t.sim_half_width / t.fitted / 1.96;
+  std::vector<double> centres;
+  for (double d : t.draws) centres.push_back(std::log(t.fitted) + d);
+  const auto [lo, hi] = draws_interval95(centres, std::sqrt(sim_sd * sim_sd + model_sd * model_sd));
+  t.lower = std::exp(lo);
+  t.upper = std::exp(hi);
+}
+
 double log_error(const TargetFit& t) { return t.measured > 0 && t.fitted > 0 ? std::log(t.fitted / t.measured) : 0.0; }
 
 // Widens a prediction's interval by the model's own error (sd of ln(model / measured)).
@@ -397,6 +458,21 @@ void say(const CalibrateOptions& o, const std::string& line) {
 // holds its measurement.
 double needed_model_sd(const ErrorSample& e) {
   const double x = -e.error;  // ln(measured / model)
+  if (!e.draws.empty()) {
+    // Inside the mixture's central 95% interval exactly when its CDF at x lies in [0.025, 0.975].
+    const auto inside = [&](double sd) {
+      const double f = draws_cdf(e.draws, std::max(std::sqrt(e.held_var + sd * sd), 1e-9), x);
+      return 0.025 <= f && f <= 0.975;
+    };
+    if (inside(0)) return 0;
+    double lo = 0, hi = std::fabs(x) + 1;
+    for (double d : e.draws) hi = std::max(hi, std::fabs(x) + std::fabs(d) + 1);
+    for (int i = 0; i < 50; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      (inside(mid) ? hi : lo) = mid;
+    }
+    return hi;
+  }
   if (e.shift == 0 || e.weight <= 0) return std::sqrt(std::max(0.0, x * x / (1.96 * 1.96) - e.held_var));
   const auto inside = [&](double sd) {
     const auto [lo, hi] = mixture_interval95(0, e.shift, std::sqrt(e.held_var + sd * sd), e.weight);
@@ -610,6 +686,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       break;
     }
   }
+  std::map<std::size_t, DesPoint> alt_des_kept;  // the DES of the fitted runs at the second explanation
   // A second explanation: the multi-start's end point farthest from the best (some parameter at
   // least 1.5x apart) among those the simulation says fit about as well — within twice the
   // residual variance of the best cost (a likelihood ratio the data cannot resolve). When it
@@ -686,6 +763,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       // As likelihoods: exp(-cost / 2 s^2) each (the cost is a sum of squared residuals in units
       // of their assumed sd, s^2 the residual variance).
       res.alternative_weight = 1 / (1 + std::exp((alt_cost - best_cost) / (2 * s2)));
+      alt_des_kept = alt_des;
       std::string diff;
       for (long k = 0; k < p; ++k)
         if (std::fabs((*alt)[k] - best_u[k]) >= std::log(1.5))
@@ -756,14 +834,111 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
                             " are confounded (correlation " + fmt("%+.2f", res.correlation(k, j)) +
                             "): the data fixes a combination of them, not each one");
 
+  Eigen::VectorXd ua(p);  // the second explanation, if any
+  if (res.alternative)
+    for (long k = 0; k < p; ++k) ua[k] = std::log((*res.alternative)[static_cast<std::size_t>(k)]);
+  // The surrogate anchored at the second explanation: its refits (bootstrap, leave-one-out) start
+  // there and descend on a surrogate that equals the simulation there.
+  std::unique_ptr<Fitter> alt_fitter;
+  if (res.alternative && (o.bootstrap > 0 || (o.leave_one_out && o.refit_alternative))) {
+    alt_fitter = std::make_unique<Fitter>(d, o, keys, u0);
+    alt_fitter->anchor(alt_des_kept, ua);
+  }
+
+  // Parameter draws (CalibrateOptions::bootstrap): each replicate reweights the runs (or, with
+  // few runs, perturbs the measurements by the residual noise) and draws the prior's centre,
+  // then refits the surrogate from the estimate and from the second explanation; the better end
+  // is the draw, and the optimum it came from its mode. The replicates' random numbers are drawn
+  // in order before any refit, so the draws do not depend on the thread count.
+  std::vector<Eigen::VectorXd> boot_u;
+  std::vector<int> boot_mode;
+  if (o.bootstrap > 0) {
+    const int B = o.bootstrap;
+    const bool by_runs = fit_runs.size() >= 5;
+    res.draws_method =
+        std::to_string(B) + " refits " +
+        (by_runs ? "over the fitted runs reweighted (a Bayesian bootstrap: Dirichlet weights)"
+                 : "with every measured figure moved by the residual noise (fewer than 5 fitted runs: too few to resample)") +
+        ", each with the prior's centre drawn from the prior";
+    sim::Rng rng = sim::Rng::for_stream(o.seed, 0, 0x626f6f7473747270ULL);  // "bootstrp"
+    std::vector<Reweighting> rws(static_cast<std::size_t>(B));
+    const double noise_sd = std::sqrt(res.residual_variance);
+    for (auto& rw : rws) {
+      rw.run_weight.assign(d.runs.size(), 1.0);
+      rw.log_offset.resize(d.runs.size());
+      for (std::size_t i = 0; i < d.runs.size(); ++i) rw.log_offset[i].assign(d.runs[i].targets.size(), 0.0);
+      if (by_runs) {
+        double sum = 0;
+        for (std::size_t i : fit_runs) sum += rw.run_weight[i] = -std::log(rng.uniform_open0());
+        for (std::size_t i : fit_runs) rw.run_weight[i] *= static_cast<double>(fit_runs.size()) / sum;
+      } else {
+        for (std::size_t i : fit_runs)
+          for (std::size_t t = 0; t < d.runs[i].targets.size(); ++t)
+            rw.log_offset[i][t] =
+                noise_sd * d.runs[i].targets[t].sigma_rel / std::sqrt(d.runs[i].weight) * sim::standard_normal(rng);
+      }
+      rw.prior_shift.resize(p);
+      for (long k = 0; k < p; ++k) rw.prior_shift[k] = o.prior_log_sd * sim::standard_normal(rng);
+    }
+    say(o, "parameter draws: " + res.draws_method);
+    boot_u.resize(static_cast<std::size_t>(B));
+    boot_mode.assign(static_cast<std::size_t>(B), 0);
+    parallel_for(static_cast<std::size_t>(B), o.threads, [&](std::size_t b) {
+      LmResult a = fitter->fit(fit_runs, u, 30, false, &rws[b], 1, true);
+      if (a.stop_reason == "cancelled") throw std::runtime_error("calibration cancelled");
+      boot_u[b] = a.u;
+      if (alt_fitter) {
+        const LmResult c = alt_fitter->fit(fit_runs, ua, 30, false, &rws[b], 1, true);
+        if (c.cost < a.cost) {
+          boot_u[b] = c.u;
+          boot_mode[b] = 1;
+        }
+      }
+    });
+    int in_alt = 0;
+    Eigen::MatrixXd C = Eigen::MatrixXd::Zero(p, p);
+    for (int b = 0; b < B; ++b) {
+      const Eigen::VectorXd dev = boot_u[static_cast<std::size_t>(b)] - (boot_mode[static_cast<std::size_t>(b)] ? ua : u);
+      C += dev * dev.transpose() / B;
+      in_alt += boot_mode[static_cast<std::size_t>(b)];
+      std::vector<double> v;
+      for (long k = 0; k < p; ++k) v.push_back(std::exp(boot_u[static_cast<std::size_t>(b)][k]));
+      res.draws.push_back(std::move(v));
+    }
+    res.draw_mode = boot_mode;
+    res.draw_correlation = Eigen::MatrixXd::Identity(p, p);
+    for (long k = 0; k < p; ++k) {
+      res.draw_log_sd.push_back(std::sqrt(std::max(0.0, C(k, k))));
+      for (long j = 0; j < p; ++j)
+        if (k != j && C(k, k) > 0 && C(j, j) > 0)
+          res.draw_correlation(k, j) = std::clamp(C(k, j) / std::sqrt(C(k, k) * C(j, j)), -1.0, 1.0);
+    }
+    // Each parameter's interval covers the draws' central 95% as well as the linearized one: the
+    // whole plausible region, both explanations included.
+    for (long k = 0; k < p; ++k) {
+      std::vector<double> xs;
+      for (const auto& v : res.draws) xs.push_back(v[static_cast<std::size_t>(k)]);
+      std::sort(xs.begin(), xs.end());
+      const auto at = [&](double q) {
+        return xs[std::min(xs.size() - 1, static_cast<std::size_t>(q * static_cast<double>(xs.size())))];
+      };
+      ParamEstimate& e = res.params[static_cast<std::size_t>(k)];
+      e.lower = std::min(e.lower, at(0.025));
+      e.upper = std::max(e.upper, at(0.975));
+    }
+    if (res.alternative) {
+      res.alternative_weight = static_cast<double>(in_alt) / B;
+      res.notes.push_back("of the " + std::to_string(B) + " parameter draws (" + res.draws_method + "), " +
+                          std::to_string(in_alt) +
+                          " fit the second explanation better than the estimate: its share of the draws");
+    }
+  }
+
   std::vector<std::string> fit_signatures, fit_classes;  // of each fitted run, in fit_runs order
   for (std::size_t i : fit_runs) {
     fit_signatures.push_back(models::setup_signature(d.runs[i].scenario));
     fit_classes.push_back(run_signature(d.runs[i]));
   }
-  Eigen::VectorXd ua(p);  // the second explanation, if any
-  if (res.alternative)
-    for (long k = 0; k < p; ++k) ua[k] = std::log((*res.alternative)[static_cast<std::size_t>(k)]);
   // Held-out runs: the DES at the estimate is their prediction.
   if (!held_out.empty()) {
     say(o, "predicting " + std::to_string(held_out.size()) + " held-out runs");
@@ -790,6 +965,51 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     }
     res.runs.push_back(std::move(rf));
   }
+  // The DES at the second explanation: the fitted runs' from the multi-start, the held-out runs'
+  // now (their predictions there).
+  std::map<std::size_t, DesPoint> des_at_alt;
+  if (res.alternative) {
+    des_at_alt = alt_des_kept;
+    if (!held_out.empty())
+      for (auto& [k, v] : fitter->des(held_out, ua)) des_at_alt[k] = std::move(v);
+    for (std::size_t i = 0; i < d.runs.size(); ++i)
+      if (res.runs[i].held_out)
+        for (std::size_t t = 0; t < res.runs[i].targets.size(); ++t)
+          res.runs[i].targets[t].alternative = des_at_alt.at(i).value[t];
+  }
+  // Each figure's parameter draws: a draw of the estimate's mode moves the figure as the
+  // surrogate (anchored at the estimate) says; one of the alternative's starts from the simulation
+  // there and moves by the surrogate's ratio. `centre_u` / `alt_u`: where the draws are centred
+  // (a leave-one-out fold's fits); `value` / `alt_value`: the simulation's figures there.
+  const auto figure_draws = [&](std::size_t run, const Eigen::VectorXd& centre_u, const std::vector<double>& value,
+                                const Eigen::VectorXd* alt_u, const std::vector<double>* alt_value) {
+    std::vector<std::vector<double>> out(d.runs[run].targets.size());
+    const auto at_centre = fitter->surrogate(run, centre_u);
+    const auto at_alt = alt_u ? fitter->surrogate(run, *alt_u) : std::nullopt;
+    for (std::size_t b = 0; b < boot_u.size(); ++b) {
+      const bool alt = boot_mode[b] == 1 && alt_u && alt_value && at_alt;
+      const Eigen::VectorXd v = alt ? Eigen::VectorXd(boot_u[b] - ua + *alt_u) : Eigen::VectorXd(boot_u[b] - u + centre_u);
+      const auto s = fitter->surrogate(run, v.cwiseMax(fitter->lower()).cwiseMin(fitter->upper()));
+      for (std::size_t t = 0; t < out.size(); ++t) {
+        const auto& base = alt ? *at_alt : at_centre;
+        double shift = 0;
+        if (s && base && (*s)[t] > 0 && (*base)[t] > 0) shift = std::log((*s)[t] / (*base)[t]);
+        if (alt && (*alt_value)[t] > 0 && value[t] > 0) shift += std::log((*alt_value)[t] / value[t]);
+        out[t].push_back(shift);
+      }
+    }
+    return out;
+  };
+  if (!boot_u.empty())
+    for (std::size_t i = 0; i < d.runs.size(); ++i) {
+      const DesPoint& pt = des_at_u.at(i);
+      const DesPoint* pa = res.alternative ? &des_at_alt.at(i) : nullptr;
+      auto dr = figure_draws(i, u, pt.value, res.alternative ? &ua : nullptr, pa ? &pa->value : nullptr);
+      for (std::size_t t = 0; t < res.runs[i].targets.size(); ++t) {
+        res.runs[i].targets[t].draws = std::move(dr[t]);
+        draws_interval(res.runs[i].targets[t], 0);
+      }
+    }
 
   // Leave-one-out: refit without each run (from the estimate, with the same corrections) and
   // simulate the left-out run at that fit.
@@ -807,7 +1027,12 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       // The second explanation without the run too, moved as the estimate moved (a refit of each
       // would double the folds' cost): the fold's interval holds both, as a held-out run's does,
       // so that the model-error estimate does not count their spread twice.
-      if (res.alternative) fold_alt_u.push_back(((ua + fold_u.back() - u).cwiseMax(fitter->lower())).cwiseMin(fitter->upper()));
+      if (res.alternative) {
+        if (alt_fitter && o.refit_alternative)
+          fold_alt_u.push_back(alt_fitter->fit(rest, ua, 30).u);
+        else
+          fold_alt_u.push_back(((ua + fold_u.back() - u).cwiseMax(fitter->lower())).cwiseMin(fitter->upper()));
+      }
     }
     std::vector<DesPoint> fold_points(fit_runs.size()), fold_alt(fit_runs.size());
     for (std::size_t f = 0; f < fit_runs.size(); ++f) {
@@ -825,10 +1050,20 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       // The parameters' part through the surrogate's slope at the fold's fit, with the full fit's
       // covariance (the fold's own, from one run fewer, would be a little wider).
       const Eigen::MatrixXd g = fitter->log_gradient(fit_runs[f], fold_u[f]);
+      // With parameter draws: the full fit's draws moved to the fold's fits (each mode's by as
+      // much as that mode's refit moved), the fold's own bootstrap being as costly as the fit's.
+      std::vector<std::vector<double>> dr;
+      if (!boot_u.empty())
+        dr = figure_draws(fit_runs[f], fold_u[f], fold_points[f].value, res.alternative ? &fold_alt_u[f] : nullptr,
+                          res.alternative ? &fold_alt[f].value : nullptr);
       for (std::size_t t = 0; t < r.targets.size(); ++t) {
         TargetFit tf =
             target_fit(r.targets[t], fold_points[f].value[t], fold_points[f].half_width[t], g.row(static_cast<long>(t)), cov);
         if (res.alternative) tf.alternative = fold_alt[f].value[t];
+        if (!dr.empty()) {
+          tf.draws = std::move(dr[t]);
+          draws_interval(tf, 0);
+        }
         auto& [sum, n] = by_kind[tf.kind];
         sum += std::fabs(tf.error_rel());
         ++n;
@@ -854,6 +1089,11 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   auto samples_of = [&](const std::vector<TargetFit>& ts, const std::string& kind, std::vector<ErrorSample>& out) {
     for (const auto& t : ts)
       if (t.kind == kind && t.measured > 0 && t.fitted > 0) {
+        if (!t.draws.empty()) {
+          const double sim_sd = t.sim_half_width / t.fitted / 1.96;
+          out.push_back({log_error(t), sim_sd * sim_sd, 0, 0, t.draws});
+          continue;
+        }
         const double h = t.upper > t.fitted ? std::log(t.upper / t.fitted) / 1.96 : 0.0;
         const double shift = t.alternative > 0 ? std::log(t.alternative / t.fitted) : 0.0;
         out.push_back({log_error(t), h * h, shift, shift != 0 ? res.alternative_weight : 0.0});
@@ -929,18 +1169,16 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     const auto it = m.find(kind);
     return it != m.end() ? it->second : predict::prior_model_error(kind, distance);
   };
-  // A second explanation: held-out runs predicted at it too, and their interval is the 95%
-  // interval of the mixture of both predictions, weighted by how well each fits
-  // (alternative_weight).
-  if (res.alternative && !held_out.empty()) {
-    const auto pts = fitter->des(held_out, ua);
-    for (std::size_t i = 0; i < d.runs.size(); ++i)
-      if (res.runs[i].held_out)
-        for (std::size_t t = 0; t < res.runs[i].targets.size(); ++t) res.runs[i].targets[t].alternative = pts.at(i).value[t];
-  }
+  // A second explanation: held-out runs are predicted at it too (above), and their interval is
+  // the 95% interval of the mixture of both predictions, weighted by how well each fits
+  // (alternative_weight); with parameter draws, the mixture of the draws, which hold both.
   for (auto& rf : res.runs) {
     if (!rf.held_out) continue;
     for (auto& t : rf.targets) {
+      if (!t.draws.empty()) {
+        draws_interval(t, term_at(t.kind, rf.distance));
+        continue;
+      }
       add_model_error(t, term_at(t.kind, rf.distance));
       add_alternative(t, res.alternative_weight);
     }
@@ -964,6 +1202,10 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     }
     for (std::size_t f = 0; f < res.cv->folds.size(); ++f)
       for (std::size_t t = 0; t < res.cv->folds[f].targets.size(); ++t) {
+        if (!res.cv->folds[f].targets[t].draws.empty()) {
+          draws_interval(res.cv->folds[f].targets[t], sds[f][t]);
+          continue;
+        }
         add_model_error(res.cv->folds[f].targets[t], sds[f][t]);
         add_alternative(res.cv->folds[f].targets[t], res.alternative_weight);
       }
@@ -971,8 +1213,8 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   res.fitted_setups = fit_signatures;
   std::sort(res.fitted_setups.begin(), res.fitted_setups.end());
   res.fitted_setups.erase(std::unique(res.fitted_setups.begin(), res.fitted_setups.end()), res.fitted_setups.end());
-  res.mva_evaluations += fitter->mva_evaluations();
-  res.des_runs += fitter->des_runs();
+  res.mva_evaluations += fitter->mva_evaluations() + (alt_fitter ? alt_fitter->mva_evaluations() : 0);
+  res.des_runs += fitter->des_runs() + (alt_fitter ? alt_fitter->des_runs() : 0);
   res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return res;
 }

@@ -45,6 +45,15 @@ struct CalibrateOptions {
   // Start the first round's descent again from 4x and 1/4 of each parameter, keep the best end,
   // and keep a second explanation that fits about as well (CalibrationResult::alternative).
   bool multi_start = true;
+  // Parameter draws: refit the surrogate this many times from the optimum (and from the second
+  // explanation, keeping the better end) with the runs reweighted (a Bayesian bootstrap; with
+  // fewer than 5 fitted runs the measurements perturbed by the residual noise instead) and the
+  // prior's centre drawn from the prior; the refitted vectors are the parameter uncertainty
+  // (CalibrationResult::draws). 0: the linearized covariance alone, as before.
+  int bootstrap = 32;
+  // Leave-one-out with a second explanation: refit it without the run too (true), or move it by
+  // as much as the estimate's refit moved (false).
+  bool refit_alternative = true;
   std::function<void(const std::string&)> progress;  // one line per step
   std::function<bool()> cancelled;
 };
@@ -67,6 +76,9 @@ struct TargetFit {
   // A prediction's value at the second explanation (CalibrationResult::alternative), whose
   // interval then holds both; 0 without one.
   double alternative = 0;
+  // With parameter draws (CalibrationResult::draws): ln(draw's prediction / fitted) per draw, whose
+  // mixture (with the simulation's and the model's spread) is the interval; empty without.
+  std::vector<double> draws = {};
   double error_rel() const { return measured > 0 ? (fitted - measured) / measured : 0; }
 };
 
@@ -123,8 +135,11 @@ struct ModelError {
 // variance its interval already holds without the model's error (parameters and simulation:
 // (ln(upper / value) / 1.96)^2), and the second explanation's shift d = ln(alternative / value)
 // with its weight w (0, 0 without one).
+// With parameter draws, `draws` holds ln(draw / value) of each (equal weights) and held_var the
+// simulation's part alone: the interval is then the mixture of the draws (shift and weight unused).
 struct ErrorSample {
   double error = 0, held_var = 0, shift = 0, weight = 0;
+  std::vector<double> draws = {};
 };
 
 // The smallest model-error sd at which the sample's 95% interval, built as a prediction's is
@@ -156,7 +171,16 @@ struct CalibrationResult {
   // CalibrateOptions::multi_start): its parameter values, in `params` order, and the simulated costs.
   std::optional<std::vector<double>> alternative;
   double alternative_cost = 0, best_cost = 0;
-  double alternative_weight = 0;  // its share of the parameter draws: exp(-cost/2s^2), normalized over both
+  double alternative_weight = 0;  // its share of the parameter draws (the bootstrap's; without: exp(-cost/2s^2), normalized)
+  // The parameter draws (CalibrateOptions::bootstrap): each refit's values in `params` order, in
+  // each key's unit, and the optimum it fell into (0: the estimate, 1: the alternative); their
+  // spread about that optimum as log sds and correlation (what FIT.toml's [calibration] carries
+  // as log_sd and log_corr around the estimate and each mode). Empty without a bootstrap.
+  std::vector<std::vector<double>> draws;
+  std::vector<int> draw_mode;
+  std::vector<double> draw_log_sd;
+  Eigen::MatrixXd draw_correlation;
+  std::string draws_method;  // how the runs were resampled, in words
 };
 
 // Throws models::ConfigError for a setup it cannot fit (no free parameter left, every run held

@@ -113,13 +113,20 @@ std::string fit_toml(const Dataset& d, const CalibrationResult& r, const std::st
   t += "\n[calibration]\n";
   t += "params = [";
   for (std::size_t i = 0; i < r.params.size(); ++i) t += (i ? ", " : "") + quoted(r.params[i].key);
+  // With parameter draws (calibrate.h CalibrationResult::draws) the spread is theirs about the
+  // optimum each fell into; without, the linearized one.
+  const bool drawn = !r.draw_log_sd.empty();
+  const Eigen::MatrixXd& corr = drawn ? r.draw_correlation : r.correlation;
   t += "]\nlog_sd = [";
-  for (std::size_t i = 0; i < r.params.size(); ++i) t += (i ? ", " : "") + toml_num(finite(r.params[i].log_sd));
-  t += "]\nlog_corr = [";
-  for (long i = 0; i < r.correlation.rows(); ++i) {
+  for (std::size_t i = 0; i < r.params.size(); ++i)
+    t += (i ? ", " : "") + toml_num(finite(drawn ? r.draw_log_sd[i] : r.params[i].log_sd));
+  t += "]";
+  if (drawn) t += "  # the spread about their optimum of " + r.draws_method;
+  t += "\nlog_corr = [";
+  for (long i = 0; i < corr.rows(); ++i) {
     t += i ? ", [" : "[";
-    for (long j = 0; j < r.correlation.cols(); ++j) {
-      const double c = i == j ? 1.0 : std::round(finite(r.correlation(i, j)) * 1e6) / 1e6;
+    for (long j = 0; j < corr.cols(); ++j) {
+      const double c = i == j ? 1.0 : std::round(finite(corr(i, j)) * 1e6) / 1e6;
       t += (j ? ", " : "") + toml_num(c);
     }
     t += "]";
@@ -151,7 +158,8 @@ std::string fit_toml(const Dataset& d, const CalibrationResult& r, const std::st
     for (std::size_t i = 0; i < r.alternative->size(); ++i) t += (i ? ", " : "") + toml_num(finite((*r.alternative)[i]));
     t += "]]  # a second explanation the data fit about as well (simulated cost " + toml_num(finite(r.alternative_cost)) +
          " vs " + toml_num(finite(r.best_cost)) + ")\nmode_weights = [" + toml_num(finite(r.alternative_weight)) +
-         "]  # each mode's share of the parameter draws (the estimate has the rest)\n";
+         "]  # each mode's share of the parameter draws (the estimate has the rest)" +
+         (drawn ? std::string(": the share of the refits that fell into it") : std::string()) + "\n";
   }
   if (!r.fitted_setups.empty()) {
     t += "fitted_setups = [";
@@ -220,6 +228,12 @@ nlohmann::ordered_json report_json(const Dataset& d, const CalibrationResult& r)
                         {"simulated_cost", finite(r.alternative_cost)},
                         {"estimate_cost", finite(r.best_cost)},
                         {"weight", finite(r.alternative_weight)}};
+  if (!r.draws.empty()) {
+    int alt = 0;
+    for (int m : r.draw_mode) alt += m;
+    j["parameter_draws"] = {{"method", r.draws_method}, {"count", r.draws.size()}, {"in_alternative", alt},
+                            {"log_sd", r.draw_log_sd},  {"values", r.draws},       {"mode", r.draw_mode}};
+  }
   if (r.cv) {
     nlohmann::ordered_json cj;
     cj["method"] = "leave-one-out";

@@ -101,6 +101,7 @@ LmResult levenberg_marquardt(const ResidualFn& f, Eigen::VectorXd u0, const Eige
       out.stop_reason = out.converged ? "converged (no further decrease)" : "no step decreases the cost";
       break;
     }
+    if (out.converged && !o.final_jacobian) break;
     J = numeric_jacobian(f, u, r, o.step_u, upper, o.threads, &out.evaluations);
     if (out.converged) break;
   }

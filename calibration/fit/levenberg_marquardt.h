@@ -17,6 +17,9 @@ struct LmOptions {
   double tolerance_cost = 1e-7;  // relative cost decrease that counts as converged
   double tolerance_step = 1e-5;  // largest |delta u| that counts as converged
   int threads = 1;
+  // Whether LmResult::jacobian is the one at the answer when it converged (p more evaluations);
+  // false leaves the last one computed, for callers that want only the answer.
+  bool final_jacobian = true;
   std::function<bool()> cancelled;  // polled between evaluations
 };
 
