@@ -364,9 +364,11 @@ double draws_cdf(const std::vector<double>& centres, double sd, double x) {
 
 std::pair<double, double> draws_interval95(const std::vector<double>& centres, double sd) {
   sd = std::max(sd, 1e-9);
-  const auto [lo_c, hi_c] = std::minmax_element(centres.begin(), centres.end());
+  // Not a structured binding: clang 15 (the fuzz build) cannot capture one in a lambda.
+  const auto range = std::minmax_element(centres.begin(), centres.end());
+  const double lowest = *range.first, highest = *range.second;
   const auto quantile = [&](double q) {
-    double lo = *lo_c - 10 * sd, hi = *hi_c + 10 * sd;
+    double lo = lowest - 10 * sd, hi = highest + 10 * sd;
     for (int i = 0; i < 100; ++i) {
       const double mid = 0.5 * (lo + hi);
       (draws_cdf(centres, sd, mid) < q ? lo : hi) = mid;
