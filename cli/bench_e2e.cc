@@ -59,7 +59,7 @@ int bench_e2e(const std::vector<std::string>& args) {
   const auto completed = [&](const sim::Metrics& m) {
     double done = 0;
     for (int v = 0; v < vms; ++v) {
-      const std::string vm = v == 0 ? "" : "vm" + std::to_string(v) + ".";
+      const std::string vm = models::vm_prefix(v);
       done += m.get(vm + "read.ios") + m.get(vm + "write.ios");
     }
     return done;

@@ -60,9 +60,7 @@ AioStage::AioStage(sim::Simulator& sim, std::string vm, const IoScenario& s, IoT
   sim::connect(slots_->acquired, *this, kSlotGranted);
   sim::connect(slots_->released, *this, kSlotReleased);
   if (aio.handoff) {
-    const double mean_ns = s.host.threads_handoff_ns;
-    handoff_ = &sim.make<sim::DelayStation>(local("aio.handoff"), mean_ns > 0 ? sim::Distribution::lognormal_mean_cv(mean_ns, 0.5)
-                                                                              : sim::Distribution::deterministic(0));
+    handoff_ = &sim.make<sim::DelayStation>(local("aio.handoff"), spread(s.host.threads_handoff_ns, 0.5));
     sim::connect(handoff_->out, *this, kHandoffDone);
   }
 }

@@ -301,11 +301,16 @@ void Backend::accept(sim::JobId job, int in_port) {
   }
 }
 
+namespace {
+// Servers of a backend station: an FCFS station's, one for the serialized flushes, else none.
+int capacity_of(const sim::Component* c) {
+  const auto* fcfs = dynamic_cast<const sim::FcfsStation*>(c);
+  return fcfs ? fcfs->servers() : (dynamic_cast<const sim::BatchStation*>(c) ? 1 : 0);
+}
+}  // namespace
+
 void Backend::stations(std::vector<StageInfo>& out) const {
-  for (const sim::Component* c : stations_) {
-    const auto* fcfs = dynamic_cast<const sim::FcfsStation*>(c);
-    out.push_back({c->name(), "backend", fcfs ? fcfs->servers() : (dynamic_cast<const sim::BatchStation*>(c) ? 1 : 0)});
-  }
+  for (const sim::Component* c : stations_) out.push_back({c->name(), "backend", capacity_of(c)});
 }
 
 std::vector<std::string> Backend::device_entries() const {
@@ -324,11 +329,9 @@ std::vector<std::string> Backend::device_exits() const {
 
 void Backend::draw(StageGraph& g) const {
   for (const sim::Component* c : stations_) {
-    const auto* fcfs = dynamic_cast<const sim::FcfsStation*>(c);
-    const int capacity = fcfs ? fcfs->servers() : (dynamic_cast<const sim::BatchStation*>(c) ? 1 : 0);
     // Where the data lives; the rest (mirror, messenger, network, stalls, flushes) are stations.
     const bool device = dynamic_cast<const DeviceStation*>(c) != nullptr || c == fixed_ || (pagecache_backend() && c == cache_);
-    g.nodes.push_back({c->name(), "backend", device ? "device" : "station", capacity});
+    g.nodes.push_back({c->name(), "backend", device ? "device" : "station", capacity_of(c)});
   }
   if (msgr_ != nullptr) {
     g.edges.push_back({msgr_->name(), net_out_->name(), "send"});

@@ -16,10 +16,9 @@ QueueReach queue_reach(const IoScenario& s) {
 }
 
 FioWorkload::FioWorkload(sim::Simulator& sim, std::string vm, const IoScenario& scenario, IoTable& io, std::uint32_t vm_index)
-    : Stage(sim, vm, "fio"),
-      figure_prefix_(std::move(vm)),
-      vm_index_(vm_index),
+    : Stage(sim, std::move(vm), "fio"),
       s_(scenario),
+      vm_index_(vm_index),
       io_(io),
       depth_(scenario.workload.effective_depth()),
       merge_ios_(plug_merge_ios(scenario)) {
@@ -161,7 +160,7 @@ void FioWorkload::report(sim::Metrics& m, sim::time_ns now) const {
   const auto percentiles = sim::FioHistogram::fio_default_percentiles();
   for (int d = 0; d < 2; ++d) {
     const DirectionRecord& r = records_[d];
-    const std::string dir = figure_prefix_ + direction_name(static_cast<Direction>(d));
+    const std::string dir = vm() + direction_name(static_cast<Direction>(d));
     m.add(dir + ".ios", static_cast<double>(r.ios));
     m.add(dir + ".iops", seconds > 0 ? static_cast<double>(r.ios) / seconds : 0.0);
     m.add(dir + ".bw_bytes_per_s", seconds > 0 ? static_cast<double>(r.bytes) / seconds : 0.0);

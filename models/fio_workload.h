@@ -87,7 +87,6 @@ class FioWorkload final : public Stage {
   void complete(sim::JobId job);
 
   const IoScenario& s_;
-  std::string figure_prefix_;  // "" for the first VM, "vm<i>." for replica i
   std::uint32_t vm_index_;
   IoTable& io_;
   int depth_;

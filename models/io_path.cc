@@ -60,9 +60,8 @@ IoPath::IoPath(sim::Simulator& sim, const IoScenario& s) {
   std::vector<AioStage*> aios;
   for (int v = 0; v < vms; ++v) {
     // The first VM keeps the names (and so the random streams) of a single-VM scenario.
-    const std::string vm = v == 0 ? "" : "vm" + std::to_string(v) + ".";
+    const std::string vm = vm_prefix(v);
     auto& fio = add<FioWorkload>(sim, vm, s, io_, static_cast<std::uint32_t>(v));
-    if (v == 0) workload_ = &fio;
     // Otherwise fio jobs beyond the vCPU count share the VM's vCPUs; otherwise every thread has
     // a core of its own.
     sim::ProcessorSharingStation* cpu = nullptr;
@@ -76,7 +75,6 @@ IoPath::IoPath(sim::Simulator& sim, const IoScenario& s) {
       cpu = &sim.make<sim::ProcessorSharingStation>(vm + "guest.vcpus", s.guest.vcpus);
       cpus_after_.push_back({&fio, cpu});
     }
-    if (v == 0) cpu_ = cpu;
 
     auto& block = add<GuestBlockLayer>(sim, vm, s, io_);
     GuestDriverLimit* limit = driver.inflight_limit > 0 ? &add<GuestDriverLimit>(sim, vm, driver.inflight_limit) : nullptr;
@@ -180,7 +178,7 @@ sim::Metrics run_io_replication(const IoScenario& s, std::uint64_t replication, 
   // The host's aggregate over its VMs: I/Os per second, and their mean latency.
   double total_iops = 0, weighted_lat_ns = 0;
   for (int v = 0; v < std::max(1, s.vms); ++v) {
-    const std::string vm = v == 0 ? "" : "vm" + std::to_string(v) + ".";
+    const std::string vm = vm_prefix(v);
     for (const char* dir : {"read", "write"}) {
       const double iops = m.get(vm + dir + ".iops");
       total_iops += iops;

@@ -18,8 +18,6 @@
 
 namespace vqsim::models {
 
-class FioWorkload;
-
 class IoPath {
  public:
   // Builds every stage of `scenario` in `sim`. The path must outlive the run (its stages use
@@ -30,11 +28,9 @@ class IoPath {
 
   // Every station, stage by stage along the path (the shared CPUs after fio).
   std::vector<StageInfo> stations() const;
-  // The stages in path order, their connections, and the CPUs threads share (or null).
+  // The stages in path order and their connections.
   const std::vector<const Stage*>& stages() const { return stages_; }
   const std::vector<Link>& links() const { return links_; }
-  // The CPUs the first VM's threads share (host.cores, or its vCPUs), or null.
-  const sim::ProcessorSharingStation* cpu() const { return cpu_; }
   // Every shared-CPU station, with the stage it is listed after (the VM's fio).
   const std::vector<std::pair<const Stage*, const sim::ProcessorSharingStation*>>& cpus() const { return cpus_after_; }
 
@@ -44,8 +40,6 @@ class IoPath {
   void link(Stage& from, sim::Port& port, Stage& to, int in_port);
 
   IoTable io_;
-  FioWorkload* workload_ = nullptr;
-  sim::ProcessorSharingStation* cpu_ = nullptr;  // shared cores, when limited
   std::vector<const Stage*> stages_;
   std::vector<Link> links_;
   std::vector<std::pair<const Stage*, const sim::ProcessorSharingStation*>> cpus_after_;  // listed after that stage

@@ -55,7 +55,7 @@ std::vector<MvaDemand> build_stages(const IoScenario& plain, double p_kick, doub
     }
     for (int v = 0; v < s.vms; ++v) {
       MvaDemand copy = d;
-      if (v > 0) copy.name = "vm" + std::to_string(v) + "." + d.name;
+      copy.name = vm_prefix(v) + d.name;
       copy.demand_ns = d.demand_ns / s.vms;
       expanded.push_back(copy);
     }

@@ -347,15 +347,14 @@ PlanResult Planner::run() {
       .append(" with ")
       .append(join_constraints(req_.constraints));
 
-  for (const auto& c : req_.constraints) extra_metrics_.push_back(c.metric);
-  std::vector<std::string> shown{"total.iops", "total.lat_mean_us"};
-  if (req_.knob == "vm.count" || source_.scenario().vms > 1) shown = {"total.iops", "host.total.iops", "host.total.lat_mean_us"};
-  for (const auto& m : shown)
-    if (std::find(extra_metrics_.begin(), extra_metrics_.end(), m) == extra_metrics_.end()) extra_metrics_.push_back(m);
-
   // The scenario itself must load (its errors are the file's, whatever the range), then both
   // ends of the range must make valid scenarios (the loader's errors name the key).
-  (void)source_.scenario();
+  const bool several_vms = source_.scenario().vms > 1;
+  for (const auto& c : req_.constraints) extra_metrics_.push_back(c.metric);
+  std::vector<std::string> shown{"total.iops", "total.lat_mean_us"};
+  if (req_.knob == "vm.count" || several_vms) shown = {"total.iops", "host.total.iops", "host.total.lat_mean_us"};
+  for (const auto& m : shown)
+    if (std::find(extra_metrics_.begin(), extra_metrics_.end(), m) == extra_metrics_.end()) extra_metrics_.push_back(m);
   for (const long long end : {lo_, hi_}) {
     try {
       (void)scenario_at(end, false);

@@ -18,9 +18,20 @@
 
 #include "models/scenario.h"
 #include "sim/component.h"
+#include "sim/distribution.h"
 #include "sim/mva.h"
 
 namespace vqsim::models {
+
+// The prefix of VM v's component and figure names under vm.count: "" for the first VM (a
+// single-VM scenario's names), "vm<v>." for the replicas.
+inline std::string vm_prefix(int v) { return v == 0 ? std::string() : "vm" + std::to_string(v) + "."; }
+
+// A delay of mean `mean_ns` spread log-normally with coefficient of variation `cv` (none at 0).
+inline sim::Distribution spread(double mean_ns, double cv) {
+  if (mean_ns <= 0) return sim::Distribution::deterministic(0);
+  return cv > 0 ? sim::Distribution::lognormal_mean_cv(mean_ns, cv) : sim::Distribution::deterministic(mean_ns);
+}
 
 // A station on the path, for reports and the graph.
 struct StageInfo {
@@ -78,6 +89,7 @@ class Stage : public sim::Component {
  protected:
   // A station's (or graph node's) name in this stage's VM.
   std::string local(const std::string& name) const { return vm_ + name; }
+  const std::string& vm() const noexcept { return vm_; }
 
  private:
   std::string vm_;

@@ -43,13 +43,6 @@ void InterruptLine::report(sim::Metrics& m, sim::time_ns now) const {
         interrupts_ ? static_cast<double>(completions_) / static_cast<double>(interrupts_) : 0.0);
 }
 
-namespace {
-sim::Distribution spread(double mean_ns, double cv) {
-  if (mean_ns <= 0) return sim::Distribution::deterministic(0);
-  return cv > 0 ? sim::Distribution::lognormal_mean_cv(mean_ns, cv) : sim::Distribution::deterministic(mean_ns);
-}
-}  // namespace
-
 Virtqueue::Virtqueue(sim::Simulator& sim, std::string vm, const IoScenario& s, IoTable& io, bool always_exit)
     : Stage(sim, std::move(vm), "virtqueue"),
       io_(io),
