@@ -212,11 +212,11 @@ double hold_rate(std::size_t size, long steps, Queue& q, Push push, Pop pop) {
   Rng rng(42);
   const auto gap = Distribution::exponential(1000.0);
   std::uint64_t seq = 0;
-  for (std::size_t i = 0; i < size; ++i) push(q, Event{gap.sample_ns(rng), seq++, nullptr, 0, 0});
+  for (std::size_t i = 0; i < size; ++i) push(q, Event::make(gap.sample_ns(rng), seq++, nullptr, 0, 0));
   const auto t0 = std::chrono::steady_clock::now();
   for (long i = 0; i < steps; ++i) {
     const Event e = pop(q);
-    push(q, Event{e.time + gap.sample_ns(rng), seq++, nullptr, 0, 0});
+    push(q, Event::make(e.time() + gap.sample_ns(rng), seq++, nullptr, 0, 0));
   }
   return static_cast<double>(steps) / seconds_since(t0);
 }

@@ -3,7 +3,7 @@
 // Entries order by (time, seq). seq is the scheduling counter, so simultaneous events run in
 // the order they were scheduled (FIFO) and the order is total: same inputs, same run.
 //
-// Cost per event: push and pop are O(log_d n) moves of a 40-byte entry, no allocation once the
+// Cost per event: push and pop are O(log_d n) moves of a 32-byte entry, no allocation once the
 // vector has grown. `vqsim bench queue` measures this heap (d = 2 and 4) against
 // std::priority_queue on a hold model; d = 4 is kept as the engine's queue (see
 // docs/BENCHMARKS.md). Node-based heaps and calendar queues lose at our sizes (tens to
@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -21,16 +22,39 @@ namespace vqsim::sim {
 
 class Component;
 
+// An event is 32 bytes, stored in the form the heap compares: the time with its sign bit flipped
+// (so that unsigned order is signed order), then the kind in the low 16 bits of the sequence
+// word. (time, order) orders exactly as (time, seq) does, since seq is unique, and compares
+// branch-free as one unsigned 128-bit number (cmp and sbb), which a heap whose comparisons
+// follow random times cannot predict anyway. Against 40 bytes of plain fields there is less to
+// move per sift step. Hence kind < 2^16 and seq < 2^48 (2.8e14 events: a year at 10^7 events per
+// second); make() checks both.
 struct Event {
-  time_ns time;
-  std::uint64_t seq;   // scheduling order; also the event's identity for cancellation
-  Component* target;   // nullptr: a run-control event of the Simulator itself
-  std::uint32_t kind;  // the target's own event type
+  static constexpr unsigned kKindBits = 16;
+  static constexpr std::uint64_t kMaxKind = (std::uint64_t{1} << kKindBits) - 1;
+  static constexpr std::uint64_t kMaxSeq = (std::uint64_t{1} << (64 - kKindBits)) - 1;
+
+  std::uint64_t time_key;  // the time, sign bit flipped
+  std::uint64_t order;     // seq << kKindBits | kind
+  Component* target;       // nullptr: a run-control event of the Simulator itself
   std::uint64_t payload;
 
-  friend bool operator<(const Event& a, const Event& b) noexcept {
-    return a.time < b.time || (a.time == b.time && a.seq < b.seq);
+  static Event make(time_ns time, std::uint64_t seq, Component* target, std::uint32_t kind, std::uint64_t payload) {
+    if (kind > kMaxKind || seq > kMaxSeq) throw std::length_error("event kind or sequence number out of range");
+    return Event{static_cast<std::uint64_t>(time) ^ kSignBit, seq << kKindBits | kind, target, payload};
   }
+  time_ns time() const noexcept { return static_cast<time_ns>(time_key ^ kSignBit); }
+  // Scheduling order; also the event's identity for cancellation.
+  std::uint64_t seq() const noexcept { return order >> kKindBits; }
+  // The target's own event type.
+  std::uint32_t kind() const noexcept { return static_cast<std::uint32_t>(order & kMaxKind); }
+
+  friend bool operator<(const Event& a, const Event& b) noexcept { return key(a) < key(b); }
+
+ private:
+  static constexpr std::uint64_t kSignBit = std::uint64_t{1} << 63;
+  __extension__ typedef unsigned __int128 Key;  // GCC and Clang on 64-bit targets
+  static Key key(const Event& e) noexcept { return (static_cast<Key>(e.time_key) << 64) | e.order; }
 };
 
 template <unsigned Arity>
@@ -58,24 +82,34 @@ class DaryHeap {
 
   // Removes and returns the earliest event. Precondition: !empty().
   Event pop() {
-    Event result = heap_.front();
+    const Event result = heap_.front();
     const Event last = heap_.back();
     heap_.pop_back();
     const std::size_t n = heap_.size();
     if (n == 0) return result;
+    Event* h = heap_.data();
     std::size_t i = 0;
     for (;;) {
       const std::size_t first = i * Arity + 1;
-      if (first >= n) break;
-      std::size_t best = first;
-      const std::size_t end = first + Arity < n ? first + Arity : n;
-      for (std::size_t c = first + 1; c < end; ++c)
-        if (heap_[c] < heap_[best]) best = c;
-      if (!(heap_[best] < last)) break;
-      heap_[i] = heap_[best];
+      std::size_t best;
+      if (Arity == 4 && first + 4 <= n) {
+        // All four children present (the common case in a large heap): a branch-free tournament.
+        const std::size_t a = first + (h[first + 1] < h[first]);
+        const std::size_t b = first + 2 + (h[first + 3] < h[first + 2]);
+        best = h[b] < h[a] ? b : a;
+      } else if (first < n) {
+        best = first;
+        const std::size_t end = first + Arity < n ? first + Arity : n;
+        for (std::size_t c = first + 1; c < end; ++c)
+          if (h[c] < h[best]) best = c;
+      } else {
+        break;
+      }
+      if (!(h[best] < last)) break;
+      h[i] = h[best];
       i = best;
     }
-    heap_[i] = last;
+    h[i] = last;
     return result;
   }
 

@@ -98,18 +98,18 @@ RunResult Simulator::run(const RunLimits& limits) {
   while (!stopped_ && !queue_.empty()) {
     const Event e = queue_.pop();
     if (!cancelled_.empty()) {
-      const auto it = cancelled_.find(e.seq);
+      const auto it = cancelled_.find(e.seq());
       if (it != cancelled_.end()) {
         cancelled_.erase(it);
         continue;
       }
     }
-    now_ = e.time;
+    now_ = e.time();
     ++events_;
     if (hashing) hash = mix_event_hash(hash, e);
     if (e.target != nullptr) {
-      e.target->handle(e.kind, e.payload);
-    } else if (e.kind == kEndWarmup) {
+      e.target->handle(e.kind(), e.payload);
+    } else if (e.kind() == kEndWarmup) {
       end_warmup();
     } else {
       stopped_ = true;

@@ -75,7 +75,7 @@ class Simulator {
 
   EventId schedule_at(time_ns when, Component* target, std::uint32_t kind, std::uint64_t payload = 0) {
     const EventId id = next_seq_++;
-    queue_.push(Event{when, id, target, kind, payload});
+    queue_.push(Event::make(when, id, target, kind, payload));
     return id;
   }
   EventId schedule_in(time_ns delay, Component* target, std::uint32_t kind, std::uint64_t payload = 0) {
@@ -119,8 +119,8 @@ class Simulator {
     // One multiply-xorshift round per event, on request (RunLimits::hash_events): a few percent
     // of the engine's speed. The kind of a component's own timer is left out: it is a private
     // enum a refactor may renumber.
-    const std::uint64_t who = e.target != nullptr ? e.target->name_hash() : e.kind;
-    std::uint64_t h = so_far ^ (static_cast<std::uint64_t>(e.time) + 0x9e3779b97f4a7c15ULL * who);
+    const std::uint64_t who = e.target != nullptr ? e.target->name_hash() : e.kind();
+    std::uint64_t h = so_far ^ (static_cast<std::uint64_t>(e.time()) + 0x9e3779b97f4a7c15ULL * who);
     h *= 0xbf58476d1ce4e5b9ULL;
     return h ^ (h >> 31);
   }

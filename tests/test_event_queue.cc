@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -23,7 +24,7 @@ namespace {
 
 // A key that identifies an entry completely, so a mismatch in any field is seen.
 using Key = std::tuple<time_ns, std::uint64_t, std::uint32_t, std::uint64_t>;
-Key key(const Event& e) { return {e.time, e.seq, e.kind, e.payload}; }
+Key key(const Event& e) { return {e.time(), e.seq(), e.kind(), e.payload}; }
 
 // `n` entries with times drawn from [0, time_range): a small range forces many equal times,
 // where only seq decides the order. seq is the push order, as in the Simulator.
@@ -32,7 +33,7 @@ std::vector<Event> random_entries(Rng& rng, std::size_t n, std::uint64_t time_ra
   v.reserve(n);
   for (std::size_t i = 0; i < n; ++i)
     v.push_back(
-        Event{static_cast<time_ns>(rng.below(time_range)), i, nullptr, static_cast<std::uint32_t>(i % 7), rng.next_u64()});
+        Event::make(static_cast<time_ns>(rng.below(time_range)), i, nullptr, static_cast<std::uint32_t>(i % 7), rng.next_u64()));
   return v;
 }
 
@@ -72,7 +73,7 @@ void check_interleaved(std::uint64_t time_range, std::uint64_t seed) {
   for (int step = 0; step < 20000; ++step) {
     const bool do_push = reference.empty() || rng.below(100) < 55;
     if (do_push) {
-      const Event e{now + static_cast<time_ns>(rng.below(time_range)), seq++, nullptr, 0, rng.next_u64()};
+      const Event e = Event::make(now + static_cast<time_ns>(rng.below(time_range)), seq++, nullptr, 0, rng.next_u64());
       heap.push(e);
       reference.insert(key(e));
     } else {
@@ -80,7 +81,7 @@ void check_interleaved(std::uint64_t time_range, std::uint64_t seed) {
       const Key want = *reference.begin();
       reference.erase(reference.begin());
       if (key(e) != want) all_equal = false;
-      now = e.time;
+      now = e.time();
     }
     if (heap.size() != reference.size()) all_equal = false;
   }
@@ -151,22 +152,47 @@ TEST_CASE("DaryHeap<2> and DaryHeap<4> agree with a std::set under interleaved p
 TEST_CASE("DaryHeap: size, empty, clear and a single element") {
   DaryHeap<4> heap;
   CHECK(heap.empty());
-  heap.push(Event{5, 0, nullptr, 1, 2});
+  heap.push(Event::make(5, 0, nullptr, 1, 2));
   CHECK(heap.size() == 1);
-  CHECK(heap.top().time == 5);
+  CHECK(heap.top().time() == 5);
   const Event e = heap.pop();
   CHECK(e.payload == 2);
   CHECK(heap.empty());
-  for (std::uint64_t i = 0; i < 10; ++i) heap.push(Event{static_cast<time_ns>(10 - i), i, nullptr, 0, 0});
+  for (std::uint64_t i = 0; i < 10; ++i) heap.push(Event::make(static_cast<time_ns>(10 - i), i, nullptr, 0, 0));
   heap.clear();
   CHECK(heap.empty());
   // After clear() the heap is usable again and still ordered.
-  heap.push(Event{3, 1, nullptr, 0, 0});
-  heap.push(Event{3, 0, nullptr, 0, 0});
-  heap.push(Event{1, 2, nullptr, 0, 0});
-  CHECK(heap.pop().seq == 2);
-  CHECK(heap.pop().seq == 0);
-  CHECK(heap.pop().seq == 1);
+  heap.push(Event::make(3, 1, nullptr, 0, 0));
+  heap.push(Event::make(3, 0, nullptr, 0, 0));
+  heap.push(Event::make(1, 2, nullptr, 0, 0));
+  CHECK(heap.pop().seq() == 2);
+  CHECK(heap.pop().seq() == 0);
+  CHECK(heap.pop().seq() == 1);
+}
+
+TEST_CASE("Event: every field survives the packed order word, negative times sort first, out-of-range kinds are refused") {
+  // An event packs seq and kind into one word and compares as one 128-bit key; the extremes must
+  // come back unchanged, and signed time order must hold across zero.
+  DaryHeap<4> heap;
+  const std::uint64_t max_seq = Event::kMaxSeq;
+  const auto max_kind = static_cast<std::uint32_t>(Event::kMaxKind);
+  heap.push(Event::make(std::numeric_limits<time_ns>::max(), 1, nullptr, max_kind, ~std::uint64_t{0}));
+  heap.push(Event::make(0, max_seq, nullptr, 7, 42));
+  heap.push(Event::make(-5, 3, nullptr, 0, 1));
+  heap.push(Event::make(std::numeric_limits<time_ns>::min(), 2, nullptr, 1, 0));
+  CHECK(heap.pop().time() == std::numeric_limits<time_ns>::min());
+  CHECK(heap.pop().time() == -5);
+  const Event zero = heap.pop();
+  CHECK(zero.seq() == max_seq);
+  CHECK(zero.kind() == 7);
+  CHECK(zero.payload == 42);
+  const Event last = heap.pop();
+  CHECK(last.time() == std::numeric_limits<time_ns>::max());
+  CHECK(last.kind() == max_kind);
+  CHECK(last.payload == ~std::uint64_t{0});
+  CHECK_THROWS_AS(heap.push(Event::make(0, 0, nullptr, max_kind + 1, 0)), std::length_error);
+  CHECK_THROWS_AS(heap.push(Event::make(0, max_seq + 1, nullptr, 0, 0)), std::length_error);
+  CHECK(heap.empty());
 }
 
 TEST_CASE("Simulator runs simultaneous events in the order they were scheduled") {
