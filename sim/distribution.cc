@@ -255,7 +255,12 @@ Distribution Distribution::empirical_percentiles(std::vector<std::pair<double, d
   return d;
 }
 
-double Distribution::sample(Rng& rng) const noexcept {
+double Distribution::lognormal_tail(double u) const noexcept {
+  const double q = std::min(u / kLognormalGrid, 1.0 - 0x1.0p-53);
+  return std::exp(a_ + b_ * standard_normal_quantile(q));
+}
+
+double Distribution::sample_other(Rng& rng) const noexcept {
   switch (kind_) {
     case Kind::Deterministic:
       return a_;
@@ -265,18 +270,8 @@ double Distribution::sample(Rng& rng) const noexcept {
       return a_ + (b_ - a_) * rng.uniform01();
     case Kind::Normal:
       return a_ + b_ * standard_normal(rng);
-    case Kind::Lognormal: {
-      if (p_.empty()) return std::exp(a_);
-      const double u = rng.uniform_open0() * kLognormalGrid;  // in (0, grid]
-      const auto k = static_cast<int>(u);
-      if (k < 1 || k >= kLognormalGrid - 1) {
-        const double q = std::min(u / kLognormalGrid, 1.0 - 0x1.0p-53);
-        return std::exp(a_ + b_ * standard_normal_quantile(q));
-      }
-      const double f = u - k;
-      const auto i = static_cast<std::size_t>(k);
-      return p_[i] + f * (p_[i + 1] - p_[i]);
-    }
+    case Kind::Lognormal:
+      return std::exp(a_);  // reached only without a table (sd 0); sample() draws from the table
     case Kind::Gamma:
       return b_ * standard_gamma(rng, a_);
     case Kind::Hyperexponential: {

@@ -6,6 +6,8 @@
 // virtual call. Parameters are in the caller's unit (the engine uses nanoseconds).
 #pragma once
 
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -47,7 +49,26 @@ class Distribution {
   // tails, so none are invented).
   static Distribution empirical_percentiles(std::vector<std::pair<double, double>> percent_value);
 
-  double sample(Rng& rng) const noexcept;
+  // The lognormal's table lookup (every CPU cost and device time in the I/O-path models), the
+  // exponential (the queueing validations) and the constant are inline: they are the draws on
+  // the simulator's hot path, and the call and switch around them cost about as much as the
+  // draw. Every other kind, and the lognormal's tails, go through sample_other(); the arithmetic
+  // is the same either way, so every draw is bit for bit what it was.
+  double sample(Rng& rng) const noexcept {
+    if (kind_ == Kind::Lognormal && !p_.empty()) {
+      const double u = rng.uniform_open0() * kLognormalGrid;  // in (0, grid]
+      const auto k = static_cast<int>(u);
+      if (k >= 1 && k < kLognormalGrid - 1) {
+        const double f = u - k;
+        const auto i = static_cast<std::size_t>(k);
+        return p_[i] + f * (p_[i + 1] - p_[i]);
+      }
+      return lognormal_tail(u);
+    }
+    if (kind_ == Kind::Exponential) return -a_ * std::log(rng.uniform_open0());
+    if (kind_ == Kind::Deterministic) return a_;
+    return sample_other(rng);
+  }
   // A duration: rounded to the nearest nanosecond and never negative.
   time_ns sample_ns(Rng& rng) const noexcept {
     const double x = sample(rng);
@@ -64,6 +85,8 @@ class Distribution {
 
  private:
   static constexpr int kLognormalGrid = 1024;  // quantile cells of a lognormal's sampling table
+  double sample_other(Rng& rng) const noexcept;
+  double lognormal_tail(double u) const noexcept;  // u in (0, grid] outside the table's inner cells
   Kind kind_ = Kind::Deterministic;
   double a_ = 0.0;  // meaning depends on kind_, see the factories
   double b_ = 0.0;
