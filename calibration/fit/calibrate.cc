@@ -354,28 +354,10 @@ std::pair<double, double> mixture_interval95(double a, double b, double sd, doub
   return {quantile(0.025), quantile(0.975)};
 }
 
-// The central 95% interval of the equal-weight mixture of N(c_i, sd^2) (the parameter draws'
-// log predictions, each with the other parts' spread), by bisection on its CDF.
-double draws_cdf(const std::vector<double>& centres, double sd, double x) {
-  double f = 0;
-  for (double c : centres) f += 0.5 * std::erfc(-(x - c) / (sd * std::sqrt(2.0)));
-  return f / static_cast<double>(centres.size());
-}
-
+// The equal-weight mixture of the draws (predict::mixture_interval95), as `vqsim run` builds it.
+double draws_cdf(const std::vector<double>& centres, double sd, double x) { return predict::mixture_cdf(centres, sd, x); }
 std::pair<double, double> draws_interval95(const std::vector<double>& centres, double sd) {
-  sd = std::max(sd, 1e-9);
-  // Not a structured binding: clang 15 (the fuzz build) cannot capture one in a lambda.
-  const auto range = std::minmax_element(centres.begin(), centres.end());
-  const double lowest = *range.first, highest = *range.second;
-  const auto quantile = [&](double q) {
-    double lo = lowest - 10 * sd, hi = highest + 10 * sd;
-    for (int i = 0; i < 100; ++i) {
-      const double mid = 0.5 * (lo + hi);
-      (draws_cdf(centres, sd, mid) < q ? lo : hi) = mid;
-    }
-    return 0.5 * (lo + hi);
-  };
-  return {quantile(0.025), quantile(0.975)};
+  return predict::mixture_interval95(centres, std::max(sd, 1e-9));
 }
 
 // A figure's interval from the parameter draws (TargetFit::draws): the 95% interval of the
