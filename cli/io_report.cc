@@ -109,6 +109,7 @@ nlohmann::ordered_json prediction_json(const predict::Prediction& p) {
     j["metrics"][m.name] = {{"mean", m.mean},
                             {"lower", m.lower},
                             {"upper", m.upper},
+                            {"median", m.median},
                             {"param_sd_rel", m.param_sd_rel},
                             {"model_sd_rel", m.model_sd_rel},
                             {"sim_half_width", m.sim_half_width},

@@ -352,6 +352,18 @@ TEST_CASE("a held-out run is predicted, not fitted, and the prediction is within
       CHECK(std::fabs(t.error_rel()) < 0.05);
       CHECK(std::isfinite(t.lower));
       CHECK(std::isfinite(t.upper));
+      // The point is the median of the interval's mixture (the draws about the simulation at the
+      // estimate, each widened by the simulation's and the model's spread), inside the interval.
+      REQUIRE(!t.draws.empty());
+      CHECK(t.at_estimate > 0);
+      CHECK(t.lower <= t.fitted);
+      CHECK(t.fitted <= t.upper);
+      const auto& terms = run.distance == "another workload" ? r.model_error.workload : r.model_error.unmeasured;
+      const double term = terms.count(t.kind) ? terms.at(t.kind) : predict::prior_model_error(t.kind, run.distance);
+      const double sim_sd = t.sim_half_width / t.at_estimate / 1.96;
+      std::vector<double> centres;
+      for (double dr : t.draws) centres.push_back(std::log(t.at_estimate) + dr);
+      CHECK(predict::mixture_cdf(centres, std::hypot(sim_sd, term), std::log(t.fitted)) == doctest::Approx(0.5).epsilon(1e-6));
     }
   }
   CHECK(held == 1);

@@ -315,6 +315,10 @@ TEST_CASE("prediction: from point draws (FIT.toml's new form), the interval is t
   CHECK(iops->upper / iops->mean > 1.8);
   CHECK(lat->mean / lat->lower > 1.8);
   CHECK(std::log(lat->upper / lat->mean) < 0.05);
+  // Three draws in four at the estimate: the mixture's median stays near it, inside the interval.
+  CHECK(iops->median > iops->lower);
+  CHECK(iops->median < iops->upper);
+  CHECK(std::fabs(std::log(iops->median / iops->mean)) < 0.05);
   // A model-error term widens both sides; the parts stay what they were.
   const std::string with_error =
       write_scenario("points-error.toml",

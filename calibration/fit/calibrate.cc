@@ -372,6 +372,14 @@ void draws_interval(TargetFit& t, double model_sd) {
   t.upper = std::exp(hi);
 }
 
+// The median of the same mixture, in log space.
+double draws_median(const TargetFit& t, double model_sd) {
+  const double sim_sd = t.sim_half_width / t.fitted / 1.96;
+  std::vector<double> centres;
+  for (double d : t.draws) centres.push_back(std::log(t.fitted) + d);
+  return predict::mixture_quantile(centres, std::max(std::sqrt(sim_sd * sim_sd + model_sd * model_sd), 1e-9), 0.5);
+}
+
 double log_error(const TargetFit& t) { return t.measured > 0 && t.fitted > 0 ? std::log(t.fitted / t.measured) : 0.0; }
 
 // Widens a prediction's interval by the model's own error (sd of ln(model / measured)).
@@ -1161,6 +1169,10 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     for (auto& t : rf.targets) {
       if (!t.draws.empty()) {
         draws_interval(t, term_at(t.kind, rf.distance));
+        // The prediction's point is the median of the same mixture: where the draws fall away
+        // from the estimate (into the second explanation), so does the predictive distribution.
+        t.at_estimate = t.fitted;
+        t.fitted = std::exp(draws_median(t, term_at(t.kind, rf.distance)));
         continue;
       }
       add_model_error(t, term_at(t.kind, rf.distance));

@@ -85,6 +85,8 @@ nlohmann::ordered_json target_json(const TargetFit& t) {
   j["kind"] = t.kind;
   j["measured"] = finite(t.measured);
   j["model"] = finite(t.fitted);
+  // A prediction's point is its mixture's median; the simulation at the estimate beside it.
+  if (t.at_estimate > 0) j["model_at_estimate"] = finite(t.at_estimate);
   j["error_rel"] = finite(t.error_rel());
   j["interval95"] = {finite(t.lower), finite(t.upper)};
   j["sim_half_width"] = finite(t.sim_half_width);

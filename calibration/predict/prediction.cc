@@ -54,6 +54,17 @@ double mixture_cdf(const std::vector<double>& centres, double sd, double x) {
   return f / static_cast<double>(centres.size());
 }
 
+double mixture_quantile(const std::vector<double>& centres, double sd, double q) {
+  if (centres.empty()) return 0;
+  const auto range = std::minmax_element(centres.begin(), centres.end());
+  double lo = *range.first - 10 * sd, hi = *range.second + 10 * sd;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (mixture_cdf(centres, sd, mid) < q ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
 std::pair<double, double> mixture_interval95(const std::vector<double>& centres, double sd) {
   if (centres.empty()) return {0, 0};
   // Not a structured binding: clang 15 (the fuzz build) cannot capture one in a lambda.
@@ -70,15 +81,7 @@ std::pair<double, double> mixture_interval95(const std::vector<double>& centres,
     const auto rank = static_cast<std::size_t>(std::max(1.0, std::ceil(0.025 * n)));
     return {sorted[rank - 1], sorted[sorted.size() - rank]};
   }
-  const auto quantile = [&](double q) {
-    double lo = lowest - 10 * sd, hi = highest + 10 * sd;
-    for (int i = 0; i < 100; ++i) {
-      const double mid = 0.5 * (lo + hi);
-      (mixture_cdf(centres, sd, mid) < q ? lo : hi) = mid;
-    }
-    return 0.5 * (lo + hi);
-  };
-  return {quantile(0.025), quantile(0.975)};
+  return {mixture_quantile(centres, sd, 0.025), mixture_quantile(centres, sd, 0.975)};
 }
 
 std::string parameters_part_text(const MetricPrediction& m) {
@@ -379,6 +382,9 @@ Prediction predict(const std::string& scenario_path, const std::vector<std::stri
     const auto whole = mixture_interval95(centres, std::hypot(sim_sd, mp.model_sd_rel));
     mp.lower = std::exp(whole.first);
     mp.upper = std::exp(whole.second);
+    const double spread = std::hypot(sim_sd, mp.model_sd_rel);
+    const auto range = std::minmax_element(centres.begin(), centres.end());
+    mp.median = *range.first == *range.second ? mp.mean : std::exp(mixture_quantile(centres, std::max(spread, 1e-12), 0.5));
     const double a = 0.5 * (mp.param_upper_log - mp.param_lower_log), b = mp.sim_half_width / mp.mean, m = kZ95 * mp.model_sd_rel;
     const double h2 = a * a + b * b + m * m;
     mp.param_share = h2 > 0 ? a * a / h2 : 0;

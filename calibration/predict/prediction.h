@@ -42,6 +42,7 @@ struct MetricPrediction {
   double param_sd_rel = 0;      // sample sd of ln(metric) over the parameter draws
   double model_sd_rel = 0;      // the model-error term applied (sd of ln(model / measured))
   double lower = 0, upper = 0;  // the whole 95% prediction interval: parameters, simulation and model error
+  double median = 0;            // the same mixture's median: calibrate's point for a held-out run
   // The parameters' part alone: the central 95% of the draws' shifts s_d = ln(draw / estimate),
   // as ln(lower / mean) <= 0 and ln(upper / mean) >= 0 (asymmetric where the draws are).
   double param_lower_log = 0, param_upper_log = 0;
@@ -104,6 +105,8 @@ std::string configuration_signature(const std::string& signature);
 // (sd 0: the points' own quantiles); {0, 0} for no centres. What `predict` and calibrate's
 // held-out intervals use: the parameter draws' log predictions, each with the other parts' spread.
 std::pair<double, double> mixture_interval95(const std::vector<double>& centres, double sd);
+// The mixture's q-quantile (0 < q < 1; sd > 0), by bisection on its CDF.
+double mixture_quantile(const std::vector<double>& centres, double sd, double q);
 // The mixture's CDF at x (sd > 0).
 double mixture_cdf(const std::vector<double>& centres, double sd, double x);
 
