@@ -83,9 +83,10 @@ std::string prediction_text(const predict::Prediction& p) {
   out << "  " << pad_right("metric", 20) << pad_right("value", 11) << pad_right("95% prediction interval", 28)
       << "its parts (±, 95%): model error, parameters, simulation\n";
   for (const auto& m : p.metrics) {
-    // Each part as the factor it alone would put on the value, e.g. ±48% = x / 1.48 to x * 1.48.
+    // Each part as the factor it alone would put on the value, e.g. ±48% = x / 1.48 to x * 1.48;
+    // the parameters' part as its two sides where the draws are asymmetric (-20%/+45%).
     auto part = [](double log_half) { return printf_string("±%.0f%%", 100 * (std::exp(log_half) - 1)); };
-    const std::string parts = part(1.96 * m.model_sd_rel) + ", " + part(1.96 * m.param_sd_rel) + ", " +
+    const std::string parts = part(1.96 * m.model_sd_rel) + ", " + predict::parameters_part_text(m) + ", " +
                               part(m.mean > 0 ? m.sim_half_width / m.mean : 0);
     out << "  " << pad_right(m.name, 20) << pad_right(figure(m.mean), 11)
         << pad_right("[" + figure(m.lower) + " – " + figure(m.upper) + "]", 28) << parts << "\n";
@@ -108,6 +109,7 @@ nlohmann::ordered_json prediction_json(const predict::Prediction& p) {
     j["metrics"][m.name] = {{"mean", m.mean},
                             {"lower", m.lower},
                             {"upper", m.upper},
+                            {"median", m.median},
                             {"param_sd_rel", m.param_sd_rel},
                             {"model_sd_rel", m.model_sd_rel},
                             {"sim_half_width", m.sim_half_width},
@@ -115,8 +117,10 @@ nlohmann::ordered_json prediction_json(const predict::Prediction& p) {
                             // the interval's parts, each a 95% half-width of ln(value)
                             {"parts_log_half_width",
                              {{"model", 1.96 * m.model_sd_rel},
-                              {"parameters", 1.96 * m.param_sd_rel},
-                              {"simulation", m.mean > 0 ? m.sim_half_width / m.mean : 0.0}}}};
+                              {"parameters", 0.5 * (m.param_upper_log - m.param_lower_log)},
+                              {"simulation", m.mean > 0 ? m.sim_half_width / m.mean : 0.0}}},
+                            // the parameters' part as its two sides, ln(lower / mean) and ln(upper / mean)
+                            {"parameters_log_interval", {m.param_lower_log, m.param_upper_log}}};
   return j;
 }
 

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -19,6 +21,7 @@
 #include "calibration/fit/fit_output.h"
 #include "calibration/fit/levenberg_marquardt.h"
 #include "calibration/fit/parameters.h"
+#include "calibration/predict/prediction.h"
 #include "calibration_support.h"
 #include "models/config.h"
 #include "models/io_metrics.h"
@@ -349,6 +352,18 @@ TEST_CASE("a held-out run is predicted, not fitted, and the prediction is within
       CHECK(std::fabs(t.error_rel()) < 0.05);
       CHECK(std::isfinite(t.lower));
       CHECK(std::isfinite(t.upper));
+      // The point is the median of the interval's mixture (the draws about the simulation at the
+      // estimate, each widened by the simulation's and the model's spread), inside the interval.
+      REQUIRE(!t.draws.empty());
+      CHECK(t.at_estimate > 0);
+      CHECK(t.lower <= t.fitted);
+      CHECK(t.fitted <= t.upper);
+      const auto& terms = run.distance == "another workload" ? r.model_error.workload : r.model_error.unmeasured;
+      const double term = terms.count(t.kind) ? terms.at(t.kind) : predict::prior_model_error(t.kind, run.distance);
+      const double sim_sd = t.sim_half_width / t.at_estimate / 1.96;
+      std::vector<double> centres;
+      for (double dr : t.draws) centres.push_back(std::log(t.at_estimate) + dr);
+      CHECK(predict::mixture_cdf(centres, std::hypot(sim_sd, term), std::log(t.fitted)) == doctest::Approx(0.5).epsilon(1e-6));
     }
   }
   CHECK(held == 1);
@@ -718,10 +733,43 @@ TEST_CASE("the parameter draws: refits inside the bounds, their spread is FIT.to
       CHECK(t.lower <= t.fitted);
       CHECK(t.fitted <= t.upper);
     }
-  // FIT.toml carries the draws' spread, and the JSON report the draws.
-  const std::string toml = fit::fit_toml(synthetic_dataset(), r, scratch().string() + "/draws.toml", "cmd");
+  // FIT.toml carries the draws themselves: each a point component of equal weight, which `vqsim
+  // run` reads back as the mixture it draws from, one simulation per draw.
+  const std::string fit_path = scratch().string() + "/draws.toml";
+  const std::string toml = fit::fit_toml(synthetic_dataset(), r, fit_path, "cmd");
   CAPTURE(toml);
-  CHECK(toml.find("# the spread about their optimum of 32 refits") != std::string::npos);
+  CHECK(toml.find("# the parameter draws (32 refits") != std::string::npos);
+  std::ofstream(fit_path) << toml;
+  const models::IoScenario back = models::load_io_scenario(fit_path);
+  const models::CalibrationUncertainty& c = back.calibration;
+  REQUIRE(c.keys.size() == r.params.size());
+  CHECK(c.draws == static_cast<int>(r.draws.size()));
+  for (double sd : c.log_sd) CHECK(sd == 0);
+  REQUIRE(c.modes.size() == r.draws.size());
+  REQUIRE(c.mode_weights.size() == r.draws.size());
+  double total = 0;
+  for (double w : c.mode_weights) total += w;
+  CHECK(total == doctest::Approx(1.0));
+  // Every draw is a component (to FIT.toml's six digits), and a prediction's draws are those.
+  const auto drawn = predict::parameter_draws(back);
+  REQUIRE(drawn.size() == r.draws.size());
+  std::vector<std::vector<double>> written, simulated;
+  for (std::size_t i = 0; i < r.draws.size(); ++i) {
+    written.push_back(c.modes[i]);
+    std::vector<double> v;
+    for (const auto& o : drawn[i]) v.push_back(std::strtod(o.c_str() + o.find('=') + 1, nullptr));
+    simulated.push_back(v);
+  }
+  CHECK(simulated == written);
+  for (const auto& v : r.draws) {
+    bool found = false;
+    for (const auto& w : written) {
+      bool same = w.size() == v.size();
+      for (std::size_t k = 0; same && k < v.size(); ++k) same = std::fabs(w[k] / v[k] - 1) < 1e-5;
+      found = found || same;
+    }
+    CHECK(found);
+  }
   const auto j = fit::report_json(synthetic_dataset(), r);
   CHECK(j["parameter_draws"]["count"] == r.draws.size());
   CHECK(j["parameter_draws"]["in_alternative"] == 0);

@@ -5,6 +5,7 @@
 // small (10000 I/Os, 50000 for the narrowing, 3 replications, at most 6 draws).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -111,6 +112,14 @@ TEST_CASE("compare: a calibrated scenario shares its parameter draws between the
     const auto r = predict::compare(options(path, {{"host.iothreads=0"}}));
     const auto& m = metric(r.comparisons[0], "read.iops");
     CHECK(m.param_half_width_log < m.unpaired_half_width_rel / 3);
+  }
+  SUBCASE("the unpaired figure is two `vqsim run` intervals: each side's model error included, the paired one without") {
+    const auto r = predict::compare(options(path, {{"host.iothreads=0"}}));
+    const auto& m = metric(r.comparisons[0], "read.iops");
+    // No terms in the table: both sides take the documented prior for an unmeasured setup.
+    const double model = 1.96 * predict::prior_model_error("throughput", "unmeasured setup");
+    CHECK(m.unpaired_half_width_rel > std::hypot(model, model));
+    CHECK(m.upper_rel - m.lower_rel < model);
   }
   SUBCASE("no draws when asked for none") {
     auto o = options(path, {{"host.iothreads=0"}});

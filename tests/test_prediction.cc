@@ -271,6 +271,69 @@ TEST_CASE("prediction: uncertain device time widens the IOPS interval of a devic
   }
 }
 
+TEST_CASE("the mixture's 95% interval: one point is the normal's, points alone their extremes, two modes asymmetric") {
+  const auto one = predict::mixture_interval95({1.0, 1.0, 1.0}, 0.1);
+  CHECK(one.first == doctest::Approx(1.0 - 0.196).epsilon(1e-12));
+  CHECK(one.second == doctest::Approx(1.0 + 0.196).epsilon(1e-12));
+  // 32 points without spread: the nearest-rank 2.5% and 97.5% are the lowest and the highest.
+  std::vector<double> points;
+  for (int i = 0; i < 32; ++i) points.push_back(0.01 * i);
+  CHECK(predict::mixture_interval95(points, 0) == std::pair<double, double>{0.0, 0.31});
+  // Three in four at 0, one at ln 2: the interval reaches to about ln 2 above and barely below.
+  const std::vector<double> two = {0, 0, 0, std::log(2.0)};
+  const auto m = predict::mixture_interval95(two, 0.05);
+  CHECK(predict::mixture_cdf(two, 0.05, m.first) == doctest::Approx(0.025).epsilon(1e-6));
+  CHECK(predict::mixture_cdf(two, 0.05, m.second) == doctest::Approx(0.975).epsilon(1e-6));
+  CHECK(-m.first < 0.1);
+  CHECK(m.second > std::log(2.0));
+  CHECK(m.second < std::log(2.0) + 0.1);
+  CHECK(predict::mixture_interval95({}, 1) == std::pair<double, double>{0, 0});
+}
+
+TEST_CASE("prediction: from point draws (FIT.toml's new form), the interval is their mixture: asymmetric where they are") {
+  // Four equal-weight components, each a point: three at the estimate, one with the device twice
+  // as fast. Device-bound, so that draw's IOPS is about twice the others' and its latency half.
+  const std::string path = write_scenario(
+      "points.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 4\nmodes = [[1.1, 90], [1.1, 90], [1.1, 90], [1.1, 45]]\n" +
+                         "mode_weights = [0.25, 0.25, 0.25, 0.25]\n" + kNoModelError);
+  const Run r = nominal(path);
+  REQUIRE(r.report.bottleneck == "device");
+  const predict::Prediction p = predict::predict(path, {}, r.s, r.report, 2);
+  const auto* iops = find(p, "read.iops");
+  const auto* lat = find(p, "read.lat_mean_us");
+  REQUIRE(iops != nullptr);
+  REQUIRE(lat != nullptr);
+  // The parameters' part: nothing below the estimate, the fast draw above it.
+  CHECK(iops->param_lower_log == 0);
+  CHECK(iops->param_upper_log == doctest::Approx(std::log(2.0)).epsilon(0.1));
+  CHECK(lat->param_lower_log == doctest::Approx(-std::log(2.0)).epsilon(0.1));
+  CHECK(lat->param_upper_log == 0);
+  CHECK(predict::parameters_part_text(*iops).rfind("-0%/+", 0) == 0);
+  // The whole interval: the simulation's spread below the estimate, up to the fast draw above.
+  const double sim = iops->sim_half_width / iops->mean;
+  CHECK(std::log(iops->mean / iops->lower) < 1.5 * sim + 0.01);
+  CHECK(iops->upper / iops->mean > 1.8);
+  CHECK(lat->mean / lat->lower > 1.8);
+  CHECK(std::log(lat->upper / lat->mean) < 0.05);
+  // Three draws in four at the estimate: the mixture's median stays near it, inside the interval.
+  CHECK(iops->median > iops->lower);
+  CHECK(iops->median < iops->upper);
+  CHECK(std::fabs(std::log(iops->median / iops->mean)) < 0.05);
+  // A model-error term widens both sides; the parts stay what they were.
+  const std::string with_error =
+      write_scenario("points-error.toml",
+                     kTwoKeys + "log_sd = [0, 0]\ndraws = 4\nmodes = [[1.1, 90], [1.1, 90], [1.1, 90], [1.1, 45]]\n" +
+                         "mode_weights = [0.25, 0.25, 0.25, 0.25]\nmodel_error = { throughput = 0.2, \"mean latency\" = 0.2, " +
+                         "p50 = 0.2, p99 = 0.2, \"p99.9\" = 0.2 }\n");
+  const Run e = nominal(with_error);
+  const predict::Prediction q = predict::predict(with_error, {}, e.s, e.report, 2);
+  const auto* wide = find(q, "read.iops");
+  REQUIRE(wide != nullptr);
+  CHECK(wide->lower < iops->lower * 0.8);
+  CHECK(wide->upper > iops->upper);
+  CHECK(wide->param_upper_log == iops->param_upper_log);
+}
+
 TEST_CASE("prediction: identical whatever the thread count") {
   const std::string path = write_scenario("threads.toml", kTwoKeys + "log_sd = [0.05, 0.12]\ndraws = 6\n");
   const Run r = nominal(path);
@@ -279,10 +342,10 @@ TEST_CASE("prediction: identical whatever the thread count") {
   const predict::Prediction two = predict::predict(path, {}, r.s, r.report, 2, [&](int done, int total) {
     ++calls;
     last = done;
-    CHECK(total == 6);
+    CHECK(total == 7);  // the 6 draws and the estimate on the same random numbers, their reference
   });
-  CHECK(calls == 6);
-  CHECK(last == 6);
+  CHECK(calls == 7);
+  CHECK(last == 7);
   CHECK(one.metrics.size() == 7);
   CHECK(one == two);
 }

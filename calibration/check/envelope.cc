@@ -185,15 +185,16 @@ std::vector<Finding> check_envelope(const std::vector<Measured>& ms, const std::
         if (x.name == fig.metric) pm = &x;
       if (pm && pm->lower > 0) {
         // The whole prediction interval of a calibrated scenario.
-        const double h = std::log(pm->upper / pm->mean);
         const double ratio = fig.measured / pm->mean;
+        // The interval's side the measurement is on: it is asymmetric where the draws are.
+        const double h = ratio >= 1 ? std::log(pm->upper / pm->mean) : std::log(pm->mean / pm->lower);
         const double z = h > 0 ? 1.96 * std::log(ratio) / h : 0;
         char pct[32];
         std::snprintf(pct, sizeof pct, std::fabs(ratio - 1) < 10 ? "%+.1f%%" : "%+.3g%%", 100.0 * (ratio - 1));
         f.evidence = "measured " + fig.label + " " + detail::evidence_num(fig.measured) + " vs predicted " +
                      detail::evidence_num(pm->mean) + " (95% prediction interval " + detail::evidence_num(pm->lower) + " .. " +
                      detail::evidence_num(pm->upper) + ": model error " + factor_text(1.96 * pm->model_sd_rel) + ", parameters " +
-                     factor_text(1.96 * pm->param_sd_rel) + ", simulation " + factor_text(pm->sim_half_width / pm->mean) + "; " +
+                     predict::parameters_part_text(*pm) + ", simulation " + factor_text(pm->sim_half_width / pm->mean) + "; " +
                      sim.prediction.distance + "): " + pct + ", " + detail::evidence_num(z) + " sd in log space; " + setup_text;
         const bool inside = fig.measured >= pm->lower && fig.measured <= pm->upper;
         if (inside) {

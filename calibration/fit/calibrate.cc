@@ -354,28 +354,10 @@ std::pair<double, double> mixture_interval95(double a, double b, double sd, doub
   return {quantile(0.025), quantile(0.975)};
 }
 
-// The central 95% interval of the equal-weight mixture of N(c_i, sd^2) (the parameter draws'
-// log predictions, each with the other parts' spread), by bisection on its CDF.
-double draws_cdf(const std::vector<double>& centres, double sd, double x) {
-  double f = 0;
-  for (double c : centres) f += 0.5 * std::erfc(-(x - c) / (sd * std::sqrt(2.0)));
-  return f / static_cast<double>(centres.size());
-}
-
+// The equal-weight mixture of the draws (predict::mixture_interval95), as `vqsim run` builds it.
+double draws_cdf(const std::vector<double>& centres, double sd, double x) { return predict::mixture_cdf(centres, sd, x); }
 std::pair<double, double> draws_interval95(const std::vector<double>& centres, double sd) {
-  sd = std::max(sd, 1e-9);
-  // Not a structured binding: clang 15 (the fuzz build) cannot capture one in a lambda.
-  const auto range = std::minmax_element(centres.begin(), centres.end());
-  const double lowest = *range.first, highest = *range.second;
-  const auto quantile = [&](double q) {
-    double lo = lowest - 10 * sd, hi = highest + 10 * sd;
-    for (int i = 0; i < 100; ++i) {
-      const double mid = 0.5 * (lo + hi);
-      (draws_cdf(centres, sd, mid) < q ? lo : hi) = mid;
-    }
-    return 0.5 * (lo + hi);
-  };
-  return {quantile(0.025), quantile(0.975)};
+  return predict::mixture_interval95(centres, std::max(sd, 1e-9));
 }
 
 // A figure's interval from the parameter draws (TargetFit::draws): the 95% interval of the
@@ -388,6 +370,14 @@ void draws_interval(TargetFit& t, double model_sd) {
   const auto [lo, hi] = draws_interval95(centres, std::sqrt(sim_sd * sim_sd + model_sd * model_sd));
   t.lower = std::exp(lo);
   t.upper = std::exp(hi);
+}
+
+// The median of the same mixture, in log space.
+double draws_median(const TargetFit& t, double model_sd) {
+  const double sim_sd = t.sim_half_width / t.fitted / 1.96;
+  std::vector<double> centres;
+  for (double d : t.draws) centres.push_back(std::log(t.fitted) + d);
+  return predict::mixture_quantile(centres, std::max(std::sqrt(sim_sd * sim_sd + model_sd * model_sd), 1e-9), 0.5);
 }
 
 double log_error(const TargetFit& t) { return t.measured > 0 && t.fitted > 0 ? std::log(t.fitted / t.measured) : 0.0; }
@@ -1179,6 +1169,10 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     for (auto& t : rf.targets) {
       if (!t.draws.empty()) {
         draws_interval(t, term_at(t.kind, rf.distance));
+        // The prediction's point is the median of the same mixture: where the draws fall away
+        // from the estimate (into the second explanation), so does the predictive distribution.
+        t.at_estimate = t.fitted;
+        t.fitted = std::exp(draws_median(t, term_at(t.kind, rf.distance)));
         continue;
       }
       add_model_error(t, term_at(t.kind, rf.distance));

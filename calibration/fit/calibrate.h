@@ -68,15 +68,18 @@ struct ParamEstimate {
 
 struct TargetFit {
   std::string metric, kind;
-  double measured = 0, fitted = 0;  // fitted: the DES at the estimate (or, for held-out runs, its prediction)
-  double sim_half_width = 0;        // the DES's own 95% half-width
+  // fitted: the DES at the estimate; for a held-out run with parameter draws, the prediction's
+  // point: the median of its interval's mixture (at_estimate then holds the DES at the estimate)
+  double measured = 0, fitted = 0;
+  double at_estimate = 0;
+  double sim_half_width = 0;  // the DES's own 95% half-width
   // 95% interval: parameters and simulation noise, and for a prediction (a held-out run, a
   // leave-one-out fold) the model's own error too
   double lower = 0, upper = 0;
   // A prediction's value at the second explanation (CalibrationResult::alternative), whose
   // interval then holds both; 0 without one.
   double alternative = 0;
-  // With parameter draws (CalibrationResult::draws): ln(draw's prediction / fitted) per draw, whose
+  // With parameter draws (CalibrationResult::draws): ln(draw's prediction / the estimate's) per draw, whose
   // mixture (with the simulation's and the model's spread) is the interval; empty without.
   std::vector<double> draws = {};
   double error_rel() const { return measured > 0 ? (fitted - measured) / measured : 0; }

@@ -85,6 +85,8 @@ nlohmann::ordered_json target_json(const TargetFit& t) {
   j["kind"] = t.kind;
   j["measured"] = finite(t.measured);
   j["model"] = finite(t.fitted);
+  // A prediction's point is its mixture's median; the simulation at the estimate beside it.
+  if (t.at_estimate > 0) j["model_at_estimate"] = finite(t.at_estimate);
   j["error_rel"] = finite(t.error_rel());
   j["interval95"] = {finite(t.lower), finite(t.upper)};
   j["sim_half_width"] = finite(t.sim_half_width);
@@ -113,25 +115,56 @@ std::string fit_toml(const Dataset& d, const CalibrationResult& r, const std::st
   t += "\n[calibration]\n";
   t += "params = [";
   for (std::size_t i = 0; i < r.params.size(); ++i) t += (i ? ", " : "") + quoted(r.params[i].key);
-  // With parameter draws (calibrate.h CalibrationResult::draws) the spread is theirs about the
-  // optimum each fell into; without, the linearized one.
-  const bool drawn = !r.draw_log_sd.empty();
-  const Eigen::MatrixXd& corr = drawn ? r.draw_correlation : r.correlation;
+  // The parameter uncertainty as a mixture (docs/calibration.md, "FIT.toml"). With parameter
+  // draws (calibrate.h CalibrationResult::draws) its components are the draws themselves, each a
+  // point (log_sd 0) of equal weight, as `modes`; without, the estimate and the second
+  // explanation with the linearized spread.
+  const bool drawn = !r.draws.empty();
+  const std::size_t n = r.params.size();
   t += "]\nlog_sd = [";
-  for (std::size_t i = 0; i < r.params.size(); ++i)
-    t += (i ? ", " : "") + toml_num(finite(drawn ? r.draw_log_sd[i] : r.params[i].log_sd));
+  for (std::size_t i = 0; i < n; ++i) t += (i ? ", " : "") + toml_num(drawn ? 0.0 : finite(r.params[i].log_sd));
   t += "]";
-  if (drawn) t += "  # the spread about their optimum of " + r.draws_method;
+  if (drawn) t += "  # 0: each component (modes) is one parameter draw, a point; the draws are the spread";
   t += "\nlog_corr = [";
-  for (long i = 0; i < corr.rows(); ++i) {
+  for (long i = 0; i < static_cast<long>(n); ++i) {
     t += i ? ", [" : "[";
-    for (long j = 0; j < corr.cols(); ++j) {
-      const double c = i == j ? 1.0 : std::round(finite(corr(i, j)) * 1e6) / 1e6;
+    for (long j = 0; j < static_cast<long>(n); ++j) {
+      const double c = i == j ? 1.0 : drawn ? 0.0 : std::round(finite(r.correlation(i, j)) * 1e6) / 1e6;
       t += (j ? ", " : "") + toml_num(c);
     }
     t += "]";
   }
-  t += "]\ndraws = 24\n";
+  t += "]\ndraws = " + std::to_string(drawn ? r.draws.size() : 24) + "\n";
+  if (drawn) {
+    // The estimate's draws first, then the second explanation's: a prediction with fewer draws
+    // than components takes every k-th (stratified), so each optimum keeps its share.
+    std::vector<std::size_t> order(r.draws.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      const int ma = a < r.draw_mode.size() ? r.draw_mode[a] : 0, mb = b < r.draw_mode.size() ? r.draw_mode[b] : 0;
+      return ma < mb;
+    });
+    t += "# the parameter draws (" + r.draws_method + "), each refitted from the optimum named\nmodes = [\n";
+    for (std::size_t i : order) {
+      t += "  [";
+      for (std::size_t k = 0; k < n && k < r.draws[i].size(); ++k) t += (k ? ", " : "") + toml_num(finite(r.draws[i][k]));
+      const bool alt = i < r.draw_mode.size() && r.draw_mode[i] == 1;
+      t += "],  # draw " + std::to_string(i + 1) + ": " + (alt ? "the second explanation" : "the estimate") + "\n";
+    }
+    t += "]\nmode_weights = [";
+    const double w = 1.0 / static_cast<double>(r.draws.size());
+    for (std::size_t i = 0; i < r.draws.size(); ++i) t += (i ? ", " : "") + toml_num(w);
+    t += "]  # each draw's weight; the estimate (the values above) has the rest, none\n";
+    if (r.alternative) {
+      int in_alt = 0;
+      for (int m : r.draw_mode) in_alt += m == 1;
+      t += "# a second explanation the data fit about as well (simulated cost " + toml_num(finite(r.alternative_cost)) + " vs " +
+           toml_num(finite(r.best_cost)) + "), " + std::to_string(in_alt) + " of the " + std::to_string(r.draws.size()) +
+           " draws fell into it: [";
+      for (std::size_t i = 0; i < r.alternative->size(); ++i) t += (i ? ", " : "") + toml_num(finite((*r.alternative)[i]));
+      t += "]\n";
+    }
+  }
   // The model's own error (calibrate.h ModelError): what a prediction adds beyond the parameters.
   auto kinds = [&](const std::map<std::string, double>& m) {
     std::string out = "{ ";
@@ -153,13 +186,12 @@ std::string fit_toml(const Dataset& d, const CalibrationResult& r, const std::st
     if (!r.model_error.fitted.empty()) t += "model_error_fitted = " + kinds(r.model_error.fitted) + "  # the fitted setups\n";
     t += "model_error_source = " + quoted(r.model_error.source) + "\n";
   }
-  if (r.alternative) {
+  if (r.alternative && !drawn) {
     t += "modes = [[";
     for (std::size_t i = 0; i < r.alternative->size(); ++i) t += (i ? ", " : "") + toml_num(finite((*r.alternative)[i]));
     t += "]]  # a second explanation the data fit about as well (simulated cost " + toml_num(finite(r.alternative_cost)) +
          " vs " + toml_num(finite(r.best_cost)) + ")\nmode_weights = [" + toml_num(finite(r.alternative_weight)) +
-         "]  # each mode's share of the parameter draws (the estimate has the rest)" +
-         (drawn ? std::string(": the share of the refits that fell into it") : std::string()) + "\n";
+         "]  # each mode's share of the parameter draws (the estimate has the rest)\n";
   }
   if (!r.fitted_setups.empty()) {
     t += "fitted_setups = [";

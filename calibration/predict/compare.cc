@@ -264,8 +264,17 @@ CompareResult compare(const CompareOptions& o, const Progress& progress) {
       mc.delta_rel = a == b ? 0.0 : std::exp(centre) - 1;
       mc.lower_rel = h == 0 ? mc.delta_rel : std::exp(centre - h) - 1;
       mc.upper_rel = h == 0 ? mc.delta_rel : std::exp(centre + h) - 1;
-      const double hb = std::hypot(models::io_metric(res.base_report, n, true).half_width / b, base_param);
-      const double ha = std::hypot(models::io_metric(c.alt_report, n, true).half_width / a, alt_param);
+      // Each side's whole interval, as `vqsim run` gives it: with the model's own error at that
+      // side's distance from the fitted setups (which a paired difference does not carry: no
+      // calibration measures the model's error on a difference).
+      const auto model_part = [&](const models::IoScenario& side) {
+        return res.draws > 0 && side.calibration.present() ? kZ95 * model_error_for(side.calibration, n, setup_distance(side))
+                                                           : 0.0;
+      };
+      const double hb =
+          std::hypot(std::hypot(models::io_metric(res.base_report, n, true).half_width / b, base_param), model_part(res.base));
+      const double ha =
+          std::hypot(std::hypot(models::io_metric(c.alt_report, n, true).half_width / a, alt_param), model_part(c.alt));
       mc.unpaired_half_width_rel = std::hypot(hb, ha);
       const bool up = mc.lower_rel > 0, down = mc.upper_rel < 0;
       mc.verdict = !(up || down) ? "no significant difference" : (up == mc.higher_is_better ? "better" : "worse");

@@ -48,6 +48,49 @@ double sample_sd(std::vector<double> x) {
   return std::sqrt(ss / static_cast<double>(x.size() - 1));
 }
 
+double mixture_cdf(const std::vector<double>& centres, double sd, double x) {
+  double f = 0;
+  for (double c : centres) f += 0.5 * std::erfc(-(x - c) / (sd * std::sqrt(2.0)));
+  return f / static_cast<double>(centres.size());
+}
+
+double mixture_quantile(const std::vector<double>& centres, double sd, double q) {
+  if (centres.empty()) return 0;
+  const auto range = std::minmax_element(centres.begin(), centres.end());
+  double lo = *range.first - 10 * sd, hi = *range.second + 10 * sd;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (mixture_cdf(centres, sd, mid) < q ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+std::pair<double, double> mixture_interval95(const std::vector<double>& centres, double sd) {
+  if (centres.empty()) return {0, 0};
+  // Not a structured binding: clang 15 (the fuzz build) cannot capture one in a lambda.
+  const auto range = std::minmax_element(centres.begin(), centres.end());
+  const double lowest = *range.first, highest = *range.second;
+  // One point (or all alike): the normal's own interval, with the 1.96 every other interval uses.
+  if (lowest == highest) return {lowest - kZ95 * std::max(sd, 0.0), highest + kZ95 * std::max(sd, 0.0)};
+  if (!(sd > 0)) {
+    // Points: the nearest-rank quantiles, the smallest centre whose share reaches q (and, for the
+    // upper end, the same from above), so that identical centres give exactly that centre.
+    std::vector<double> sorted = centres;
+    std::sort(sorted.begin(), sorted.end());
+    const double n = static_cast<double>(sorted.size());
+    const auto rank = static_cast<std::size_t>(std::max(1.0, std::ceil(0.025 * n)));
+    return {sorted[rank - 1], sorted[sorted.size() - rank]};
+  }
+  return {mixture_quantile(centres, sd, 0.025), mixture_quantile(centres, sd, 0.975)};
+}
+
+std::string parameters_part_text(const MetricPrediction& m) {
+  char down[32], up[32];
+  std::snprintf(down, sizeof down, "%.0f", 100 * (1 - std::exp(m.param_lower_log)));
+  std::snprintf(up, sizeof up, "%.0f", 100 * (std::exp(m.param_upper_log) - 1));
+  return std::string(down) == up ? std::string("±") + up + "%" : std::string("-") + down + "%/+" + up + "%";
+}
+
 double prior_model_error(const std::string& kind, const std::string& distance) {
   // scripts/accuracy's lab experiment (docs/calibration.md, "The prior"): fit one configuration
   // and the QD1 run of every other, predict the rest. Another configuration: the RMS over its
@@ -269,8 +312,12 @@ Prediction predict(const std::string& scenario_path, const std::vector<std::stri
   int done = 0;
   models::ScenarioSource source = file;  // with the command's overrides
   for (const std::string& o : overrides) source.set(o);
-  const auto runs = sim::run_replications(p.draws, threads, [&](std::uint64_t d) {
-    const auto& mine = p.overrides[static_cast<std::size_t>(d)];
+  // Task `draws` is the estimate itself, on the same random numbers: the reference each draw's
+  // shift is taken from (the nominal's mean spans all its replications, a draw only the first).
+  const auto runs = sim::run_replications(p.draws + 1, threads, [&](std::uint64_t d) {
+    static const std::vector<std::string> kNone;
+    const bool reference = d == static_cast<std::uint64_t>(p.draws);
+    const auto& mine = reference ? kNone : p.overrides[static_cast<std::size_t>(d)];
     models::IoScenario s;
     try {
       models::ScenarioSource drawn_source = source;
@@ -298,7 +345,7 @@ Prediction predict(const std::string& scenario_path, const std::vector<std::stri
     }
     if (progress) {
       const std::lock_guard<std::mutex> lock(progress_mutex);
-      progress(++done, p.draws);
+      progress(++done, p.draws + 1);
     }
     return m;
   });
@@ -312,18 +359,35 @@ Prediction predict(const std::string& scenario_path, const std::vector<std::stri
       if (!(v > 0) || !std::isfinite(v)) break;
       logs.push_back(std::log(v));
     }
-    if (logs.size() != runs.size() || logs.size() < 2) continue;
+    if (logs.size() != runs.size() || logs.size() < 3) continue;
+    const double reference = logs.back();
+    logs.pop_back();
+    std::vector<double> shifts;
+    for (double l : logs) shifts.push_back(l - reference);
     MetricPrediction mp;
     mp.name = names[i];
     mp.mean = nominal_value.mean;
     mp.sim_half_width = nominal_value.half_width;
-    mp.param_sd_rel = sample_sd(std::move(logs));
+    mp.param_sd_rel = sample_sd(logs);
     mp.model_sd_rel = model_error_for(c, names[i], p.distance);
-    const double a = kZ95 * mp.param_sd_rel, b = mp.sim_half_width / mp.mean, m = kZ95 * mp.model_sd_rel;
-    const double h = std::sqrt(a * a + b * b + m * m);
-    mp.lower = std::exp(std::log(mp.mean) - h);
-    mp.upper = std::exp(std::log(mp.mean) + h);
-    mp.param_share = h > 0 ? a * a / (h * h) : 0;
+    const double centre = std::log(mp.mean);
+    // The parameters' part alone (the draws' own quantiles), then the whole interval: each draw
+    // widened by the simulation's and the model's spread.
+    const auto param = mixture_interval95(shifts, 0);
+    mp.param_lower_log = std::min(0.0, param.first);
+    mp.param_upper_log = std::max(0.0, param.second);
+    const double sim_sd = mp.sim_half_width / mp.mean / kZ95;
+    std::vector<double> centres;
+    for (double sh : shifts) centres.push_back(centre + sh);
+    const auto whole = mixture_interval95(centres, std::hypot(sim_sd, mp.model_sd_rel));
+    mp.lower = std::exp(whole.first);
+    mp.upper = std::exp(whole.second);
+    const double spread = std::hypot(sim_sd, mp.model_sd_rel);
+    const auto range = std::minmax_element(centres.begin(), centres.end());
+    mp.median = *range.first == *range.second ? mp.mean : std::exp(mixture_quantile(centres, std::max(spread, 1e-12), 0.5));
+    const double a = 0.5 * (mp.param_upper_log - mp.param_lower_log), b = mp.sim_half_width / mp.mean, m = kZ95 * mp.model_sd_rel;
+    const double h2 = a * a + b * b + m * m;
+    mp.param_share = h2 > 0 ? a * a / h2 : 0;
     p.metrics.push_back(mp);
   }
   return p;

@@ -1,27 +1,32 @@
 // Prediction intervals for a calibrated scenario (docs/prediction.md).
 //
-// A calibrated scenario carries a [calibration] table: the fitted keys (whose values are the
-// scenario's own), the standard deviations of their logarithms and the correlation of those
-// logarithms (models/scenario.h: CalibrationUncertainty). `parameter_draws` samples that
-// log-normal distribution deterministically from the scenario's seed; `predict` simulates each
-// draw once and combines the draws' spread (parameter uncertainty) with the nominal run's 95%
-// half-width (simulation noise) into a 95% interval per metric, in log space.
+// A calibrated scenario carries a [calibration] table (models/scenario.h: CalibrationUncertainty):
+// the fitted keys (whose values are the scenario's own) and their uncertainty as a mixture, each
+// component centred on the estimate or on one of `modes` with its weight, all with the spread
+// log_sd / log_corr. Written by `vqsim calibrate` now, the components are the calibration's
+// parameter draws themselves (its bootstrap refits, each a point: log_sd 0); written before, the
+// estimate and a second explanation with a log-normal spread (docs/calibration.md, "FIT.toml").
+// `parameter_draws` samples that mixture deterministically from the scenario's seed; `predict`
+// simulates each draw once, and one more run at the estimate on the same random numbers, so that
+// each draw's shift s_d = ln(draw / estimate) is the parameters' effect alone.
 //
 // Every draw runs on the same random numbers as the nominal's replication 0 (common random
-// numbers): the spread over draws is then the parameters' effect alone, and the simulation noise
-// enters once, through the nominal's half-width. Results are the same whatever the thread count.
+// numbers): the shifts are then the parameters' effect alone, and the simulation noise enters
+// once, through the nominal's half-width. Results are the same whatever the thread count.
 //
-// The model's own error enters too: the interval's half-width in log space is
-// sqrt((1.96 param_sd)^2 + (sim_hw / mean)^2 + (1.96 model_sd)^2), with model_sd the table's
-// term for the figure's kind and the setup's distance from what was measured: a fitted setup
-// (its setup_signature is among fitted_setups) takes model_error_fitted, another workload of a
-// fitted configuration model_error_workload, another configuration model_error; a table without
-// them takes the documented prior below (docs/calibration.md).
+// The interval is the central 95% of the equal-weight mixture over the draws of
+// N(ln mean + s_d, (sim_hw / mean / 1.96)^2 + model_sd^2): asymmetric where the draws are (two
+// explanations, a parameter at its range limit), with model_sd the table's term for the figure's
+// kind and the setup's distance from what was measured: a fitted setup (its setup_signature is
+// among fitted_setups) takes model_error_fitted, another workload of a fitted configuration
+// model_error_workload, another configuration model_error; a table without them takes the
+// documented prior below (docs/calibration.md).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/io_results.h"
@@ -36,8 +41,13 @@ struct MetricPrediction {
   double sim_half_width = 0;    // the nominal run's 95% half-width (simulation noise)
   double param_sd_rel = 0;      // sample sd of ln(metric) over the parameter draws
   double model_sd_rel = 0;      // the model-error term applied (sd of ln(model / measured))
-  double lower = 0, upper = 0;  // 95% prediction interval: parameters, simulation and model error
-  // The parameters' share of the squared log half-width: (1.96 sd)^2 / ((1.96 sd)^2 + (hw/mean)^2).
+  double lower = 0, upper = 0;  // the whole 95% prediction interval: parameters, simulation and model error
+  double median = 0;            // the same mixture's median: calibrate's point for a held-out run
+  // The parameters' part alone: the central 95% of the draws' shifts s_d = ln(draw / estimate),
+  // as ln(lower / mean) <= 0 and ln(upper / mean) >= 0 (asymmetric where the draws are).
+  double param_lower_log = 0, param_upper_log = 0;
+  // The parameters' share of the squared log half-width of the whole interval (its mean over
+  // both sides): p^2 / (p^2 + (hw/mean)^2 + (1.96 model_sd)^2), p the parameters' half-width.
   double param_share = 0;
   bool operator==(const MetricPrediction&) const = default;
 };
@@ -91,6 +101,19 @@ std::string distance_between(const std::string& signature, const std::vector<std
 // rate_iops): the configuration the workload ran on.
 std::string configuration_signature(const std::string& signature);
 
+// The central 95% interval of the equal-weight mixture of N(c_i, sd^2), by bisection on its CDF
+// (sd 0: the points' own quantiles); {0, 0} for no centres. What `predict` and calibrate's
+// held-out intervals use: the parameter draws' log predictions, each with the other parts' spread.
+std::pair<double, double> mixture_interval95(const std::vector<double>& centres, double sd);
+// The mixture's q-quantile (0 < q < 1; sd > 0), by bisection on its CDF.
+double mixture_quantile(const std::vector<double>& centres, double sd, double q);
+// The mixture's CDF at x (sd > 0).
+double mixture_cdf(const std::vector<double>& centres, double sd, double x);
+
+// The parameters' part of a metric's interval as text: "±12%" where its two sides round alike,
+// else "-20%/+45%" (the factor each side alone would put on the value).
+std::string parameters_part_text(const MetricPrediction& m);
+
 // Called after each finished draw with (finished, total), from worker threads one at a time.
 using Progress = std::function<void(int done, int total)>;
 
@@ -116,8 +139,9 @@ std::uint64_t draw_seed(std::uint64_t nominal_seed, int draw);
 std::vector<std::string> prediction_metric_names(const models::IoRunReport& nominal_report);
 
 // Simulates every parameter draw of `nominal` (load_io_scenario(scenario_path, overrides + the
-// draw's overrides), one replication, the nominal's seed, I/O count and runtime) on `threads`
-// threads (0 = all cores) and builds the intervals. A metric that is 0 or missing in the nominal
+// draw's overrides), one replication, the nominal's seed, I/O count and runtime), and the
+// estimate itself the same way (the reference of the draws' shifts), on `threads` threads (0 =
+// all cores) and builds the intervals; `progress` counts draws + 1 simulations. A metric that is 0 or missing in the nominal
 // or in any draw gets no entry (never NaN). `nominal` is the scenario as run (its seed,
 // calibration.draws and calibration table are used); nominal.calibration.draws <= 0 or no
 // calibration table gives an empty Prediction (draws = 0). Throws models::ConfigError naming the
