@@ -24,6 +24,8 @@ void FcfsStation::set_class_service(std::uint32_t job_class, Distribution servic
 void FcfsStation::validate() const { require_connected(*this, out, "out"); }
 
 time_ns FcfsStation::service_ns(JobId job) {
+  // Most stations serve every class alike: they need not look the job up at all.
+  if (class_service_set_.empty()) return service_.sample_ns(rng_);
   const std::uint32_t c = sim_.jobs()[job].job_class;
   if (c < class_service_set_.size() && class_service_set_[c]) return class_service_[c].sample_ns(rng_);
   return service_.sample_ns(rng_);
