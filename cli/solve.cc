@@ -54,7 +54,14 @@ int solve_main(const std::vector<std::string>& args) {
     throw UsageError("--format must be text or json" + did_you_mean(format, {"text", "json"}));
   const models::IoScenario s = load_for(path, overrides, "solve");
   const auto t0 = std::chrono::steady_clock::now();
-  const models::IoMvaResult r = models::solve_io_mva(s);
+  const models::IoMvaResult r = [&] {
+    try {
+      return models::solve_io_mva(s);
+    } catch (const std::invalid_argument& e) {
+      if (!s.multi_vm()) throw;
+      throw UsageError(s.path + ": " + e.what());  // several [[vm]] profiles: not an answer to give wrong
+    }
+  }();
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   const std::string idle_threads = idle_iothreads_warning(s);
   // An open loop beyond what the path serves at this iodepth: the same words as `vqsim run`.
