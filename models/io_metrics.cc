@@ -157,15 +157,21 @@ sim::Interval io_metric_of(const IoRunReport& r, const std::string& prefix, cons
 sim::Interval io_metric(const IoRunReport& r, const std::string& name, bool interpolated) {
   std::string vm, rest;
   if (split_vm_metric(name, &vm, &rest)) {
+    // A running profile reports "vm.<name>.profile" (its index): its figures are those of its
+    // first VM, named as vm_profile_prefix names them ("" for the first profile, "<name>." else).
+    if (r.has("vm." + vm + ".profile")) {
+      if (!is_io_metric(rest) || rest.rfind("host.", 0) == 0)
+        throw std::invalid_argument("unknown metric '" + name + "'" + io_metric_suggestion(name) +
+                                    "; a VM's metrics are vm.<name>.<read|write|total>.<...>, the host's host.total.*");
+      const bool first = r.get("vm." + vm + ".profile").mean == 0;
+      return io_metric_of(r, first ? "" : vm + ".", rest, interpolated);
+    }
     std::vector<std::string> names;
-    for (const auto& [n, prefix] : r.vm_prefixes) {
-      if (n == vm) {
-        if (!is_io_metric(rest) || rest.rfind("host.", 0) == 0)
-          throw std::invalid_argument("unknown metric '" + name + "'" + io_metric_suggestion(name) +
-                                      "; a VM's metrics are vm.<name>.<read|write|total>.<...>, the host's host.total.*");
-        return io_metric_of(r, prefix, rest, interpolated);
-      }
-      names.push_back(n);
+    for (const auto& m : r.summary) {
+      const std::string& n = m.name;
+      const std::string tail = ".profile";
+      if (n.rfind("vm.", 0) == 0 && n.size() > 3 + tail.size() && n.compare(n.size() - tail.size(), tail.size(), tail) == 0)
+        names.push_back(n.substr(3, n.size() - 3 - tail.size()));
     }
     throw std::invalid_argument("metric " + name + ": no running VM named '" + vm + "'" +
                                 (names.empty() ? std::string(" (this scenario has no [[vm]] tables; write ") + rest + ")"

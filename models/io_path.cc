@@ -209,6 +209,9 @@ sim::Metrics run_io_replication(const IoScenario& s, std::uint64_t replication, 
       weighted_lat_ns += iops * m.get(vm + dir + ".lat.mean_ns");
     }
   }
+  // Which [[vm]] profile a name is, for the metrics vm.<name>.* (io_metric): its index in the file.
+  for (std::size_t p = 0; p < s.profiles.size(); ++p)
+    if (s.profiles[p].count > 0) m.add("vm." + s.profiles[p].name + ".profile", static_cast<double>(p));
   m.add("host.total.iops", total_iops);
   m.add("host.total.lat.mean_ns", total_iops > 0 ? weighted_lat_ns / total_iops : 0.0);
   return m;

@@ -51,8 +51,6 @@ IoRunReport simulate_io(const IoScenario& s, int threads) {
 
   // A station's share of the mean latency, over every VM's I/Os (the shared device serves all).
   double iops = 0, lat = 0;
-  for (std::size_t p = 0; p < s.profiles.size(); ++p)
-    if (s.profiles[p].count > 0) rep.vm_prefixes.emplace_back(s.profiles[p].name, vm_profile_prefix(s, p));
   for (const VmInstance& inst : vm_instances(s)) {
     const std::string& vm = inst.prefix;
     iops += rep.get(vm + "read.iops").mean + rep.get(vm + "write.iops").mean;

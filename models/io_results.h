@@ -37,9 +37,6 @@ struct IoRunReport {
   bool little_ok = true;
   double events_per_replication = 0;
   std::uint64_t event_hash = 0;  // the replications' event-stream hashes, combined in order
-  // A file of [[vm]] tables: each VM profile's name and the prefix of its figures (those of its
-  // first VM) in `summary`, for the metrics vm.<name>.read.iops, ... (empty for a single-VM file).
-  std::vector<std::pair<std::string, std::string>> vm_prefixes;
   // The interval of a figure (zero interval when absent).
   sim::Interval get(const std::string& name) const;
   bool has(const std::string& name) const;

@@ -31,6 +31,13 @@ std::string quoted(const std::string& s) {
 
 // "read.clat_p99_us" -> "read", 99; false when the name is not a percentile.
 bool percentile_of(const std::string& name, std::string* dir, std::string* number) {
+  // vm.<name>.read.clat_p99_us: one VM profile's percentile; its direction is vm.<name>.read.
+  if (name.rfind("vm.", 0) == 0 && name.find('.', 3) != std::string::npos) {
+    const std::string vm = name.substr(0, name.find('.', 3) + 1);
+    if (!percentile_of(name.substr(vm.size()), dir, number)) return false;
+    *dir = vm + *dir;
+    return true;
+  }
   const auto dot = name.find('.');
   if (dot == std::string::npos) return false;
   const std::string rest = name.substr(dot + 1), prefix = "clat_p", suffix = "_us";

@@ -1335,6 +1335,11 @@ IoScenario derive_io_scenario(const std::string& path, const Loader& loader) {
               (find_param(sub) || sub == "count" ? std::string() : did_you_mean(sub, keys));
       } else if (key.rfind("backend.", 0) == 0 && dots >= 2)
         why = ": names no backend: this file has one [backend] table; write backend." + key.substr(key.find('.', 8) + 1);
+      if (!entry.vm.empty()) {  // a [[vm]]'s key: the suggestions as that VM's keys
+        for (const std::string from : {"did you mean '", " or '"})
+          for (auto at = why.find(from); at != std::string::npos; at = why.find(from, at + from.size() + entry.vm.size()))
+            why.insert(at + from.size(), entry.vm);
+      }
       errors.add(&entry, where(entry, key) + why);
       bad.insert(key);
     }
