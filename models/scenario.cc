@@ -310,7 +310,8 @@ struct Loader {
       if (vm_bases.count(resolved)) continue;
       if (!std::filesystem::exists(resolved))
         throw ConfigError(it->second.file + ":" + std::to_string(base->source().begin.line) + ": vm." +
-                          vm->get("name")->value_or(std::string("?")) + ".base: no such file " + resolved);
+                          (vm->get("name") ? vm->get("name")->value_or(std::string("?")) : std::string("?")) +
+                          ".base: no such file " + resolved);
       auto sub = std::make_shared<Loader>();
       sub->load_file(resolved);
       vm_bases[resolved] = std::move(sub);
