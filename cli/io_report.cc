@@ -75,6 +75,34 @@ std::vector<std::string> replica_prefixes(const models::IoScenario& s) {
   return out;
 }
 
+// Each [[vm]] profile's share (all its VMs together) of the I/Os and of the bytes of the device
+// its disks are on: which VMs fill that device's queue.
+struct DeviceShare {
+  double ios = 0, bytes = 0;
+};
+std::vector<DeviceShare> device_shares(const models::IoScenario& s, const IoRunReport& r) {
+  std::vector<DeviceShare> mine(s.profiles.size());
+  for (const auto& i : models::vm_instances(s)) {
+    auto& m = mine[static_cast<std::size_t>(i.profile)];
+    for (const char* d : kDirs) {
+      m.ios += r.get(i.prefix + d + ".iops").mean;
+      m.bytes += r.get(i.prefix + d + ".bw_bytes_per_s").mean;
+    }
+  }
+  std::vector<DeviceShare> out(s.profiles.size());
+  for (std::size_t p = 0; p < s.profiles.size(); ++p) {
+    DeviceShare all;
+    for (std::size_t q = 0; q < s.profiles.size(); ++q)
+      if (s.profiles[q].backend == s.profiles[p].backend) {
+        all.ios += mine[q].ios;
+        all.bytes += mine[q].bytes;
+      }
+    out[p].ios = all.ios > 0 ? mine[p].ios / all.ios : 0;
+    out[p].bytes = all.bytes > 0 ? mine[p].bytes / all.bytes : 0;
+  }
+  return out;
+}
+
 void directions_text(std::ostringstream& out, const IoRunReport& r, const std::string& prefix) {
   for (const char* d : kDirs) {
     const std::string dir = d;
@@ -373,6 +401,22 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
     for (const auto& vm : s.profiles) vms += vm.count;
     out << "host (" << vms << " VMs): IOPS=" << si(total.mean) << " ± " << si(total.half_width)
         << printf_string(", mean lat %.2f ± %.2f usec\n", lat.mean / 1e3, lat.half_width / 1e3);
+    // Who fills each device: every profile's share of its I/Os and bytes.
+    const std::vector<DeviceShare> shares = device_shares(s, r);
+    std::vector<std::string> devices;
+    for (const auto& vm : s.profiles)
+      if (vm.count > 0 && std::find(devices.begin(), devices.end(), vm.backend) == devices.end()) devices.push_back(vm.backend);
+    for (const auto& d : devices) {
+      out << "  device" << (d.empty() ? std::string() : " " + d) << ":";
+      bool first = true;
+      for (std::size_t p = 0; p < s.profiles.size(); ++p) {
+        if (s.profiles[p].backend != d || s.profiles[p].count == 0) continue;
+        out << (first ? " " : "; ") << s.profiles[p].name
+            << printf_string(" %.1f%% of its I/Os, %.1f%% of its bytes", 100 * shares[p].ios, 100 * shares[p].bytes);
+        first = false;
+      }
+      out << "\n";
+    }
   } else if (s.vms > 1) {
     const auto total = r.get("host.total.iops");
     const auto lat = r.get("host.total.lat.mean_ns");
@@ -477,6 +521,7 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
     // Each profile's figures are its first VM's (its replicas are the same VM again); the
     // top-level "directions" are the first profile's, as in a single-VM file.
     j["vms"] = nlohmann::ordered_json::array();
+    const std::vector<DeviceShare> shares = device_shares(s, r);
     for (std::size_t p = 0; p < s.profiles.size(); ++p) {
       const models::VmProfile& vm = s.profiles[p];
       nlohmann::ordered_json v;
@@ -485,7 +530,11 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
       v["backend"] = vm.backend;
       v["setup"] = setup_line(vm.scenario);
       v["prefix"] = models::vm_profile_prefix(s, p);
-      if (vm.count > 0) v["directions"] = directions(models::vm_profile_prefix(s, p));
+      if (vm.count > 0) {
+        v["directions"] = directions(models::vm_profile_prefix(s, p));
+        // All its VMs' share of the I/Os and bytes of the device its disks are on.
+        v["device_share"] = {{"ios", shares[p].ios}, {"bytes", shares[p].bytes}};
+      }
       j["vms"].push_back(v);
     }
   }

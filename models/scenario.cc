@@ -666,7 +666,7 @@ std::string io_scenario_value_error(const std::string& key, const std::string& v
 }
 
 double clamp_to_key_range(const std::string& key, double value) {
-  const Param* p = find_param(key);
+  const Param* p = find_param(declared_key(key));
   if (!p || !is_number_kind(p->kind)) return value;
   // The table's range is in stored units (ns for times); a file writes the key's unit.
   const double unit = p->kind == Kind::time_us ? 1e3 : p->kind == Kind::time_ms ? 1e6 : p->kind == Kind::time_s ? 1e9 : 1.0;
@@ -1261,6 +1261,12 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
       continue;
     }
     p.scenario.vms = std::max(1, vm.count);
+    // A fitted key that this file sets itself (the VM's table, its backend's, an edit) is not
+    // the fit's any more: it stays where the file puts it.
+    CalibrationUncertainty& c = p.scenario.calibration;
+    for (std::size_t k = 0; k < c.keys.size(); ++k)
+      if (const auto at = one.entries.find(c.keys[k]); at != one.entries.end() && at->second.level <= vm.entry.level)
+        c.fixed_by_set[k] = true;
     profiles.push_back(std::move(p));
   }
   if (vm_entry && vms.empty()) errors.add(vm_entry, where(*vm_entry, "vm") + ": expected [[vm]] tables, each with a name");
@@ -1283,7 +1289,54 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
   if (const Entry* d = entry_of("description")) s.description = d->node->value<std::string>().value_or("");
   s.notes.clear();
   s.warnings.clear();
+  // The profiles' parameter uncertainty, as one: each fitted key by the name that edits it in
+  // this file (vm.<name>.<key>, backend.<name>.<key>), independent across profiles. The
+  // prediction's figures are the first profile's (read.iops, ...).
   s.calibration = CalibrationUncertainty{};
+  int calibrated = 0;
+  for (const auto& p : profiles) {
+    const CalibrationUncertainty& c = p.scenario.calibration;
+    if (p.count == 0 || !c.present()) continue;
+    CalibrationUncertainty& m = s.calibration;
+    if (calibrated++ == 0) {
+      m.model_error_log_sd = c.model_error_log_sd;
+      m.model_error_workload_log_sd = c.model_error_workload_log_sd;
+      m.model_error_fitted_log_sd = c.model_error_fitted_log_sd;
+      m.model_error_source = c.model_error_source;
+      m.modes = c.modes;
+      m.mode_weights = c.mode_weights;
+    } else {
+      m.modes.clear();  // modes are one fit's other explanations; two fits' do not combine
+      m.mode_weights.clear();
+    }
+    m.draws = std::max(m.draws, c.draws);
+    m.source += (m.source.empty() ? "" : "; ") + ("vm." + p.name + ": " + c.source);
+    for (const auto& f : c.fitted_setups)
+      if (std::find(m.fitted_setups.begin(), m.fitted_setups.end(), f) == m.fitted_setups.end()) m.fitted_setups.push_back(f);
+    const std::size_t offset = m.keys.size();
+    std::vector<std::size_t> kept;
+    for (std::size_t k = 0; k < c.keys.size(); ++k) {
+      const std::string& key = c.keys[k];
+      const std::string named = key.rfind("backend.", 0) == 0 ? (p.backend.empty() ? key : "backend." + p.backend + key.substr(7))
+                                                              : "vm." + p.name + "." + key;
+      if (std::find(m.keys.begin(), m.keys.end(), named) != m.keys.end()) continue;  // a shared device's key, fitted twice
+      kept.push_back(k);
+      m.keys.push_back(named);
+      m.values.push_back(c.values[k]);
+      m.log_sd.push_back(c.log_sd[k]);
+      m.fixed_by_set.push_back(c.fixed_by_set[k]);
+    }
+    if (kept.size() != c.keys.size()) {
+      m.modes.clear();
+      m.mode_weights.clear();
+    }
+    for (auto& row : m.log_corr) row.resize(m.keys.size(), 0.0);
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      std::vector<double> row(m.keys.size(), 0.0);
+      for (std::size_t j = 0; j < kept.size(); ++j) row[offset + j] = c.log_corr[kept[i]][kept[j]];
+      m.log_corr.push_back(std::move(row));
+    }
+  }
   for (std::size_t b = 0; b < backends.size(); ++b)
     if (!used[b])
       s.warnings.push_back(where(backends[b].entry, "backend." + backends[b].name) +
@@ -1292,11 +1345,13 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
     for (const auto& n : p.scenario.notes) s.notes.push_back("vm." + p.name + ": " + n);
     for (const auto& w : p.scenario.warnings)
       if (std::find(s.warnings.begin(), s.warnings.end(), w) == s.warnings.end()) s.warnings.push_back(w);
-    if (p.scenario.calibration.present())
-      s.notes.push_back("vm." + p.name +
-                        ": its base's parameter uncertainty ([calibration]) is not sampled in a file of [[vm]] tables; the "
-                        "figures' intervals are the simulation's");
   }
+  if (s.calibration.present())
+    s.notes.push_back("the prediction intervals are those of the first VM profile's figures (vm." + [&] {
+      for (const auto& p : profiles)
+        if (p.count > 0) return p.name;
+      return std::string();
+    }() + "), with the parameter uncertainty of every calibrated [[vm]] base");
   s.backend_names = backend_names;
   s.profiles = std::move(profiles);
   return s;

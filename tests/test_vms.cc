@@ -1,6 +1,7 @@
 // vm.count: identical VMs of one profile on one host, sharing host.cores and the backend.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -206,8 +207,18 @@ TEST_CASE("every key of a [[vm]] or [[backend]] is addressable as vm.<name>.<key
     CHECK(models::io_parameter_value(web.scenario, key) == doctest::Approx(models::io_parameter_value(fit, key)));
   }
   CHECK(web.scenario.guest.driver == models::GuestDriver::virtio_scsi);
-  CHECK(web.scenario.calibration.present());  // kept with the profile (not sampled: a note says so)
-  CHECK_FALSE(s.calibration.present());
+  // Its parameter uncertainty, by the names that edit it in this file.
+  REQUIRE(s.calibration.present());
+  CHECK(s.calibration.keys.size() == fit.calibration.keys.size());
+  for (const auto& key : s.calibration.keys) {
+    CAPTURE(key);
+    CHECK((key.rfind("vm.web.", 0) == 0 || key.rfind("backend.nvme.", 0) == 0));
+  }
+  CHECK(std::find(s.calibration.keys.begin(), s.calibration.keys.end(), "backend.nvme.read_us") != s.calibration.keys.end());
+  models::ScenarioSource fixed(consolidation("two-backends.toml"));
+  fixed.set("vm.web.guest.cpu_scale", 1.3);
+  const auto c = fixed.scenario().calibration;
+  for (std::size_t k = 0; k < c.keys.size(); ++k) CHECK(c.fixed_by_set[k] == (c.keys[k] == "vm.web.guest.cpu_scale"));
   // Instances: the first VM keeps a single VM's names; replicas and other profiles are prefixed.
   const auto inst = models::vm_instances(s);
   REQUIRE(inst.size() == 4);
