@@ -18,6 +18,7 @@
 #include "cli/common.h"
 #include "cli/data_dir.h"
 #include "cli/report.h"
+#include "models/scenario.h"
 
 namespace vqsim::cli {
 namespace po = boost::program_options;
@@ -88,6 +89,18 @@ int calibrate_main(const std::vector<std::string>& args) {
     if (std::filesystem::is_directory(f)) throw UsageError(f + ": is a directory, expected a TOML file");
   }
   if (std::filesystem::is_directory(out)) throw UsageError("--out " + out + ": is a directory, expected a file name");
+  // A file of [[vm]] tables is several profiles; calibration fits one (its runs' `set` keys are
+  // one VM's). Fit the profile alone, then name the result as a [[vm]]'s base.
+  bool multi_vm = false;
+  try {
+    multi_vm = models::load_io_scenario(scenario).multi_vm();
+  } catch (const models::ConfigError&) {
+    // the dataset's loader reports a bad scenario with the run it was loading
+  }
+  if (multi_vm)
+    throw UsageError("--scenario " + scenario +
+                     ": a file of [[vm]] tables; calibrate fits one VM profile: give the single-VM scenario (a [[vm]]'s base), "
+                     "then use the fit as base = \"FIT.toml\" in that [[vm]] table");
   if (!html.empty() && std::filesystem::is_directory(html))
     throw UsageError("--html " + html + ": is a directory, expected a file name");
   if (!cv.empty() && cv != "loo") throw UsageError("--cv: only loo (leave-one-out) is supported" + did_you_mean(cv, {"loo"}));

@@ -64,6 +64,83 @@ std::string pad_right(const std::string& text, std::size_t width) {
   return chars >= width ? text + " " : text + std::string(width - chars, ' ');
 }
 
+// fio's per-direction block (IOPS, bandwidth, slat/clat/lat, clat percentiles) of the VM whose
+// figures carry `prefix` ("" for a single VM's).
+// The name prefixes of every VM but each [[vm]] profile's first (none for a single-VM file).
+std::vector<std::string> replica_prefixes(const models::IoScenario& s) {
+  std::vector<std::string> out;
+  if (!s.multi_vm()) return out;
+  for (const auto& i : models::vm_instances(s))
+    if (i.replica > 0) out.push_back(i.prefix);
+  return out;
+}
+
+// Each [[vm]] profile's share (all its VMs together) of the I/Os and of the bytes of the device
+// its disks are on: which VMs fill that device's queue.
+struct DeviceShare {
+  double ios = 0, bytes = 0;
+};
+std::vector<DeviceShare> device_shares(const models::IoScenario& s, const IoRunReport& r) {
+  std::vector<DeviceShare> mine(s.profiles.size());
+  for (const auto& i : models::vm_instances(s)) {
+    auto& m = mine[static_cast<std::size_t>(i.profile)];
+    for (const char* d : kDirs) {
+      m.ios += r.get(i.prefix + d + ".iops").mean;
+      m.bytes += r.get(i.prefix + d + ".bw_bytes_per_s").mean;
+    }
+  }
+  std::vector<DeviceShare> out(s.profiles.size());
+  for (std::size_t p = 0; p < s.profiles.size(); ++p) {
+    DeviceShare all;
+    for (std::size_t q = 0; q < s.profiles.size(); ++q)
+      if (s.profiles[q].backend == s.profiles[p].backend) {
+        all.ios += mine[q].ios;
+        all.bytes += mine[q].bytes;
+      }
+    out[p].ios = all.ios > 0 ? mine[p].ios / all.ios : 0;
+    out[p].bytes = all.bytes > 0 ? mine[p].bytes / all.bytes : 0;
+  }
+  return out;
+}
+
+void directions_text(std::ostringstream& out, const IoRunReport& r, const std::string& prefix) {
+  for (const char* d : kDirs) {
+    const std::string dir = d;
+    const auto iops = r.get(prefix + dir + ".iops");
+    if (iops.mean <= 0) continue;
+    const auto bw = r.get(prefix + dir + ".bw_bytes_per_s");
+    char head[64];
+    std::snprintf(head, sizeof head, "%5s: IOPS=", d);
+    out << head << si(iops.mean) << " ± " << si(iops.half_width) << ", BW=" << bytes_rate(bw.mean) << " ± "
+        << bytes_rate(bw.half_width) << "\n";
+    for (const char* kind : {"slat", "clat", "lat"}) {
+      const std::string p = dir + "." + kind;
+      const auto mean = r.get(prefix + p + ".mean_ns");
+      const char* unit;
+      double scale;
+      pick_unit(mean.mean, &unit, &scale);
+      char line[256];
+      std::snprintf(line, sizeof line, "    %4s (%s): min=%.0f, max=%.0f, avg=%.2f ± %.2f, stdev=%.2f\n", kind, unit,
+                    r.get(prefix + p + ".min_ns").mean / scale, r.get(prefix + p + ".max_ns").mean / scale, mean.mean / scale,
+                    mean.half_width / scale, r.get(prefix + p + ".stddev_ns").mean / scale);
+      out << line;
+    }
+    const std::string clat = dir + ".clat";
+    const char* unit;
+    double scale;
+    pick_unit(r.get(prefix + clat + ".p50.000000_ns").mean, &unit, &scale);
+    out << "    clat percentiles (" << unit << "):\n";
+    const auto pct = sim::FioHistogram::fio_default_percentiles();
+    for (std::size_t i = 0; i < pct.size(); ++i) {
+      const auto v = r.get(prefix + clat + ".p" + sim::FioHistogram::percentile_key(pct[i]) + "_ns");
+      char cell[64];
+      std::snprintf(cell, sizeof cell, "%s%5.2fth=[%6.0f]%s", i % 4 == 0 ? "     | " : " ", pct[i], v.mean / scale,
+                    i + 1 == pct.size() ? "\n" : (i % 4 == 3 ? ",\n" : ","));
+      out << cell;
+    }
+  }
+}
+
 }  // namespace
 
 std::string prediction_text(const predict::Prediction& p) {
@@ -167,15 +244,34 @@ std::string open_loop_warning(const models::IoScenario& s, double offered, doubl
   return buf;
 }
 
-void check_run_size(const models::IoScenario& s, bool allow_long_runs) {
+void check_run_size(const models::IoScenario& vms, bool allow_long_runs) {
   if (allow_long_runs) return;
+  models::IoScenario s = vms;
+  double served = 0, offered = 0;
+  if (vms.multi_vm()) {
+    // Every VM together, in the one window they run in: each profile's VMs by their MVA alone
+    // (an upper bound of what they serve beside the others), the run's length from all of them.
+    const sim::RunLimits limits = models::io_run_limits(vms);
+    for (const auto& p : vms.profiles) {
+      if (p.count == 0) continue;
+      const double o = offered_iops(p.scenario) * p.count;
+      const double c = capacity_iops(p.scenario) * p.count;
+      offered += o;
+      served += o > 0 ? std::min(o, c) : c;
+    }
+    s.workload.runtime_ns = limits.measure_ns;
+    s.workload.ios = limits.measure_completions;
+    s.workload.ramp_time_ns = limits.warmup_ns;
+    s.workload.rate_iops = 0;
+  } else {
+    offered = offered_iops(s);
+    // What the MVA expects the path to serve (milliseconds to compute).
+    served = capacity_iops(s);
+    if (offered > 0) served = std::min(served, offered);
+  }
   const auto& w = s.workload;
   constexpr double kIosPerSecond = 1e6;  // simulated I/Os per wall second on one core (vqsim bench e2e)
   const bool runtime = w.runtime_ns > 0;
-  const double offered = offered_iops(s);
-  // What the MVA expects the path to serve (milliseconds to compute).
-  double served = capacity_iops(s);
-  if (offered > 0) served = std::min(served, offered);
   const double ramp_s = static_cast<double>(w.ramp_time_ns) / 1e9;
   const double measured = runtime ? static_cast<double>(w.runtime_ns) / 1e9 * served : static_cast<double>(w.ios);
   const double ios = measured + ramp_s * served;
@@ -262,51 +358,70 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
   std::ostringstream out;
   out << "vqsim " << VQSIM_VERSION << " run " << s.path << "\n";
   if (!s.description.empty()) out << s.description << "\n";
-  out << setup_line(s) << "\n";
-  out << s.run.replications << " replications, seed " << s.run.seed << ", ";
-  if (s.workload.runtime_ns > 0)
-    out << s.workload.runtime_ns / 1e9 << " s simulated";
-  else
-    out << s.workload.ios << " I/Os";
-  out << " each after a " << s.workload.ramp_time_ns / 1e6 << " ms ramp; ± are 95% intervals\n";
+  if (s.multi_vm()) {
+    const sim::RunLimits limits = models::io_run_limits(s);
+    int vms = 0;
+    for (const auto& vm : s.profiles) vms += vm.count;
+    out << vms << " VM" << (vms == 1 ? "" : "s") << " of " << s.profiles.size() << " profile"
+        << (s.profiles.size() == 1 ? "" : "s") << " on one host";
+    if (s.host.cores > 0) out << " (" << s.host.cores << " cores)";
+    out << "\n" << s.run.replications << " replications, seed " << s.run.seed << ", ";
+    if (limits.measure_ns > 0)
+      out << static_cast<double>(limits.measure_ns) / 1e9 << " s simulated";
+    else
+      out << limits.measure_completions << " I/Os of all VMs together";
+    out << " each after a " << static_cast<double>(limits.warmup_ns) / 1e6 << " ms ramp; ± are 95% intervals\n";
+  } else {
+    out << setup_line(s) << "\n";
+    out << s.run.replications << " replications, seed " << s.run.seed << ", ";
+    if (s.workload.runtime_ns > 0)
+      out << s.workload.runtime_ns / 1e9 << " s simulated";
+    else
+      out << s.workload.ios << " I/Os";
+    out << " each after a " << s.workload.ramp_time_ns / 1e6 << " ms ramp; ± are 95% intervals\n";
+  }
   for (const auto& n : s.notes) out << "note: " << n << "\n";
   out << "\n";
-  for (const char* d : kDirs) {
-    const std::string dir = d;
-    const auto iops = r.get(dir + ".iops");
-    if (iops.mean <= 0) continue;
-    const auto bw = r.get(dir + ".bw_bytes_per_s");
-    char head[64];
-    std::snprintf(head, sizeof head, "%5s: IOPS=", d);
-    out << head << si(iops.mean) << " ± " << si(iops.half_width) << ", BW=" << bytes_rate(bw.mean) << " ± "
-        << bytes_rate(bw.half_width) << "\n";
-    for (const char* kind : {"slat", "clat", "lat"}) {
-      const std::string p = dir + "." + kind;
-      const auto mean = r.get(p + ".mean_ns");
-      const char* unit;
-      double scale;
-      pick_unit(mean.mean, &unit, &scale);
-      char line[256];
-      std::snprintf(line, sizeof line, "    %4s (%s): min=%.0f, max=%.0f, avg=%.2f ± %.2f, stdev=%.2f\n", kind, unit,
-                    r.get(p + ".min_ns").mean / scale, r.get(p + ".max_ns").mean / scale, mean.mean / scale,
-                    mean.half_width / scale, r.get(p + ".stddev_ns").mean / scale);
-      out << line;
-    }
-    const std::string clat = dir + ".clat";
-    const char* unit;
-    double scale;
-    pick_unit(r.get(clat + ".p50.000000_ns").mean, &unit, &scale);
-    out << "    clat percentiles (" << unit << "):\n";
-    const auto pct = sim::FioHistogram::fio_default_percentiles();
-    for (std::size_t i = 0; i < pct.size(); ++i) {
-      const auto v = r.get(clat + ".p" + sim::FioHistogram::percentile_key(pct[i]) + "_ns");
-      char cell[64];
-      std::snprintf(cell, sizeof cell, "%s%5.2fth=[%6.0f]%s", i % 4 == 0 ? "     | " : " ", pct[i], v.mean / scale,
-                    i + 1 == pct.size() ? "\n" : (i % 4 == 3 ? ",\n" : ","));
-      out << cell;
+  if (!s.multi_vm()) {
+    directions_text(out, r, "");
+  } else {
+    for (std::size_t p = 0; p < s.profiles.size(); ++p) {
+      const models::VmProfile& vm = s.profiles[p];
+      out << "vm " << vm.name << ": " << vm.count << " VM" << (vm.count == 1 ? "" : "s");
+      if (!vm.backend.empty()) out << " on backend " << vm.backend;
+      if (vm.count == 0) {
+        out << " (switched off)\n\n";
+        continue;
+      }
+      out << (vm.count > 1 ? " (the figures are one VM's)" : "") << "; " << setup_line(vm.scenario) << "\n";
+      directions_text(out, r, models::vm_profile_prefix(s, p));
+      out << "\n";
     }
   }
-  if (s.vms > 1) {
+  if (s.multi_vm()) {
+    const auto total = r.get("host.total.iops");
+    const auto lat = r.get("host.total.lat.mean_ns");
+    int vms = 0;
+    for (const auto& vm : s.profiles) vms += vm.count;
+    out << "host (" << vms << " VMs): IOPS=" << si(total.mean) << " ± " << si(total.half_width)
+        << printf_string(", mean lat %.2f ± %.2f usec\n", lat.mean / 1e3, lat.half_width / 1e3);
+    // Who fills each device: every profile's share of its I/Os and bytes.
+    const std::vector<DeviceShare> shares = device_shares(s, r);
+    std::vector<std::string> devices;
+    for (const auto& vm : s.profiles)
+      if (vm.count > 0 && std::find(devices.begin(), devices.end(), vm.backend) == devices.end()) devices.push_back(vm.backend);
+    for (const auto& d : devices) {
+      out << "  device" << (d.empty() ? std::string() : " " + d) << ":";
+      bool first = true;
+      for (std::size_t p = 0; p < s.profiles.size(); ++p) {
+        if (s.profiles[p].backend != d || s.profiles[p].count == 0) continue;
+        out << (first ? " " : "; ") << s.profiles[p].name
+            << printf_string(" %.1f%% of its I/Os, %.1f%% of its bytes", 100 * shares[p].ios, 100 * shares[p].bytes);
+        first = false;
+      }
+      out << "\n";
+    }
+  } else if (s.vms > 1) {
     const auto total = r.get("host.total.iops");
     const auto lat = r.get("host.total.lat.mean_ns");
     out << "\nhost (" << s.vms << " VMs of this profile; the figures above are one VM's): IOPS=" << si(total.mean) << " ± "
@@ -314,7 +429,13 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
   }
   if (prediction && prediction->draws > 0) out << "\n" << prediction_text(*prediction);
   out << "\nstage                    capacity  utilization        queue    wait (µs)   time/visit (µs)  share of lat\n";
+  const std::vector<std::string> replicas = replica_prefixes(s);
+  bool skipped = false;
   for (const auto& st : r.stages) {
+    if (std::any_of(replicas.begin(), replicas.end(), [&](const std::string& p) { return st.name.rfind(p, 0) == 0; })) {
+      skipped = true;  // a replica's stations are its profile's first VM's again
+      continue;
+    }
     char line[256];
     const std::string cap = st.capacity > 0 ? std::to_string(st.capacity) : "infinite";
     const std::string util =
@@ -325,6 +446,7 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
                   queue.c_str(), wait.c_str(), st.response_mean_ns.mean / 1e3, 100 * st.share_of_latency);
     out << line;
   }
+  if (skipped) out << "(each profile's first VM and the shared stations; --format json lists every VM's)\n";
   out << "\nbottleneck: " << (r.bottleneck.empty() ? "-" : r.bottleneck)
       << printf_string(" (utilization %.3f)\n", r.bottleneck_utilization);
   if (mva) {
@@ -375,6 +497,51 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
   j["seed"] = s.run.seed;
   j["replications"] = s.run.replications;
   j["notes"] = s.notes;
+  // One VM's directions: fio's figures of the VM whose names carry `prefix`.
+  const auto directions = [&](const std::string& prefix) {
+    nlohmann::ordered_json out;
+    for (const char* d : kDirs) {
+      const std::string dir = d;
+      auto& o = out[dir];
+      o["iops"] = interval(r.get(prefix + dir + ".iops"));
+      o["bw_bytes_per_s"] = interval(r.get(prefix + dir + ".bw_bytes_per_s"));
+      for (const char* kind : {"slat", "clat", "lat"}) {
+        const std::string p = prefix + dir + "." + kind;
+        auto& k = o[kind];
+        k["mean_ns"] = interval(r.get(p + ".mean_ns"));
+        k["stddev_ns"] = interval(r.get(p + ".stddev_ns"));
+        k["min_ns"] = r.get(p + ".min_ns").mean;
+        k["max_ns"] = r.get(p + ".max_ns").mean;
+        if (std::string(kind) != "slat")
+          for (double pc : sim::FioHistogram::fio_default_percentiles()) {
+            const std::string key = sim::FioHistogram::percentile_key(pc);
+            k["percentiles_ns"][key] = interval(r.get(p + ".p" + key + "_ns"));
+          }
+      }
+    }
+    return out;
+  };
+  if (s.multi_vm()) {
+    // Each profile's figures are its first VM's (its replicas are the same VM again); the
+    // top-level "directions" are the first profile's, as in a single-VM file.
+    j["vms"] = nlohmann::ordered_json::array();
+    const std::vector<DeviceShare> shares = device_shares(s, r);
+    for (std::size_t p = 0; p < s.profiles.size(); ++p) {
+      const models::VmProfile& vm = s.profiles[p];
+      nlohmann::ordered_json v;
+      v["name"] = vm.name;
+      v["count"] = vm.count;
+      v["backend"] = vm.backend;
+      v["setup"] = setup_line(vm.scenario);
+      v["prefix"] = models::vm_profile_prefix(s, p);
+      if (vm.count > 0) {
+        v["directions"] = directions(models::vm_profile_prefix(s, p));
+        // All its VMs' share of the I/Os and bytes of the device its disks are on.
+        v["device_share"] = {{"ios", shares[p].ios}, {"bytes", shares[p].bytes}};
+      }
+      j["vms"].push_back(v);
+    }
+  }
   for (const char* d : kDirs) {
     const std::string dir = d;
     auto& o = j["directions"][dir];
@@ -409,7 +576,14 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
     row["share_of_latency"] = st.share_of_latency;
     j["stages"].push_back(row);
   }
-  if (s.vms > 1)
+  if (s.multi_vm()) {
+    int vms = 0;
+    for (const auto& vm : s.profiles) vms += vm.count;
+    j["host"] = {{"vms", vms},
+                 {"cores", s.host.cores},
+                 {"total_iops", interval(r.get("host.total.iops"))},
+                 {"total_lat_mean_ns", interval(r.get("host.total.lat.mean_ns"))}};
+  } else if (s.vms > 1)
     j["host"] = {{"vms", s.vms},
                  {"total_iops", interval(r.get("host.total.iops"))},
                  {"total_lat_mean_ns", interval(r.get("host.total.lat.mean_ns"))}};
@@ -440,12 +614,33 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
   return j;
 }
 
+namespace {
+fio::JobResult fio_job(const models::IoScenario& s, const IoRunReport& r, const std::string& prefix, const std::string& name);
+}
+
 fio::FioResult to_fio_result(const models::IoScenario& s, const IoRunReport& r) {
   fio::FioResult res;
   res.format = fio::Format::json;
   res.fio_version = std::string("vqsim-") + VQSIM_VERSION;
+  if (!s.multi_vm()) {
+    res.jobs.push_back(fio_job(s, r, "", "vqsim"));
+    return res;
+  }
+  // One job per VM profile ("<vm name>/<job name>"), with the figures of one VM of it.
+  for (std::size_t p = 0; p < s.profiles.size(); ++p) {
+    const models::VmProfile& vm = s.profiles[p];
+    if (vm.count == 0) continue;
+    fio::JobResult job = fio_job(vm.scenario, r, models::vm_profile_prefix(s, p), vm.name + "/vqsim");
+    job.groupid = static_cast<int>(res.jobs.size());
+    res.jobs.push_back(job);
+  }
+  return res;
+}
+
+namespace {
+fio::JobResult fio_job(const models::IoScenario& s, const IoRunReport& r, const std::string& prefix, const std::string& name) {
   fio::JobResult job;
-  job.name = "vqsim";
+  job.name = name;
   job.groupid = 0;
   job.jobs = s.workload.numjobs;
   job.error = 0;
@@ -477,28 +672,29 @@ fio::FioResult to_fio_result(const models::IoScenario& s, const IoRunReport& r) 
   for (const char* d : kDirs) {
     const std::string dir = d;
     fio::DirectionStats& out = dir == "read" ? job.read : job.write;
-    out.iops = r.get(dir + ".iops").mean;
-    out.bw_bytes_per_s = r.get(dir + ".bw_bytes_per_s").mean;
+    out.iops = r.get(prefix + dir + ".iops").mean;
+    out.bw_bytes_per_s = r.get(prefix + dir + ".bw_bytes_per_s").mean;
     out.runtime_ms = runtime_ms;
-    out.total_ios = static_cast<std::uint64_t>(std::llround(r.get(dir + ".ios").mean));
+    out.total_ios = static_cast<std::uint64_t>(std::llround(r.get(prefix + dir + ".ios").mean));
     out.io_bytes = static_cast<std::uint64_t>(std::llround(*out.bw_bytes_per_s * runtime_ms / 1e3));
     out.short_ios = 0;
     out.drop_ios = 0;
     for (const char* kind : {"slat", "clat", "lat"}) {
       const std::string p = dir + "." + kind;
       fio::LatencyStats& l = std::string(kind) == "slat" ? out.slat : std::string(kind) == "clat" ? out.clat : out.lat;
-      l.min_ns = r.get(p + ".min_ns").mean;
-      l.max_ns = r.get(p + ".max_ns").mean;
-      l.mean_ns = r.get(p + ".mean_ns").mean;
-      l.stddev_ns = r.get(p + ".stddev_ns").mean;
+      l.min_ns = r.get(prefix + p + ".min_ns").mean;
+      l.max_ns = r.get(prefix + p + ".max_ns").mean;
+      l.mean_ns = r.get(prefix + p + ".mean_ns").mean;
+      l.stddev_ns = r.get(prefix + p + ".stddev_ns").mean;
       l.samples = out.total_ios;
       if (std::string(kind) == "clat" && *out.total_ios > 0)
         for (double pc : sim::FioHistogram::fio_default_percentiles())
-          l.percentiles.emplace_back(pc, std::round(r.get(p + ".p" + sim::FioHistogram::percentile_key(pc) + "_ns").mean));
+          l.percentiles.emplace_back(pc,
+                                     std::round(r.get(prefix + p + ".p" + sim::FioHistogram::percentile_key(pc) + "_ns").mean));
     }
   }
-  res.jobs.push_back(job);
-  return res;
+  return job;
 }
+}  // namespace
 
 }  // namespace vqsim::cli

@@ -44,6 +44,13 @@ int run_io(const IoRunOptions& o) {
   s.run.hash_events = o.event_hash;
 
   check_run_size(s, o.allow_long_runs);
+  std::optional<models::IoMvaResult> mva;
+  if (o.compare_mva) try {
+      mva = models::solve_io_mva(s);
+    } catch (const std::invalid_argument& e) {
+      if (!s.multi_vm()) throw;
+      throw UsageError("--compare-mva: " + s.path + ": " + e.what());
+    }
 
   const IoRunReport report = simulate_io(s, o.threads);
   // An open loop the path cannot keep up with: the run is valid, but its figures are those of a
@@ -51,8 +58,6 @@ int run_io(const IoRunOptions& o) {
   const std::string overload = open_loop_warning(s, offered_iops(s), report.get("read.iops").mean + report.get("write.iops").mean,
                                                  "measured by the simulation");
   const std::string idle_threads = idle_iothreads_warning(s);
-  std::optional<models::IoMvaResult> mva;
-  if (o.compare_mva) mva = models::solve_io_mva(s);
 
   // A calibrated scenario: one more simulation per parameter draw (fio JSON has no intervals).
   predict::Prediction prediction;

@@ -54,7 +54,18 @@ int solve_main(const std::vector<std::string>& args) {
     throw UsageError("--format must be text or json" + did_you_mean(format, {"text", "json"}));
   const models::IoScenario s = load_for(path, overrides, "solve");
   const auto t0 = std::chrono::steady_clock::now();
-  const models::IoMvaResult r = models::solve_io_mva(s);
+  const models::IoMvaResult r = [&] {
+    try {
+      return models::solve_io_mva(s);
+    } catch (const std::invalid_argument& e) {
+      if (!s.multi_vm()) throw;
+      throw UsageError(s.path + ": " + e.what());  // several [[vm]] profiles: not an answer to give wrong
+    }
+  }();
+  // The VMs the MVA solved: vm.count, or the one running [[vm]] profile's count.
+  int vms = s.vms;
+  for (const auto& p : s.profiles)
+    if (p.count > 0) vms = p.count;
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   const std::string idle_threads = idle_iothreads_warning(s);
   // An open loop beyond what the path serves at this iodepth: the same words as `vqsim run`.
@@ -77,7 +88,7 @@ int solve_main(const std::vector<std::string>& args) {
     j["clat_mean_ns"] = finite_or_null(r.clat_mean_ns);
     j["bottleneck"] = r.bottleneck;
     j["open_loop"] = r.open_loop;
-    if (s.vms > 1) j["host"] = {{"vms", s.vms}, {"total_iops", r.total_iops}};
+    if (vms > 1) j["host"] = {{"vms", vms}, {"total_iops", r.total_iops}};
     j["saturated"] = r.saturated || !overload.empty();
     j["warnings"] = nlohmann::ordered_json::array();
     for (const auto& w : s.warnings) j["warnings"].push_back(w);
@@ -105,7 +116,7 @@ int solve_main(const std::vector<std::string>& args) {
                 r.saturated ? "; some stage is over 100% busy and the mean latencies are unbounded" : "");
   std::printf("IOPS %.0f (read %.0f, write %.0f); mean lat %s µs = slat %s + clat %s\n", r.iops, r.read_iops, r.write_iops,
               us(r.lat_mean_ns).c_str(), us(r.slat_mean_ns).c_str(), us(r.clat_mean_ns).c_str());
-  if (s.vms > 1) std::printf("host (%d VMs of this profile; the figures above are one VM's): IOPS %.0f\n", s.vms, r.total_iops);
+  if (vms > 1) std::printf("host (%d VMs of this profile; the figures above are one VM's): IOPS %.0f\n", vms, r.total_iops);
   std::printf("\n");
   std::printf("%-26s %14s %12s %10s\n", "stage", "residence (µs)", "utilization", "number");
   for (const auto& st : r.stages) {

@@ -155,7 +155,9 @@ void BarrierFlush::handle(std::uint32_t, std::uint64_t) {
   }
 }
 
-Backend::Backend(sim::Simulator& sim, const IoScenario& s, IoTable& io) : Stage(sim, "", "backend"), io_(io) {
+Backend::Backend(sim::Simulator& sim, std::string prefix, const IoScenario& s, IoTable& io)
+    : Stage(sim, prefix, "backend"), io_(io) {
+  const auto named = [&](const std::string& station) { return prefix + station; };
   const BackendParams& p = s.backend;
   const CacheSemantics cache = cache_semantics(s);
   hits_pagecache_ = !cache.direct;
@@ -165,18 +167,18 @@ Backend::Backend(sim::Simulator& sim, const IoScenario& s, IoTable& io) : Stage(
     case BackendKind::nvme:
     case BackendKind::sata_ssd:
     case BackendKind::hdd: {
-      auto& d = sim.make<DeviceStation>("device", io, device_spec(p, p.kind));
+      auto& d = sim.make<DeviceStation>(named("device"), io, device_spec(p, p.kind));
       to_router(d.out);
       devices_.push_back(&d);
       break;
     }
     case BackendKind::md_raid1: {
       for (int leg = 0; leg < 2; ++leg) {
-        auto& d = sim.make<DeviceStation>("raid1.leg" + std::to_string(leg), io, device_spec(p, p.leg));
+        auto& d = sim.make<DeviceStation>(named("raid1.leg" + std::to_string(leg)), io, device_spec(p, p.leg));
         to_router(d.out);
         devices_.push_back(&d);
       }
-      mirror_ = &sim.make<sim::ForkJoin>("raid1.mirror", 2);
+      mirror_ = &sim.make<sim::ForkJoin>(named("raid1.mirror"), 2);
       sim::connect(mirror_->branch[0], *devices_[0]);
       sim::connect(mirror_->branch[1], *devices_[1]);
       to_router(mirror_->out);
@@ -187,17 +189,17 @@ Backend::Backend(sim::Simulator& sim, const IoScenario& s, IoTable& io) : Stage(
       // librbd: msgr_threads inside QEMU; krbd: the host kernel's client, one thread per core.
       const int threads = p.kind == BackendKind::ceph_rbd ? p.msgr_threads : std::max(1, s.host.cores > 0 ? s.host.cores : 8);
       msgr_ = &sim.make<sim::FcfsStation>(
-          p.kind == BackendKind::ceph_rbd ? "rbd.msgr" : "krbd.client", threads,
+          named(p.kind == BackendKind::ceph_rbd ? "rbd.msgr" : "krbd.client"), threads,
           p.msgr_ns > 0 ? sim::Distribution::lognormal_mean_cv(p.msgr_ns, s.host.cpu_cv) : sim::Distribution::deterministic(0));
-      net_out_ = &sim.make<sim::DelayStation>("ceph.net_out", sim::Distribution::deterministic(p.rtt_ns / 2));
+      net_out_ = &sim.make<sim::DelayStation>(named("ceph.net_out"), sim::Distribution::deterministic(p.rtt_ns / 2));
       DeviceSpec osd = device_spec(p, BackendKind::nvme);
       osd.kind = BackendKind::ceph_rbd;
       osd.channels = p.osd_slots;
       osd.read_ns = p.osd_read_ns;
       osd.write_ns = p.osd_write_ns;
-      auto& d = sim.make<DeviceStation>("ceph.osd", io, osd);
-      stall_ = &sim.make<StallDelay>("ceph.stall", p.osd_stall_ratio, p.osd_stall_ns);
-      net_back_ = &sim.make<sim::DelayStation>("ceph.net_back", sim::Distribution::deterministic(p.rtt_ns / 2));
+      auto& d = sim.make<DeviceStation>(named("ceph.osd"), io, osd);
+      stall_ = &sim.make<StallDelay>(named("ceph.stall"), p.osd_stall_ratio, p.osd_stall_ns);
+      net_back_ = &sim.make<sim::DelayStation>(named("ceph.net_back"), sim::Distribution::deterministic(p.rtt_ns / 2));
       sim::connect(msgr_->out, *net_out_);
       sim::connect(net_out_->out, d);
       sim::connect(d.out, *stall_);
@@ -207,28 +209,29 @@ Backend::Backend(sim::Simulator& sim, const IoScenario& s, IoTable& io) : Stage(
       break;
     }
     case BackendKind::pagecache: {
-      cache_ = &sim.make<CopyDelay>("pagecache", io, s.host.pagecache_ns, s.host.cpu_cv);
+      cache_ = &sim.make<CopyDelay>(named("pagecache"), io, s.host.pagecache_ns, s.host.cpu_cv);
       to_router(cache_->out);
       break;
     }
     case BackendKind::null: {
-      fixed_ = &sim.make<sim::DelayStation>("null", sim::Distribution::deterministic(p.latency_ns));
+      fixed_ = &sim.make<sim::DelayStation>(named("null"), sim::Distribution::deterministic(p.latency_ns));
       to_router(fixed_->out);
       break;
     }
   }
   if (cache_ == nullptr) {
-    cache_ = &sim.make<CopyDelay>("host.pagecache", io, s.host.pagecache_ns, s.host.cpu_cv);
+    cache_ = &sim.make<CopyDelay>(named("host.pagecache"), io, s.host.pagecache_ns, s.host.cpu_cv);
     to_router(cache_->out);
   }
   if (p.kind == BackendKind::ceph_rbd || p.kind == BackendKind::krbd) {
-    barrier_ = &sim.make<BarrierFlush>("ceph.flush", p.rtt_ns);
+    barrier_ = &sim.make<BarrierFlush>(named("ceph.flush"), p.rtt_ns);
     sim::connect(barrier_->out, *this, kFlushDone);
   } else {
     double flush_ns = 0;
     if (!devices_.empty()) flush_ns = devices_.front()->spec().flush_ns;
-    flush_ = &sim.make<sim::BatchStation>("flush", flush_ns > 0 ? sim::Distribution::lognormal_mean_cv(flush_ns, p.service_cv)
-                                                                : sim::Distribution::deterministic(0));
+    flush_ =
+        &sim.make<sim::BatchStation>(named("flush"), flush_ns > 0 ? sim::Distribution::lognormal_mean_cv(flush_ns, p.service_cv)
+                                                                  : sim::Distribution::deterministic(0));
     sim::connect(flush_->out, *this, kFlushDone);
   }
   for (auto* d : devices_) stations_.push_back(d);

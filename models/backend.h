@@ -144,7 +144,8 @@ class BarrierFlush final : public sim::Component {
 class Backend final : public Stage {
  public:
   enum In : int { kSubmit, kPagecache, kDeviceDone, kFlushDone };
-  Backend(sim::Simulator& sim, const IoScenario& s, IoTable& io);
+  // `prefix`: "" for the first (or only) device, "<name>." for another [[backend]].
+  Backend(sim::Simulator& sim, std::string prefix, const IoScenario& s, IoTable& io);
 
   sim::Port done;
 

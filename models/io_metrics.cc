@@ -52,6 +52,16 @@ bool parse_percentile(const std::string& name, std::string* dir, double* pct, st
 
 bool is_dir(const std::string& d) { return d == "read" || d == "write" || d == "total"; }
 
+// "vm.web.read.iops" -> ("web", "read.iops"); false for any other name.
+bool split_vm_metric(const std::string& name, std::string* vm, std::string* rest) {
+  if (name.rfind("vm.", 0) != 0) return false;
+  const auto dot = name.find('.', 3);
+  if (dot == std::string::npos || dot == 3) return false;
+  *vm = name.substr(3, dot - 3);
+  *rest = name.substr(dot + 1);
+  return true;
+}
+
 }  // namespace
 
 std::string figure_kind(const std::string& metric) {
@@ -63,6 +73,13 @@ std::string figure_kind(const std::string& metric) {
 }
 
 std::string io_metric_suggestion(const std::string& name) {
+  std::string vm_name, vm_rest;
+  if (split_vm_metric(name, &vm_name, &vm_rest)) {
+    const std::string inner = io_metric_suggestion(vm_rest);
+    const auto q1 = inner.find('\''), q2 = inner.rfind('\'');
+    if (q1 == std::string::npos || q2 == q1) return "";
+    return " (did you mean 'vm." + vm_name + "." + inner.substr(q1 + 1, q2 - q1 - 1) + "'?)";
+  }
   // What people type for fio's figures ("read.p99", "write.latency", "read.bw"): the name with
   // vqsim's spelling, which an edit distance alone does not reach.
   const auto dot = name.find('.');
@@ -124,6 +141,8 @@ const std::vector<std::string>& io_metric_names() {
 }
 
 bool is_io_metric(const std::string& name) {
+  std::string vm, rest;
+  if (split_vm_metric(name, &vm, &rest)) return rest.rfind("host.", 0) != 0 && rest.rfind("vm.", 0) != 0 && is_io_metric(rest);
   for (const auto& n : io_metric_names())
     if (n == name) return true;
   std::string dir;
@@ -131,7 +150,49 @@ bool is_io_metric(const std::string& name) {
   return parse_percentile(name, &dir, &p) && dir != "total";
 }
 
+namespace {
+sim::Interval io_metric_of(const IoRunReport& r, const std::string& prefix, const std::string& name, bool interpolated);
+}
+
 sim::Interval io_metric(const IoRunReport& r, const std::string& name, bool interpolated) {
+  std::string vm, rest;
+  if (split_vm_metric(name, &vm, &rest)) {
+    // A running profile reports "vm.<name>.profile" (its index): its figures are those of its
+    // first VM, named as vm_profile_prefix names them ("" for the first profile, "<name>." else).
+    if (r.has("vm." + vm + ".profile")) {
+      if (!is_io_metric(rest) || rest.rfind("host.", 0) == 0)
+        throw std::invalid_argument("unknown metric '" + name + "'" + io_metric_suggestion(name) +
+                                    "; a VM's metrics are vm.<name>.<read|write|total>.<...>, the host's host.total.*");
+      const bool first = r.get("vm." + vm + ".profile").mean == 0;
+      return io_metric_of(r, first ? "" : vm + ".", rest, interpolated);
+    }
+    std::vector<std::string> names;
+    for (const auto& m : r.summary) {
+      const std::string& n = m.name;
+      const std::string tail = ".profile";
+      if (n.rfind("vm.", 0) == 0 && n.size() > 3 + tail.size() && n.compare(n.size() - tail.size(), tail.size(), tail) == 0)
+        names.push_back(n.substr(3, n.size() - 3 - tail.size()));
+    }
+    throw std::invalid_argument("metric " + name + ": no running VM named '" + vm + "'" +
+                                (names.empty() ? std::string(" (this scenario has no [[vm]] tables; write ") + rest + ")"
+                                               : did_you_mean(vm, names) + "; the VMs are " + [&] {
+                                                   std::string l;
+                                                   for (const auto& x : names) l += (l.empty() ? "" : ", ") + x;
+                                                   return l;
+                                                 }()));
+  }
+  return io_metric_of(r, "", name, interpolated);
+}
+
+namespace {
+sim::Interval io_metric_of(const IoRunReport& all, const std::string& prefix, const std::string& name, bool interpolated) {
+  // The figures of one VM: those under its prefix.
+  struct View {
+    const IoRunReport& r;
+    const std::string& prefix;
+    sim::Interval get(const std::string& n) const { return r.get(prefix + n); }
+    bool has(const std::string& n) const { return r.has(prefix + n); }
+  } r{all, prefix};
   if (name == "host.total.iops") return r.get("host.total.iops");
   if (name == "host.total.lat_mean_us") return scaled(r.get("host.total.lat.mean_ns"), 1e-3);
   std::string dir, kind;
@@ -191,8 +252,19 @@ sim::Interval io_metric(const IoRunReport& r, const std::string& name, bool inte
   if (m == "clat_mean_us") return scaled(r.get(d + ".clat.mean_ns"), 1e-3);
   throw std::invalid_argument("unknown metric '" + name + "'");
 }
+}  // namespace
 
 double io_metric_mva(const IoMvaResult& r, const IoScenario& s, const std::string& name) {
+  std::string vm, rest;
+  if (split_vm_metric(name, &vm, &rest)) {
+    // The MVA solves a [[vm]] file with one running profile (solve_io_mva): its metrics are that one's.
+    for (const VmProfile& p : s.profiles)
+      if (p.name == vm && p.count > 0) return io_metric_mva(r, p.scenario, rest);
+    throw std::invalid_argument("metric " + name + ": no running VM named '" + vm + "'");
+  }
+  if (s.multi_vm())
+    for (const VmProfile& p : s.profiles)
+      if (p.count > 0) return io_metric_mva(r, p.scenario, name);
   std::string dir;
   double pct;
   if (parse_percentile(name, &dir, &pct))

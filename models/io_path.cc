@@ -31,10 +31,17 @@ namespace {
 class VmReturn final : public Stage {
  public:
   static constexpr int kIn = 0;
-  VmReturn(sim::Simulator& sim, IoTable& io, int vms)
-      : Stage(sim, "", "backend.return"), io_(io), out_(static_cast<std::size_t>(vms)) {}
-  sim::Port& out(int vm) { return out_[static_cast<std::size_t>(vm)]; }
-  void accept(sim::JobId job, int) override { out_[io_[job].vm].send(job); }
+  // `vms`: the indices (IoRequest.vm) of the VMs whose disks are on this backend.
+  VmReturn(sim::Simulator& sim, const std::string& prefix, IoTable& io, const std::vector<int>& vms)
+      : Stage(sim, prefix, "backend.return"), io_(io), out_(vms.size()) {
+    for (std::size_t i = 0; i < vms.size(); ++i) {
+      const auto v = static_cast<std::size_t>(vms[i]);
+      if (slot_.size() <= v) slot_.resize(v + 1, 0);
+      slot_[v] = i;
+    }
+  }
+  sim::Port& out(std::size_t i) { return out_[i]; }
+  void accept(sim::JobId job, int) override { out_[slot_[io_[job].vm]].send(job); }
   void validate() const override {
     for (const sim::Port& p : out_) sim::require_connected(*this, p, "out");
   }
@@ -46,22 +53,24 @@ class VmReturn final : public Stage {
  private:
   IoTable& io_;
   std::vector<sim::Port> out_;
+  std::vector<std::size_t> slot_;  // by VM index
 };
 }  // namespace
 
 // Stages are built in path order (their stations report in that order), one VM after the other,
 // then what the VMs share; adding a stage is its file and its lines here.
 IoPath::IoPath(sim::Simulator& sim, const IoScenario& s) {
-  const bool bare = s.bare_metal();
-  const DriverCosts driver = driver_costs(s);
-  const int vms = std::max(1, s.vms);
+  const std::vector<VmInstance> vms = vm_instances(s);
   // Shared host cores when the scenario limits them: every VM's vCPU and QEMU threads compete.
   sim::ProcessorSharingStation* host_cpu = nullptr;
   std::vector<AioStage*> aios;
-  for (int v = 0; v < vms; ++v) {
+  for (const VmInstance& inst : vms) {
     // The first VM keeps the names (and so the random streams) of a single-VM scenario.
-    const std::string vm = vm_prefix(v);
-    auto& fio = add<FioWorkload>(sim, vm, s, io_, static_cast<std::uint32_t>(v));
+    const std::string& vm = inst.prefix;
+    const IoScenario& p = profile_scenario(s, inst);
+    const bool bare = p.bare_metal();
+    const DriverCosts driver = driver_costs(p);
+    auto& fio = add<FioWorkload>(sim, vm, p, io_, static_cast<std::uint32_t>(inst.index));
     // Otherwise fio jobs beyond the vCPU count share the VM's vCPUs; otherwise every thread has
     // a core of its own.
     sim::ProcessorSharingStation* cpu = nullptr;
@@ -71,17 +80,17 @@ IoPath::IoPath(sim::Simulator& sim, const IoScenario& s) {
         cpus_after_.push_back({&fio, host_cpu});
       }
       cpu = host_cpu;
-    } else if (s.workload.numjobs > s.guest.vcpus) {
-      cpu = &sim.make<sim::ProcessorSharingStation>(vm + "guest.vcpus", s.guest.vcpus);
+    } else if (p.workload.numjobs > p.guest.vcpus) {
+      cpu = &sim.make<sim::ProcessorSharingStation>(vm + "guest.vcpus", p.guest.vcpus);
       cpus_after_.push_back({&fio, cpu});
     }
 
-    auto& block = add<GuestBlockLayer>(sim, vm, s, io_);
+    auto& block = add<GuestBlockLayer>(sim, vm, p, io_);
     GuestDriverLimit* limit = driver.inflight_limit > 0 ? &add<GuestDriverLimit>(sim, vm, driver.inflight_limit) : nullptr;
-    HostThreads* host = bare ? nullptr : &add<HostThreads>(sim, vm, s, io_, cpu);
-    Virtqueue* vq = bare ? nullptr : &add<Virtqueue>(sim, vm, s, io_, !driver.has_virtqueue);
-    auto& threads = add<GuestThreads>(sim, vm, s, io_, vq, cpu);
-    auto& aio = add<AioStage>(sim, vm, s, io_);
+    HostThreads* host = bare ? nullptr : &add<HostThreads>(sim, vm, p, io_, cpu);
+    Virtqueue* vq = bare ? nullptr : &add<Virtqueue>(sim, vm, p, io_, !driver.has_virtqueue);
+    auto& threads = add<GuestThreads>(sim, vm, p, io_, vq, cpu);
+    auto& aio = add<AioStage>(sim, vm, p, io_);
     aios.push_back(&aio);
 
     // Submit side.
@@ -117,18 +126,40 @@ IoPath::IoPath(sim::Simulator& sim, const IoScenario& s) {
     link(block, block.reaped, fio, FioWorkload::kReaped);
   }
 
-  // What the VMs share: the backend device (and the host page cache beside it).
-  auto& backend = add<Backend>(sim, s, io_);
-  for (AioStage* aio : aios) {
-    link(*aio, aio->to_device, backend, Backend::kSubmit);
-    link(*aio, aio->to_pagecache, backend, Backend::kPagecache);
+  // What the VMs share: each backend device (and the host page cache beside it), built with the
+  // parameters of the first VM whose disk names it. The first device keeps a single-VM
+  // scenario's names; the others are prefixed with their [[backend]] name.
+  std::vector<std::string> devices;  // backend names, in the order first named
+  std::vector<std::vector<int>> on;  // each device's VMs, by index in `vms`
+  for (std::size_t i = 0; i < vms.size(); ++i) {
+    const std::string b = s.multi_vm() ? s.profiles[static_cast<std::size_t>(vms[i].profile)].backend : "";
+    const auto at = std::find(devices.begin(), devices.end(), b);
+    if (at == devices.end()) {
+      devices.push_back(b);
+      on.push_back({static_cast<int>(i)});
+    } else {
+      on[static_cast<std::size_t>(at - devices.begin())].push_back(static_cast<int>(i));
+    }
   }
-  if (vms == 1) {
-    link(backend, backend.done, *aios.front(), AioStage::kDone);
-  } else {
-    auto& back = add<VmReturn>(sim, io_, vms);
-    link(backend, backend.done, back, VmReturn::kIn);
-    for (int v = 0; v < vms; ++v) link(back, back.out(v), *aios[static_cast<std::size_t>(v)], AioStage::kDone);
+  for (std::size_t d = 0; d < devices.size(); ++d) {
+    const std::string prefix = d == 0 ? "" : devices[d] + ".";
+    const auto& mine = on[d];
+    auto& backend = add<Backend>(sim, prefix, profile_scenario(s, vms[static_cast<std::size_t>(mine.front())]), io_);
+    for (const int i : mine) {
+      AioStage* aio = aios[static_cast<std::size_t>(i)];
+      link(*aio, aio->to_device, backend, Backend::kSubmit);
+      link(*aio, aio->to_pagecache, backend, Backend::kPagecache);
+    }
+    if (mine.size() == 1) {
+      link(backend, backend.done, *aios[static_cast<std::size_t>(mine.front())], AioStage::kDone);
+    } else {
+      std::vector<int> indices;
+      for (const int i : mine) indices.push_back(vms[static_cast<std::size_t>(i)].index);
+      auto& back = add<VmReturn>(sim, prefix, io_, indices);
+      link(backend, backend.done, back, VmReturn::kIn);
+      for (std::size_t k = 0; k < mine.size(); ++k)
+        link(back, back.out(k), *aios[static_cast<std::size_t>(mine[k])], AioStage::kDone);
+    }
   }
 }
 
@@ -164,30 +195,50 @@ std::vector<StageInfo> IoPath::stations() const {
 sim::Metrics run_io_replication(const IoScenario& s, std::uint64_t replication, sim::RunResult* run) {
   sim::Simulator sim(s.run.seed, replication);
   IoPath path(sim, s);
-  sim::RunLimits limits;
-  limits.warmup_ns = s.workload.ramp_time_ns;
-  limits.hash_events = s.run.hash_events;
-  if (s.workload.runtime_ns > 0)
-    limits.measure_ns = s.workload.runtime_ns;
-  else
-    limits.measure_completions = s.workload.ios * static_cast<std::uint64_t>(std::max(1, s.vms));  // ios per VM
-  const sim::RunResult rr = sim.run(limits);
+  const sim::RunResult rr = sim.run(io_run_limits(s));
   if (run != nullptr) *run = rr;
   sim::Metrics m = sim.report();
   m.add("run.simulated_ns", static_cast<double>(rr.end_ns - rr.warmup_end_ns));
   // The host's aggregate over its VMs: I/Os per second, and their mean latency.
   double total_iops = 0, weighted_lat_ns = 0;
-  for (int v = 0; v < std::max(1, s.vms); ++v) {
-    const std::string vm = vm_prefix(v);
+  for (const VmInstance& inst : vm_instances(s)) {
+    const std::string& vm = inst.prefix;
     for (const char* dir : {"read", "write"}) {
       const double iops = m.get(vm + dir + ".iops");
       total_iops += iops;
       weighted_lat_ns += iops * m.get(vm + dir + ".lat.mean_ns");
     }
   }
+  // Which [[vm]] profile a name is, for the metrics vm.<name>.* (io_metric): its index in the file.
+  for (std::size_t p = 0; p < s.profiles.size(); ++p)
+    if (s.profiles[p].count > 0) m.add("vm." + s.profiles[p].name + ".profile", static_cast<double>(p));
   m.add("host.total.iops", total_iops);
   m.add("host.total.lat.mean_ns", total_iops > 0 ? weighted_lat_ns / total_iops : 0.0);
   return m;
+}
+
+sim::RunLimits io_run_limits(const IoScenario& s) {
+  sim::RunLimits limits;
+  limits.hash_events = s.run.hash_events;
+  if (!s.multi_vm()) {
+    limits.warmup_ns = s.workload.ramp_time_ns;
+    if (s.workload.runtime_ns > 0)
+      limits.measure_ns = s.workload.runtime_ns;
+    else
+      limits.measure_completions = s.workload.ios * static_cast<std::uint64_t>(std::max(1, s.vms));  // ios per VM
+    return limits;
+  }
+  // All VMs run in one window: the longest ramp, then the longest runtime, or (no VM with a
+  // runtime) every VM's ios counted together.
+  std::uint64_t completions = 0;
+  for (const VmProfile& p : s.profiles) {
+    if (p.count == 0) continue;
+    limits.warmup_ns = std::max(limits.warmup_ns, p.scenario.workload.ramp_time_ns);
+    limits.measure_ns = std::max(limits.measure_ns, p.scenario.workload.runtime_ns);
+    completions += p.scenario.workload.ios * static_cast<std::uint64_t>(p.count);
+  }
+  if (limits.measure_ns == 0) limits.measure_completions = completions;
+  return limits;
 }
 
 std::vector<StageInfo> io_stages(const IoScenario& s) {

@@ -50,6 +50,10 @@ class IoPath {
 // ("<station>.utilization", …) and "little.worst_rel_error".
 sim::Metrics run_io_replication(const IoScenario& s, std::uint64_t replication, sim::RunResult* run = nullptr);
 
+// How long a replication runs: the ramp, then the measured time or I/Os (workload.ios per VM).
+// With [[vm]] tables, the longest ramp and runtime of any VM, or every VM's ios together.
+sim::RunLimits io_run_limits(const IoScenario& s);
+
 // The stations of a scenario without running it (for reports and the graph).
 std::vector<StageInfo> io_stages(const IoScenario& s);
 

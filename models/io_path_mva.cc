@@ -66,6 +66,23 @@ std::vector<MvaDemand> build_stages(const IoScenario& plain, double p_kick, doub
 }  // namespace
 
 IoMvaResult solve_io_mva(const IoScenario& s) {
+  if (s.multi_vm()) {
+    // One running profile is vm.count identical VMs: the MVA below. Several are a multi-class
+    // network, which this MVA does not solve: it says so rather than answer for one of them.
+    const VmProfile* only = nullptr;
+    std::string names;
+    int running = 0;
+    for (const VmProfile& p : s.profiles)
+      if (p.count > 0) {
+        only = &p;
+        names += (running++ ? ", " : "") + p.name;
+      }
+    if (running != 1)
+      throw std::invalid_argument("the MVA models one VM profile (vm.count identical VMs), and this scenario runs " +
+                                  std::to_string(running) + " [[vm]] profiles (" + names +
+                                  "): their classes are not solved together yet; use vqsim run (the simulation)");
+    return solve_io_mva(only->scenario);
+  }
   const auto& w = s.workload;
   const int vms = std::max(1, s.vms);
   IoMvaResult out;

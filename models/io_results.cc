@@ -51,8 +51,8 @@ IoRunReport simulate_io(const IoScenario& s, int threads) {
 
   // A station's share of the mean latency, over every VM's I/Os (the shared device serves all).
   double iops = 0, lat = 0;
-  for (int v = 0; v < std::max(1, s.vms); ++v) {
-    const std::string vm = vm_prefix(v);
+  for (const VmInstance& inst : vm_instances(s)) {
+    const std::string& vm = inst.prefix;
     iops += rep.get(vm + "read.iops").mean + rep.get(vm + "write.iops").mean;
     lat += rep.get(vm + "read.iops").mean * rep.get(vm + "read.lat.mean_ns").mean +
            rep.get(vm + "write.iops").mean * rep.get(vm + "write.lat.mean_ns").mean;

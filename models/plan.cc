@@ -31,6 +31,13 @@ std::string quoted(const std::string& s) {
 
 // "read.clat_p99_us" -> "read", 99; false when the name is not a percentile.
 bool percentile_of(const std::string& name, std::string* dir, std::string* number) {
+  // vm.<name>.read.clat_p99_us: one VM profile's percentile; its direction is vm.<name>.read.
+  if (name.rfind("vm.", 0) == 0 && name.find('.', 3) != std::string::npos) {
+    const std::string vm = name.substr(0, name.find('.', 3) + 1);
+    if (!percentile_of(name.substr(vm.size()), dir, number)) return false;
+    *dir = vm + *dir;
+    return true;
+  }
   const auto dot = name.find('.');
   if (dot == std::string::npos) return false;
   const std::string rest = name.substr(dot + 1), prefix = "clat_p", suffix = "_us";
@@ -349,10 +356,11 @@ PlanResult Planner::run() {
 
   // The scenario itself must load (its errors are the file's, whatever the range), then both
   // ends of the range must make valid scenarios (the loader's errors name the key).
-  const bool several_vms = source_.scenario().vms > 1;
+  const IoScenario first = source_.scenario();
+  const bool several_vms = first.vms > 1 || first.multi_vm();
   for (const auto& c : req_.constraints) extra_metrics_.push_back(c.metric);
   std::vector<std::string> shown{"total.iops", "total.lat_mean_us"};
-  if (req_.knob == "vm.count" || several_vms) shown = {"total.iops", "host.total.iops", "host.total.lat_mean_us"};
+  if (declared_key(req_.knob) == "vm.count" || several_vms) shown = {"total.iops", "host.total.iops", "host.total.lat_mean_us"};
   for (const auto& m : shown)
     if (std::find(extra_metrics_.begin(), extra_metrics_.end(), m) == extra_metrics_.end()) extra_metrics_.push_back(m);
   for (const long long end : {lo_, hi_}) {
@@ -649,6 +657,7 @@ const std::vector<std::string>& plan_integer_knobs() {
 }
 
 bool plan_default_range(const std::string& knob, long long* lo, long long* hi) {
+  if (const std::string declared = declared_key(knob); declared != knob) return plan_default_range(declared, lo, hi);
   for (const auto& [k, r] : default_ranges())
     if (k == knob) {
       *lo = r.first;
@@ -661,6 +670,9 @@ bool plan_default_range(const std::string& knob, long long* lo, long long* hi) {
 void check_plan_knob(const std::string& knob) {
   const auto& ints = plan_integer_knobs();
   if (std::find(ints.begin(), ints.end(), knob) != ints.end()) return;
+  // vm.<name>.<key> and backend.<name>.<key> of [[vm]] and [[backend]] tables: the declared key's
+  // rule (whether that VM or backend exists is the scenario's to say).
+  if (const std::string declared = declared_key(knob); declared != knob) return check_plan_knob(declared);
   std::vector<std::string> keys;
   for (const auto& p : io_scenario_parameters()) keys.push_back(p.key);
   std::string list;

@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iomanip>
 #include <map>
@@ -21,6 +22,7 @@
 #include "models/guest_driver.h"
 #include "models/io_path.h"
 #include "models/param.h"
+#include "models/stage.h"
 
 namespace vqsim::models {
 
@@ -103,6 +105,9 @@ struct Entry {
   const toml::node* node;
   std::string file;  // "(from --set)" for overrides
   int level = 0;     // 0 = --set, 1 = the scenario file, 2 = its base, 3 = the base's base, ...
+  // A key of one [[vm]] table ("vm.<name>.") or one [[backend]] table (its name): errors name
+  // the key as the file and --set write it.
+  std::string vm = {}, backend = {};
 };
 
 // Flattens nested tables into dotted keys.
@@ -121,7 +126,10 @@ std::string where(const Entry& e, const std::string& key) {
   std::string w = e.file;
   if (e.node->source().begin.line > 0 && e.file != "(from --set)") w += ":" + std::to_string(e.node->source().begin.line);
   w += ": ";
-  w += key;
+  if (!e.backend.empty() && key.rfind("backend.", 0) == 0)
+    w += "backend." + e.backend + key.substr(7);
+  else
+    w += e.vm + key;
   return w;
 }
 
@@ -264,7 +272,13 @@ struct Loader {
     for (const auto& c : chain)
       if (c == canonical) throw ConfigError(path + ": base chain loops back to this file");
     if (chain.size() > 16) throw ConfigError(path + ": base chain deeper than 16 files");
-    auto doc = std::make_shared<toml::table>(parse_toml_file(path, chain.empty() ? "a scenario" : "a base scenario"));
+    std::shared_ptr<toml::table> doc;
+    try {
+      doc = std::make_shared<toml::table>(parse_toml_file(path, chain.empty() ? "a scenario" : "a base scenario"));
+    } catch (const ConfigError&) {
+      both_backend_forms(path);  // TOML's own message for this one does not say what to write
+      throw;
+    }
     chain.push_back(canonical);
     if (const toml::node* base = doc->get("base")) {
       if (!base->is_string())
@@ -281,6 +295,55 @@ struct Loader {
     flatten(*doc, "", path, level, mine);
     for (auto& [k, e] : mine) entries[k] = e;
     documents.push_back(std::move(doc));
+  }
+
+  // The `base = "FIT.toml"` of each [[vm]] table, each read once with its own chain.
+  std::map<std::string, std::shared_ptr<const Loader>> vm_bases;  // by the path as resolved
+  void load_vm_bases() {
+    const auto it = entries.find("vm");
+    if (it == entries.end() || !it->second.node->is_array()) return;
+    for (const auto& element : *it->second.node->as_array()) {
+      const toml::table* vm = element.as_table();
+      const toml::node* base = vm ? vm->get("base") : nullptr;
+      if (base == nullptr || !base->is_string()) continue;  // derive_multi says what is wrong
+      const std::string resolved = vm_base_path(it->second.file, *base->value<std::string>());
+      if (vm_bases.count(resolved)) continue;
+      if (!std::filesystem::exists(resolved))
+        throw ConfigError(it->second.file + ":" + std::to_string(base->source().begin.line) + ": vm." +
+                          (vm->get("name") ? vm->get("name")->value_or(std::string("?")) : std::string("?")) +
+                          ".base: no such file " + resolved);
+      auto sub = std::make_shared<Loader>();
+      sub->load_file(resolved);
+      vm_bases[resolved] = std::move(sub);
+    }
+  }
+  static std::string vm_base_path(const std::string& file, const std::string& base) {
+    std::filesystem::path p = base;
+    if (p.is_relative()) p = std::filesystem::path(file).parent_path() / p;
+    return p.string();
+  }
+
+  // A file that has both a [backend] table and [[backend]] tables is not TOML (one key, two
+  // kinds): say so in the scenario's words, at the line of the second.
+  static void both_backend_forms(const std::string& path) {
+    std::ifstream in(path);
+    std::string line;
+    int n = 0, single = 0, array = 0;
+    while (std::getline(in, line)) {
+      ++n;
+      std::string t(trim(line));
+      if (const auto hash = t.find('#'); hash != std::string::npos) t = std::string(trim(t.substr(0, hash)));
+      std::string squeezed;
+      for (const char c : t)
+        if (c != ' ' && c != '\t') squeezed += c;
+      if (squeezed == "[backend]" && single == 0) single = n;
+      if (squeezed == "[[backend]]" && array == 0) array = n;
+    }
+    if (single == 0 || array == 0) return;
+    throw ConfigError(path + ":" + std::to_string(std::max(single, array)) + ": backend: both a [backend] table (line " +
+                      std::to_string(single) + ") and [[backend]] tables (line " + std::to_string(array) +
+                      "); a file uses one or the other: one [backend] for one device, or a [[backend]] table with a name "
+                      "for each device and `backend = \"<name>\"` in each [[vm]]");
   }
 };
 
@@ -603,7 +666,7 @@ std::string io_scenario_value_error(const std::string& key, const std::string& v
 }
 
 double clamp_to_key_range(const std::string& key, double value) {
-  const Param* p = find_param(key);
+  const Param* p = find_param(declared_key(key));
   if (!p || !is_number_kind(p->kind)) return value;
   // The table's range is in stored units (ns for times); a file writes the key's unit.
   const double unit = p->kind == Kind::time_us ? 1e3 : p->kind == Kind::time_ms ? 1e6 : p->kind == Kind::time_s ? 1e9 : 1.0;
@@ -744,6 +807,7 @@ struct ScenarioSource::Parsed {
 ScenarioSource::ScenarioSource(const std::string& path) : path_(path) {
   auto parsed = std::make_shared<Parsed>();
   parsed->loader.load_file(path);
+  parsed->loader.load_vm_bases();
   parsed_ = std::move(parsed);
 }
 
@@ -755,7 +819,8 @@ ScenarioSource& ScenarioSource::set(const std::string& item) {
   // not the number 2.1.
   std::string text = item;
   const std::string value = item.substr(eq + 1);
-  if (const Param* p = find_param(item.substr(0, eq)); p && p->kind == Kind::text && !value.empty() && value.front() != '"') {
+  if (const Param* p = find_param(declared_key(item.substr(0, eq)));
+      p && p->kind == Kind::text && !value.empty() && value.front() != '"') {
     std::string quoted;
     for (const char c : value) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
     text = item.substr(0, eq + 1) + "\"" + quoted + "\"";
@@ -767,7 +832,7 @@ ScenarioSource& ScenarioSource::set(const std::string& item) {
 }
 
 ScenarioSource& ScenarioSource::set(const std::string& key, double value) {
-  const Param* p = find_param(key);
+  const Param* p = find_param(declared_key(key));
   if (p == nullptr) throw ConfigError("(from --set): " + key + ": unknown key" + did_you_mean(key, all_keys()));
   if (p->kind == Kind::text || p->kind == Kind::choice || p->kind == Kind::boolean)
     throw ConfigError("(from --set): " + key + ": expected " + (p->kind == Kind::boolean ? "true or false" : "a text value") +
@@ -805,7 +870,495 @@ IoScenario load_io_scenario(const std::string& path, const std::vector<std::stri
 
 namespace {
 
+// A VM's or a backend's name: what follows vm. or backend. in a key.
+bool valid_name(const std::string& n) {
+  if (n.empty() || n.size() > 64) return false;
+  for (const char c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
+  return true;
+}
+
+bool is_multi_vm(const Loader& l) {
+  const auto vm = l.entries.find("vm"), be = l.entries.find("backend");
+  return (vm != l.entries.end() && vm->second.node->is_array()) || (be != l.entries.end() && be->second.node->is_array());
+}
+
+// What every VM of a [[vm]] file shares: the run, the host's cores and its page cache.
+bool shared_key(const std::string& key) { return key.rfind("run.", 0) == 0 || key == "host.cores" || key == "host.pagecache_us"; }
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string l;
+  for (const auto& n : names) l += (l.empty() ? "" : ", ") + n;
+  return l;
+}
+
+// A file of [[vm]] tables (and [[backend]] tables): each VM profile is derived as a single-VM
+// scenario from the keys that are its own (its table, its base, its edits), its backend's and
+// the shared ones, so that every rule of a single-VM file holds for each VM; then they are put
+// together on one host.
+IoScenario derive_multi(const std::string& path, const Loader& loader) {
+  Errors errors;
+  const auto entry_of = [&](const std::string& key) -> const Entry* {
+    const auto it = loader.entries.find(key);
+    return it == loader.entries.end() ? nullptr : &it->second;
+  };
+  const Entry* vm_entry = entry_of("vm");
+  const Entry* be_entry = entry_of("backend");
+  if (vm_entry && !vm_entry->node->is_array()) vm_entry = nullptr;
+  if (be_entry && !be_entry->node->is_array()) be_entry = nullptr;
+  const auto line_of = [](const toml::node& n) { return std::to_string(n.source().begin.line); };
+  const auto inside = [](const Entry& e, const toml::node& n) { return Entry{&n, e.file, e.level}; };
+
+  // [[backend]] tables.
+  struct Named {
+    std::string name;
+    const toml::table* table;
+    Entry entry;
+  };
+  std::vector<Named> backends;
+  std::vector<std::string> backend_names;
+  if (be_entry) {
+    if (!vm_entry)
+      errors.add(be_entry, where(*be_entry, "backend") +
+                               ": [[backend]] tables are the devices that [[vm]] tables name, and this file has no [[vm]] "
+                               "table: write one [backend] table for a single VM, or add [[vm]] tables with backend = "
+                               "\"<name>\"");
+    for (const auto& n : *be_entry->node->as_array()) {
+      const Entry e = inside(*be_entry, n);
+      const toml::table* t = n.as_table();
+      const toml::node* name = t ? t->get("name") : nullptr;
+      if (!name || !name->is_string()) {
+        errors.add(&e, where(e, "backend") +
+                           ": a [[backend]] table needs a name (e.g. name = \"nvme\"), which each [[vm]] names with backend = "
+                           "\"nvme\" and --set with backend.nvme.<key>");
+        continue;
+      }
+      const std::string nm = *name->value<std::string>();
+      const Entry ne = inside(*be_entry, *name);
+      if (!valid_name(nm) || find_param("backend." + nm)) {
+        errors.add(&ne, where(ne, "backend.name") + ": \"" + nm + "\" " +
+                            (valid_name(nm) ? "is a backend key; name the device otherwise, e.g. \"nvme0\""
+                                            : "is not a name: use letters, digits, - and _ (e.g. \"nvme0\")"));
+        continue;
+      }
+      bool twice = false;
+      for (const auto& b : backends)
+        if (b.name == nm) {
+          errors.add(&ne, where(ne, "backend.name") + ": two [[backend]] tables named \"" + nm + "\" (lines " +
+                              line_of(*b.table->get("name")) + " and " + line_of(*name) + "): give each device its own name");
+          twice = true;
+        }
+      if (twice) continue;
+      backends.push_back({nm, t, e});
+      backend_names.push_back(nm);
+    }
+  }
+  const auto backend_index = [&](const std::string& name) {
+    for (std::size_t i = 0; i < backends.size(); ++i)
+      if (backends[i].name == name) return static_cast<int>(i);
+    return -1;
+  };
+
+  // [[vm]] tables.
+  struct Vm {
+    std::string name;
+    int count = 1;
+    std::string backend;
+    const Entry* backend_entry = nullptr;  // where the disk names it
+    Entry entry;                           // the table
+    std::map<std::string, Entry> own;      // its keys, as a single-VM file writes them
+    std::string base;
+    const Entry* base_entry = nullptr;
+  };
+  std::vector<Vm> vms;
+  std::vector<std::string> vm_names;
+  std::vector<std::unique_ptr<Entry>> held;  // entries made here that messages point at
+  const auto hold = [&](Entry e) { return held.emplace_back(std::make_unique<Entry>(std::move(e))).get(); };
+  if (vm_entry) {
+    for (const auto& n : *vm_entry->node->as_array()) {
+      const Entry e = inside(*vm_entry, n);
+      const toml::table* t = n.as_table();
+      const toml::node* name = t ? t->get("name") : nullptr;
+      if (!name || !name->is_string()) {
+        errors.add(&e, where(e, "vm") +
+                           ": a [[vm]] table needs a name (e.g. name = \"web\"): its keys are then vm.web.<section>.<key> "
+                           "and its figures vm.web.read.iops, ...");
+        continue;
+      }
+      const std::string nm = *name->value<std::string>();
+      const Entry* ne = hold(inside(*vm_entry, *name));
+      if (!valid_name(nm) || nm == "count") {
+        errors.add(ne, where(*ne, "vm.name") + ": \"" + nm + "\" " +
+                           (nm == "count" ? "would make vm.count.<key> read as vm.count; name the VM otherwise"
+                                          : "is not a name: use letters, digits, - and _ (e.g. \"web\")"));
+        continue;
+      }
+      bool twice = false;
+      for (const auto& v : vms)
+        if (v.name == nm) {
+          errors.add(ne, where(*ne, "vm.name") + ": two [[vm]] tables named \"" + nm + "\" (lines " +
+                             line_of(*v.entry.node->as_table()->get("name")) + " and " + line_of(*name) +
+                             "): give each its own name; for identical VMs write count = N in one table");
+          twice = true;
+        }
+      if (twice) continue;
+      Vm vm{nm, 1, "", nullptr, e, {}, "", nullptr};
+      const std::string prefix = "vm." + nm + ".";
+      std::map<std::string, Entry> mine;
+      flatten(*t, "", e.file, e.level, mine);
+      for (auto& [k, x] : mine) {
+        x.vm = prefix;
+        const Entry* xe = hold(x);
+        if (k == "name") continue;
+        if (k == "count") {
+          const auto c = x.node->value_exact<std::int64_t>();
+          if (!c)
+            errors.add(xe, where(*xe, k) + ": expected a whole number of VMs, got " + node_text(*x.node));
+          else if (*c < 1 || *c > 4096)
+            errors.add(xe, where(*xe, k) + ": count = " + std::to_string(*c) +
+                               ": a [[vm]] table stands for 1 to 4096 identical VMs; write count = 1 or more, or delete the "
+                               "table (--set " +
+                               prefix + "count=0 switches it off for a comparison)");
+          else
+            vm.count = static_cast<int>(*c);
+        } else if (k == "backend") {
+          if (!x.node->is_string())
+            errors.add(xe, where(*xe, k) + ": expected the name of a [[backend]] table, e.g. backend = \"nvme\"");
+          else {
+            vm.backend = *x.node->value<std::string>();
+            vm.backend_entry = xe;
+          }
+        } else if (k == "disk") {
+          const toml::array* disks = x.node->as_array();
+          const toml::table* d = disks && disks->size() == 1 ? disks->get(0)->as_table() : nullptr;
+          const toml::node* b = d ? d->get("backend") : nullptr;
+          if (!d || d->size() != 1 || !b || !b->is_string()) {
+            errors.add(xe, where(*xe, k) +
+                               ": one disk per VM is modelled: write one [[vm.disk]] with only backend = \"<name>\" (or "
+                               "backend = \"<name>\" in the [[vm]] table)");
+          } else if (vm.backend_entry) {
+            errors.add(xe, where(*xe, k) + ": the VM's disk names its backend twice (backend and [[vm.disk]]): keep one");
+          } else {
+            vm.backend = *b->value<std::string>();
+            Entry be = inside(*vm_entry, *b);
+            be.vm = prefix;
+            vm.backend_entry = hold(be);
+          }
+        } else if (k == "base") {
+          if (!x.node->is_string())
+            errors.add(xe, where(*xe, k) + ": expected a file name, e.g. base = \"../calibrated/FIT.toml\"");
+          else {
+            vm.base = Loader::vm_base_path(x.file, *x.node->value<std::string>());
+            vm.base_entry = xe;
+          }
+        } else if (shared_key(k)) {
+          errors.add(xe, where(*xe, k) + ": every VM on the host shares it: write it at the top of the file (" +
+                             (k.rfind("run.", 0) == 0 ? "[run]" : "[host]") + ")");
+        } else if (k.rfind("backend.", 0) == 0) {
+          errors.add(xe, where(*xe, k) +
+                             ": a device is shared by the disks that name it: write its keys in a [[backend]] "
+                             "table (or the file's one [backend]) and backend = \"<name>\" in the [[vm]] table");
+        } else if (k.rfind("vm.", 0) == 0 || k == "description" || k.rfind("calibration.", 0) == 0) {
+          errors.add(xe, where(*xe, k) +
+                             ": not a key of a [[vm]] table (its keys are name, count, backend, base and "
+                             "[vm.workload], [vm.guest], [vm.virtqueue], [vm.host] tables)");
+        } else {
+          vm.own[k] = x;
+        }
+      }
+      vms.push_back(std::move(vm));
+      vm_names.push_back(nm);
+    }
+  }
+  const auto vm_index = [&](const std::string& name) {
+    for (std::size_t i = 0; i < vms.size(); ++i)
+      if (vms[i].name == name) return static_cast<int>(i);
+    return -1;
+  };
+
+  // The other keys: shared ones, edits of one VM or one backend, and keys a [[vm]] file does not
+  // take at its top.
+  std::map<std::string, Entry> shared, single_backend, every_vm;
+  std::vector<std::map<std::string, Entry>> backend_keys(backends.size());
+  for (std::size_t b = 0; b < backends.size(); ++b) {
+    std::map<std::string, Entry> mine;
+    flatten(*backends[b].table, "backend", backends[b].entry.file, backends[b].entry.level, mine);
+    for (auto& [k, x] : mine) {
+      if (k == "backend.name") continue;
+      x.backend = backends[b].name;
+      backend_keys[b][k] = x;
+    }
+  }
+  for (const auto& [key, e] : loader.entries) {
+    if (key == "vm" || key == "backend" || key == "base") continue;
+    if (key == "description") continue;
+    if (key.rfind("vm.", 0) == 0) {
+      const std::string rest = key.substr(3);
+      const auto dot = rest.find('.');
+      if (dot == std::string::npos) {
+        errors.add(&e, where(e, key) + ": in a file of [[vm]] tables each VM has its own " + rest + ": write vm.<name>." + rest +
+                           " (VMs: " + join_names(vm_names) + ")");
+        continue;
+      }
+      const std::string name = rest.substr(0, dot), sub = rest.substr(dot + 1);
+      const int v = vm_index(name);
+      if (v < 0) {
+        errors.add(&e, where(e, key) + ": names no VM: \"" + name + "\" is not a [[vm]] of this file" +
+                           did_you_mean(name, vm_names) + "; its VMs are " + join_names(vm_names));
+        continue;
+      }
+      Vm& vm = vms[static_cast<std::size_t>(v)];
+      Entry x = e;
+      x.vm = "vm." + name + ".";
+      const Entry* xe = hold(x);
+      if (sub == "count") {
+        // An edit may switch a profile off (0), for a comparison or a sweep from none.
+        const auto c = e.node->value_exact<std::int64_t>();
+        if (!c || *c < 0 || *c > 4096)
+          errors.add(xe, where(e, key) + ": expected a whole number of VMs from 0 (this profile switched off) to 4096, got " +
+                             node_text(*e.node));
+        else
+          vm.count = static_cast<int>(*c);
+      } else if (sub == "backend" || sub == "disk.0.backend") {
+        if (!e.node->is_string())
+          errors.add(xe, where(e, key) + ": expected the name of a [[backend]] table");
+        else {
+          vm.backend = *e.node->value<std::string>();
+          vm.backend_entry = xe;
+        }
+      } else if (sub.rfind("disk.", 0) == 0) {
+        errors.add(xe, where(e, key) + ": one disk per VM is modelled: its backend is vm." + name + ".backend (or vm." + name +
+                           ".disk.0.backend)");
+      } else if (sub == "base") {
+        errors.add(xe, where(e, key) + ": a [[vm]]'s base is read from the file only: edit base = \"...\" there");
+      } else if (shared_key(sub)) {
+        errors.add(xe, where(e, key) + ": every VM on the host shares it: write --set " + sub);
+      } else if (sub.rfind("backend.", 0) == 0) {
+        errors.add(xe, where(e, key) + ": a device's keys are its backend's: write backend.<name>." + sub.substr(8) +
+                           (backends.empty() ? std::string(" (or ") + sub + " for the file's one [backend])" : std::string()));
+      } else {
+        vm.own[sub] = x;  // an edit (level 0) over the table's own
+      }
+      continue;
+    }
+    if (key.rfind("backend.", 0) == 0) {
+      const std::string rest = key.substr(8);
+      const auto dot = rest.find('.');
+      if (be_entry) {
+        const int b = dot == std::string::npos ? -1 : backend_index(rest.substr(0, dot));
+        if (b >= 0) {
+          Entry x = e;
+          x.backend = backends[static_cast<std::size_t>(b)].name;
+          backend_keys[static_cast<std::size_t>(b)]["backend." + rest.substr(dot + 1)] = x;
+        } else if (find_param(key)) {
+          errors.add(&e, where(e, key) +
+                             (e.level > 0 ? ": both a [backend] table and [[backend]] tables in one scenario" +
+                                                std::string(e.level > 1 ? " (a [backend] in its base)" : "") +
+                                                "; a file uses one or the other: "
+                                          : ": this file's devices are [[backend]] tables: ") +
+                             "write backend.<name>." + rest + " (backends: " + join_names(backend_names) + ")");
+        } else {
+          const std::string name = dot == std::string::npos ? rest : rest.substr(0, dot);
+          errors.add(&e, where(e, key) + ": names no backend: \"" + name + "\" is not a [[backend]] of this file" +
+                             did_you_mean(name, backend_names) + "; its backends are " + join_names(backend_names));
+        }
+      } else if (dot != std::string::npos && !find_param(key)) {
+        errors.add(
+            &e, where(e, key) + ": names no backend: this file has one [backend] table: write backend." + rest.substr(dot + 1));
+      } else {
+        single_backend[key] = e;
+      }
+      continue;
+    }
+    if (shared_key(key)) {
+      shared[key] = e;
+      continue;
+    }
+    if (find_param(key) && e.level == 0 && key != "vm.count") {
+      every_vm[key] = e;  // an edit without vm.<name>.: every VM's (run --ios, plan --ios)
+      continue;
+    }
+    if (find_param(key))
+      errors.add(&e, where(e, key) + ": in a file of [[vm]] tables this is each VM's own: write it in the [vm." +
+                         key.substr(0, key.find('.')) + "] table of a [[vm]] (--set vm.<name>." + key +
+                         "; VMs: " + join_names(vm_names) + ")");
+    else
+      errors.add(&e, where(e, key) + ": unknown key" + did_you_mean(key, all_keys()));
+  }
+
+  // Each VM profile as a single-VM scenario.
+  std::vector<VmProfile> profiles;
+  std::set<std::string> seen;
+  std::vector<bool> used(backends.size(), false);
+  for (Vm& vm : vms) {
+    int b = -1;
+    if (vm.backend_entry) {
+      if (!be_entry) {
+        errors.add(vm.backend_entry, where(*vm.backend_entry, "backend") + ": names \"" + vm.backend +
+                                         "\", but this file has no [[backend]] tables (its one [backend] table, or the "
+                                         "default NVMe, serves every VM): remove it, or add [[backend]] tables with names");
+        continue;
+      }
+      b = backend_index(vm.backend);
+      if (b < 0) {
+        errors.add(vm.backend_entry, where(*vm.backend_entry, "backend") + ": no [[backend]] named \"" + vm.backend + "\"" +
+                                         did_you_mean(vm.backend, backend_names) + "; the backends are " +
+                                         join_names(backend_names));
+        continue;
+      }
+    } else if (be_entry) {
+      if (backends.size() != 1) {
+        errors.add(&vm.entry, where(vm.entry, "vm." + vm.name + ".backend") +
+                                  ": missing: the VM's disk names its device among several, e.g. backend = \"" +
+                                  (backends.empty() ? std::string("nvme") : backends.front().name) +
+                                  "\" (backends: " + join_names(backend_names) + ")");
+        continue;
+      }
+      b = 0;
+    }
+    std::map<std::string, Entry> view = shared;
+    for (const auto& [k, x] : b >= 0 ? backend_keys[static_cast<std::size_t>(b)] : single_backend) view[k] = x;
+    for (const auto& [k, x] : vm.own) view[k] = x;
+    for (const auto& [k, x] : every_vm)
+      if (!view.count(k) || view.at(k).level > 0) view[k] = x;  // vm.<name>.<key> edits win over it
+    if (vm.base_entry) {
+      const auto it = loader.vm_bases.find(vm.base);
+      if (it == loader.vm_bases.end()) {
+        errors.add(vm.base_entry, where(*vm.base_entry, "base") + ": no such file " + vm.base);
+        continue;
+      }
+      // The profile's keys, below the VM's table and its backend's: the run, the VM count and what
+      // the host shares are this file's.
+      if (it->second->entries.count("vm") ||
+          (it->second->entries.count("backend") && it->second->entries.at("backend").node->is_array())) {
+        errors.add(vm.base_entry, where(*vm.base_entry, "base") + ": " + vm.base +
+                                      " is a file of [[vm]] or [[backend]] tables; a [[vm]]'s base is one VM profile (a "
+                                      "single-VM scenario or a calibrated FIT.toml)");
+        continue;
+      }
+      for (const auto& [k, x] : it->second->entries) {
+        if (shared_key(k) || k == "vm.count" || k == "description" || k == "base") continue;
+        Entry shifted = x;
+        shifted.level = x.level + vm.entry.level;
+        shifted.vm = "vm." + vm.name + ".";
+        if (k.rfind("backend.", 0) == 0 && b >= 0) shifted.backend = backends[static_cast<std::size_t>(b)].name;
+        const auto at = view.find(k);
+        if (at == view.end() || at->second.level > shifted.level) view[k] = shifted;
+      }
+    }
+    if (b >= 0 && vm.count > 0) used[static_cast<std::size_t>(b)] = true;
+    Loader one;
+    one.entries = std::move(view);
+    VmProfile p;
+    p.name = vm.name;
+    p.count = vm.count;
+    p.backend = b >= 0 ? backends[static_cast<std::size_t>(b)].name : "";
+    try {
+      p.scenario = derive_io_scenario(path, one);
+    } catch (const ConfigError& ex) {
+      for (const auto& m : ex.messages())
+        if (seen.insert(m).second) errors.add(&vm.entry, m);
+      continue;
+    }
+    p.scenario.vms = std::max(1, vm.count);
+    // A fitted key that this file sets itself (the VM's table, its backend's, an edit) is not
+    // the fit's any more: it stays where the file puts it.
+    CalibrationUncertainty& c = p.scenario.calibration;
+    for (std::size_t k = 0; k < c.keys.size(); ++k)
+      if (const auto at = one.entries.find(c.keys[k]); at != one.entries.end() && at->second.level <= vm.entry.level)
+        c.fixed_by_set[k] = true;
+    profiles.push_back(std::move(p));
+  }
+  if (vm_entry && vms.empty()) errors.add(vm_entry, where(*vm_entry, "vm") + ": expected [[vm]] tables, each with a name");
+  errors.throw_if_any();
+  int running = 0;
+  for (const auto& p : profiles) running += p.count;
+  if (running == 0)
+    throw ConfigError(path +
+                      ": vm: every [[vm]] is switched off (count 0): at least one VM must run; set vm.<name>.count=1 "
+                      "or more");
+
+  IoScenario s = profiles.front().scenario;
+  for (const auto& p : profiles)
+    if (p.count > 0) {
+      s = p.scenario;
+      break;
+    }
+  s.path = path;
+  s.vms = 1;
+  if (const Entry* d = entry_of("description")) s.description = d->node->value<std::string>().value_or("");
+  s.notes.clear();
+  s.warnings.clear();
+  // The profiles' parameter uncertainty, as one: each fitted key by the name that edits it in
+  // this file (vm.<name>.<key>, backend.<name>.<key>), independent across profiles. The
+  // prediction's figures are the first profile's (read.iops, ...).
+  s.calibration = CalibrationUncertainty{};
+  int calibrated = 0;
+  for (const auto& p : profiles) {
+    const CalibrationUncertainty& c = p.scenario.calibration;
+    if (p.count == 0 || !c.present()) continue;
+    CalibrationUncertainty& m = s.calibration;
+    if (calibrated++ == 0) {
+      m.model_error_log_sd = c.model_error_log_sd;
+      m.model_error_workload_log_sd = c.model_error_workload_log_sd;
+      m.model_error_fitted_log_sd = c.model_error_fitted_log_sd;
+      m.model_error_source = c.model_error_source;
+      m.modes = c.modes;
+      m.mode_weights = c.mode_weights;
+    } else {
+      m.modes.clear();  // modes are one fit's other explanations; two fits' do not combine
+      m.mode_weights.clear();
+    }
+    m.draws = std::max(m.draws, c.draws);
+    m.source += (m.source.empty() ? "" : "; ") + ("vm." + p.name + ": " + c.source);
+    for (const auto& f : c.fitted_setups)
+      if (std::find(m.fitted_setups.begin(), m.fitted_setups.end(), f) == m.fitted_setups.end()) m.fitted_setups.push_back(f);
+    const std::size_t offset = m.keys.size();
+    std::vector<std::size_t> kept;
+    for (std::size_t k = 0; k < c.keys.size(); ++k) {
+      const std::string& key = c.keys[k];
+      const std::string named = key.rfind("backend.", 0) == 0 ? (p.backend.empty() ? key : "backend." + p.backend + key.substr(7))
+                                                              : "vm." + p.name + "." + key;
+      if (std::find(m.keys.begin(), m.keys.end(), named) != m.keys.end()) continue;  // a shared device's key, fitted twice
+      kept.push_back(k);
+      m.keys.push_back(named);
+      m.values.push_back(c.values[k]);
+      m.log_sd.push_back(c.log_sd[k]);
+      m.fixed_by_set.push_back(c.fixed_by_set[k]);
+    }
+    if (kept.size() != c.keys.size()) {
+      m.modes.clear();
+      m.mode_weights.clear();
+    }
+    for (auto& row : m.log_corr) row.resize(m.keys.size(), 0.0);
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      std::vector<double> row(m.keys.size(), 0.0);
+      for (std::size_t j = 0; j < kept.size(); ++j) row[offset + j] = c.log_corr[kept[i]][kept[j]];
+      m.log_corr.push_back(std::move(row));
+    }
+  }
+  for (std::size_t b = 0; b < backends.size(); ++b)
+    if (!used[b])
+      s.warnings.push_back(where(backends[b].entry, "backend." + backends[b].name) +
+                           ": no running VM's disk names this device: it is left out");
+  for (const auto& p : profiles) {
+    for (const auto& n : p.scenario.notes) s.notes.push_back("vm." + p.name + ": " + n);
+    for (const auto& w : p.scenario.warnings)
+      if (std::find(s.warnings.begin(), s.warnings.end(), w) == s.warnings.end()) s.warnings.push_back(w);
+  }
+  if (s.calibration.present())
+    s.notes.push_back("the prediction intervals are those of the first VM profile's figures (vm." + [&] {
+      for (const auto& p : profiles)
+        if (p.count > 0) return p.name;
+      return std::string();
+    }() + "), with the parameter uncertainty of every calibrated [[vm]] base");
+  s.backend_names = backend_names;
+  s.profiles = std::move(profiles);
+  return s;
+}
+
 IoScenario derive_io_scenario(const std::string& path, const Loader& loader) {
+  if (is_multi_vm(loader)) return derive_multi(path, loader);
   IoScenario s;
   s.path = path;
   s.workload.ramp_time_ns = 20'000'000;
@@ -829,7 +1382,21 @@ IoScenario derive_io_scenario(const std::string& path, const Loader& loader) {
     }
     if (key.rfind("calibration.", 0) == 0) continue;  // read below
     if (!find_param(key)) {
-      errors.add(&entry, where(entry, key) + ": unknown key" + did_you_mean(key, keys));
+      std::string why = ": unknown key" + did_you_mean(key, keys);
+      // vm.<name>.… and backend.<name>.… are keys of [[vm]] and [[backend]] tables.
+      const auto dots = std::count(key.begin(), key.end(), '.');
+      if (key.rfind("vm.", 0) == 0 && dots >= 2) {
+        const std::string sub = key.substr(key.find('.', 3) + 1);
+        why = ": names no VM: this file is one VM profile (no [[vm]] tables); write " + (sub == "count" ? "vm.count" : sub) +
+              (find_param(sub) || sub == "count" ? std::string() : did_you_mean(sub, keys));
+      } else if (key.rfind("backend.", 0) == 0 && dots >= 2)
+        why = ": names no backend: this file has one [backend] table; write backend." + key.substr(key.find('.', 8) + 1);
+      if (!entry.vm.empty()) {  // a [[vm]]'s key: the suggestions as that VM's keys
+        for (const std::string from : {"did you mean '", " or '"})
+          for (auto at = why.find(from); at != std::string::npos; at = why.find(from, at + from.size() + entry.vm.size()))
+            why.insert(at + from.size(), entry.vm);
+      }
+      errors.add(&entry, where(entry, key) + why);
       bad.insert(key);
     }
   }
@@ -1002,6 +1569,39 @@ IoScenario derive_io_scenario(const std::string& path, const Loader& loader) {
 }
 
 }  // namespace
+
+std::string declared_key(const std::string& key) {
+  const auto dots = std::count(key.begin(), key.end(), '.');
+  if (key.rfind("vm.", 0) == 0 && dots >= 2) {
+    const std::string sub = key.substr(key.find('.', 3) + 1);
+    return sub == "count" ? "vm.count" : sub;
+  }
+  if (key.rfind("backend.", 0) == 0 && dots >= 2) return "backend." + key.substr(key.find('.', 8) + 1);
+  return key;
+}
+
+std::vector<VmInstance> vm_instances(const IoScenario& s) {
+  std::vector<VmInstance> out;
+  if (!s.multi_vm()) {
+    for (int v = 0; v < std::max(1, s.vms); ++v) out.push_back({0, v, v, vm_prefix(v)});
+    return out;
+  }
+  int index = 0;
+  for (std::size_t p = 0; p < s.profiles.size(); ++p)
+    for (int r = 0; r < s.profiles[p].count; ++r) {
+      // The first VM of the file keeps a single-VM scenario's names (and random streams).
+      const std::string& name = s.profiles[p].name;
+      std::string prefix = r == 0 ? vm_profile_prefix(s, p) : name + "." + std::to_string(r) + ".";
+      out.push_back({static_cast<int>(p), r, index++, std::move(prefix)});
+    }
+  return out;
+}
+
+const IoScenario& profile_scenario(const IoScenario& s, const VmInstance& i) {
+  return s.multi_vm() ? s.profiles[static_cast<std::size_t>(i.profile)].scenario : s;
+}
+
+std::string vm_profile_prefix(const IoScenario& s, std::size_t p) { return p == 0 ? "" : s.profiles[p].name + "."; }
 
 bool is_io_scenario_file(const std::string& path) {
   try {

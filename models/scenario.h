@@ -169,6 +169,8 @@ struct CalibrationUncertainty {
   bool present() const { return !keys.empty(); }
 };
 
+struct VmProfile;
+
 struct IoScenario {
   std::string path;
   std::string description;
@@ -181,6 +183,13 @@ struct IoScenario {
   // vm.count: identical VMs of this profile on one host: each its own QEMU process, guest and
   // disk; they share host.cores and the backend device.
   int vms = 1;
+  // A file of [[vm]] tables: each VM profile, in file order, with its own scenario (its workload,
+  // guest, QEMU process and the parameters of the backend its disk names); the fields above are
+  // then those of the first profile, and `run`, host.cores and the host page cache are shared.
+  // Empty for a single-VM file.
+  std::vector<VmProfile> profiles;
+  // The [[backend]] tables' names, in file order (empty: the file's one [backend] table).
+  std::vector<std::string> backend_names;
   std::vector<std::string> notes;  // e.g. fio job options that are not modelled
   // Setups the loader accepts the way fio or QEMU would, but that probably say something other
   // than what was meant (psync at iodepth 32, rwmixread on a pure direction): the commands print
@@ -189,7 +198,34 @@ struct IoScenario {
   CalibrationUncertainty calibration;
   bool bare_metal() const { return guest.driver == GuestDriver::none; }
   int queues() const { return guest.num_queues > 0 ? guest.num_queues : guest.vcpus; }
+  bool multi_vm() const { return !profiles.empty(); }
 };
+
+// One [[vm]] table: `count` identical VMs of one profile, whose disk names a backend.
+struct VmProfile {
+  std::string name;
+  int count = 1;        // 0 when an edit (--set vm.<name>.count=0) switches the profile off
+  std::string backend;  // the [[backend]] its disk names; "" = the file's one [backend] table
+  IoScenario scenario;  // one VM of the profile alone (scenario.vms = count)
+};
+
+// One VM on the host: replica `replica` of profile `profile`, the `index`-th VM built.
+struct VmInstance {
+  int profile = 0, replica = 0, index = 0;
+  std::string prefix;  // of its component and figure names: "" for the first VM, then "vm<i>." (vm.count)
+                       // or "<name>." and "<name>.<i>." ([[vm]] tables)
+};
+// Every VM a scenario puts on the host, profile by profile.
+std::vector<VmInstance> vm_instances(const IoScenario& s);
+// The scenario of instance i's profile (the scenario itself for a single-VM file).
+const IoScenario& profile_scenario(const IoScenario& s, const VmInstance& i);
+// The prefix of the figures of profile p of a [[vm]] file (those of its first VM).
+std::string vm_profile_prefix(const IoScenario& s, std::size_t p);
+
+// The declared key a scenario key stands for: vm.<name>.<section>.<key> is <section>.<key> of
+// one [[vm]], vm.<name>.count is vm.count, backend.<name>.<key> is backend.<key> of one
+// [[backend]]; any other key is itself. Whether that VM or backend exists is the scenario's to say.
+std::string declared_key(const std::string& key);
 
 // Reads a scenario file (with its `base` chain and `workload.fio_job`), applies `--set` style
 // overrides ("key=value"), validates. Throws ConfigError ("file:line: key: message"), with every

@@ -158,7 +158,7 @@ SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& ex
   for (const auto& p : keys) known.push_back(p.key);
   auto check_key = [&](const toml::node& n, const std::string& key, const std::string& field) {
     for (const auto& k : known)
-      if (k == key) return;
+      if (k == key || k == declared_key(key)) return;  // vm.<name>.… and backend.<name>.… as their declared keys
     fail(path, n, field, "unknown scenario key '" + key + "'" + did_you_mean(key, known));
   };
   if (const toml::node* ax = t.get("axis")) {

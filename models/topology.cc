@@ -94,17 +94,23 @@ TopologyGraph build_topology(const IoScenario& s) {
 }
 
 void check_topology(const TopologyGraph& g) {
-  Vertex fio = 0;
-  bool found = false;
-  for (auto [v, end] = boost::vertices(g); v != end; ++v)
-    if (g[*v].name == "fio") {
-      fio = *v;
-      found = true;
-    }
-  if (!found) throw std::logic_error("topology: no fio stage");
-  const auto from_fio = reachable(g, fio, false);
+  // Every VM's fio ("fio", "vm1.fio", "db.fio"): a VM on a device of its own is reached from its
+  // own fio only.
+  std::vector<Vertex> fios;
+  for (auto [v, end] = boost::vertices(g); v != end; ++v) {
+    const std::string& name = g[*v].name;
+    if (name == "fio" || (name.size() > 4 && name.compare(name.size() - 4, 4, ".fio") == 0)) fios.push_back(*v);
+  }
+  if (fios.empty()) throw std::logic_error("topology: no fio stage");
   const boost::reverse_graph<TopologyGraph> rg(g);
-  const auto to_fio = reachable(rg, fio, false);
+  std::vector<bool> from_fio(boost::num_vertices(g), false), to_fio(boost::num_vertices(g), false);
+  for (const Vertex fio : fios) {
+    const auto from = reachable(g, fio, false), to = reachable(rg, fio, false);
+    for (std::size_t i = 0; i < from.size(); ++i) {
+      from_fio[i] = from_fio[i] || from[i];
+      to_fio[i] = to_fio[i] || to[i];
+    }
+  }
   bool device_reached = false;
   for (auto [v, end] = boost::vertices(g); v != end; ++v) {
     const TopologyNode& n = g[*v];
@@ -122,24 +128,16 @@ void check_topology(const TopologyGraph& g) {
 }
 
 std::string topology_node_of(const std::string& full) {
-  // A replica VM's stations ("vm2.guest.fio_job0") are drawn in that VM's nodes.
-  std::string vm;
-  if (full.rfind("vm", 0) == 0) {
-    const auto dot = full.find('.');
-    if (dot != std::string::npos && dot > 2 &&
-        std::all_of(full.begin() + 2, full.begin() + static_cast<std::ptrdiff_t>(dot),
-                    [](char c) { return c >= '0' && c <= '9'; }))
-      vm = full.substr(0, dot + 1);
+  // A VM's numbered stations ("guest.fio_job0", a replica's "vm2.guest.fio_job0", a [[vm]]'s
+  // "db.guest.tags1") are drawn in that VM's node for them.
+  for (const std::string prefix : {"guest.fio_job", "guest.tags", "virtqueue.irq"}) {
+    const auto at = full.rfind(prefix);
+    if (at == std::string::npos || (at > 0 && full[at - 1] != '.')) continue;
+    const std::size_t digits = at + prefix.size();
+    if (digits < full.size() &&
+        std::all_of(full.begin() + static_cast<std::ptrdiff_t>(digits), full.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return full.substr(0, at) + (prefix == "guest.fio_job" ? std::string("guest.fio_jobs") : prefix);
   }
-  const std::string station = full.substr(vm.size());
-  auto numbered = [&](const std::string& prefix) {
-    return station.size() > prefix.size() && station.rfind(prefix, 0) == 0 &&
-           std::all_of(station.begin() + static_cast<std::ptrdiff_t>(prefix.size()), station.end(),
-                       [](char c) { return c >= '0' && c <= '9'; });
-  };
-  if (numbered("guest.fio_job")) return vm + "guest.fio_jobs";
-  if (numbered("guest.tags")) return vm + "guest.tags";
-  if (numbered("virtqueue.irq")) return vm + "virtqueue.irq";
   return full;
 }
 

@@ -183,6 +183,22 @@ run_case "run --set iodepth=nan" 2 '\(from --set\): workload\.iodepth: expected 
 run_case "solve --set bs=1000" 2 '\(from --set\): workload\.bs: 1000 bytes is not a multiple of 512' -- solve "$src/scenarios/default.toml" --set workload.bs=1000
 run_case "run --ios -1" 2 'workload\.ios: value -1 is out of range' -- run "$src/scenarios/default.toml" --ios -1
 
+# [[vm]] and [[backend]] tables (issue 19): file, line, key and what to write instead.
+printf '[[backend]]\nname = "nvme"\n\n[[vm]]\nname = "web"\nbackend = "nvme0"\n' > vm-backend.toml
+printf '[[vm]]\nname = "web"\n\n[[vm]]\nname = "web"\n' > vm-twice.toml
+printf '[[vm]]\nname = "web"\ncount = 0\n' > vm-count0.toml
+printf '[[vm]]\nname = "web"\ncount = -3\n' > vm-count-neg.toml
+printf '[backend]\nkind = "nvme"\n\n[[backend]]\nname = "a"\n\n[[vm]]\nname = "web"\n' > vm-both-backends.toml
+for cmd in run solve; do
+  run_case "$cmd disk names no backend" 2 'vm-backend\.toml:6: vm\.web\.backend: no \[\[backend\]\] named "nvme0" \(did you mean .nvme.\?\)' -- $cmd vm-backend.toml
+  run_case "$cmd two VMs with one name" 2 'vm-twice\.toml:5: vm\.name: two \[\[vm\]\] tables named "web" \(lines 2 and 5\)' -- $cmd vm-twice.toml
+  run_case "$cmd count = 0" 2 'vm-count0\.toml:3: vm\.web\.count: count = 0: .*write count = 1 or more' -- $cmd vm-count0.toml
+  run_case "$cmd count < 0" 2 'vm-count-neg\.toml:3: vm\.web\.count: count = -3' -- $cmd vm-count-neg.toml
+  run_case "$cmd [backend] and [[backend]]" 2 'vm-both-backends\.toml:4: backend: both a \[backend\] table \(line 1\) and \[\[backend\]\] tables' -- $cmd vm-both-backends.toml
+  run_case "$cmd --set vm.<name> naming no VM" 2 '\(from --set\): vm\.bakup\.workload\.iodepth: names no VM: .*did you mean .backup.' -- $cmd "$src/scenarios/consolidation/noisy-neighbour.toml" --set vm.bakup.workload.iodepth=4
+done
+run_case "solve on two [[vm]] profiles says the MVA does not solve them" 2 'noisy-neighbour\.toml: the MVA models one VM profile .*use vqsim run' -- solve "$src/scenarios/consolidation/noisy-neighbour.toml"
+
 # The fio readers: import and check.
 for cmd in import check; do
   run_case "$cmd missing" 2 '/nonexistent/x\.json: cannot read: no such file' -- $cmd /nonexistent/x.json

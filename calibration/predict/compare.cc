@@ -19,7 +19,7 @@ constexpr double kZ95 = 1.96;  // as the prediction intervals (prediction.h) use
 const double kMissing = std::numeric_limits<double>::quiet_NaN();
 
 bool higher_is_better(const std::string& metric) {
-  const std::string m = metric.substr(metric.find('.') + 1);
+  const std::string m = metric.substr(metric.rfind('.') + 1);  // read.iops, host.total.iops, vm.db.read.iops
   return m == "iops" || m == "bw_kib";
 }
 
