@@ -218,6 +218,15 @@ int compare_command(const std::vector<std::string>& args, nlohmann::ordered_json
     const std::string w = idle_iothreads_warning(c.alt);
     if (!w.empty()) warnings.push_back("--vs " + settings(c.vs) + ": " + w);
   }
+  // Several [[vm]] profiles: a figure without vm.<name>. is the first profile's; say so.
+  if (o.metrics.empty() && r.base.profiles.size() > 1)
+    warnings.push_back("the figures compared are the first [[vm]] profile's (" + r.base.profiles.front().name +
+                       "); name another profile's with --metric vm.<name>.read.iops (…), the host's with --metric "
+                       "host.total.iops");
+  for (const auto& m : o.metrics) {
+    const std::string w = models::first_profile_metric_warning(r.base, m);
+    if (!w.empty()) warnings.push_back(w);
+  }
   if (json_out != nullptr)
     *json_out = to_json(r, warnings);
   else if (format == "json")

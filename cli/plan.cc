@@ -15,6 +15,7 @@
 #include "cli/common.h"
 #include "cli/data_dir.h"
 #include "cli/io_report.h"
+#include "models/io_metrics.h"
 #include "models/plan.h"
 #include "models/scenario.h"
 
@@ -353,6 +354,11 @@ int plan_command(const std::vector<std::string>& args, nlohmann::ordered_json* j
     models::check_plan_knob(q.knob);
     if (!range.empty()) models::parse_plan_range(range, &q.lo, &q.hi);
     for (const auto& text : subject_to) q.constraints.push_back(models::parse_plan_constraint(text));
+    const models::IoScenario base = models::load_io_scenario(path, overrides);
+    for (const auto& c : q.constraints) {
+      const std::string w = models::first_profile_metric_warning(base, c.metric);
+      if (!w.empty()) std::cerr << "vqsim: warning: " << w << "\n";
+    }
     r = models::run_plan(q);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());

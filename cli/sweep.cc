@@ -253,6 +253,13 @@ int sweep_main(const std::vector<std::string>& args) {
   } finalize;
 #endif
   const models::SweepSpec spec = models::load_sweep(spec_path, overrides);
+  if (rank == 0 && !spec.points.empty()) {
+    const models::IoScenario first = point_scenario(spec, spec.points.front());
+    for (const auto& m : spec.metrics) {
+      const std::string w = models::first_profile_metric_warning(first, m);
+      if (!w.empty()) std::cerr << "vqsim: warning: " << spec_path << ": " << w << "\n";
+    }
+  }
   // A point that would run for hours is refused before anything runs (the MVA sizes each one).
   if (!mva && !allow_long_runs)
     for (const auto& p : spec.points) {

@@ -154,6 +154,17 @@ namespace {
 sim::Interval io_metric_of(const IoRunReport& r, const std::string& prefix, const std::string& name, bool interpolated);
 }
 
+std::string first_profile_metric_warning(const IoScenario& s, const std::string& metric) {
+  if (s.profiles.size() < 2 || metric.rfind("vm.", 0) == 0 || metric.rfind("host.", 0) == 0) return "";
+  std::string others;
+  for (std::size_t i = 1; i < s.profiles.size(); ++i)
+    others += (others.empty() ? "vm." : ", vm.") + s.profiles[i].name + "." + metric;
+  const std::string& first = s.profiles.front().name;
+  return "metric " + metric + " names no VM in a file of " + std::to_string(s.profiles.size()) +
+         " [[vm]] profiles: it is the first profile's (" + first + "); write vm." + first + "." + metric + " to say so, or " +
+         others + " for the others, or host.total.iops / host.total.lat_mean_us for the whole host";
+}
+
 sim::Interval io_metric(const IoRunReport& r, const std::string& name, bool interpolated) {
   std::string vm, rest;
   if (split_vm_metric(name, &vm, &rest)) {

@@ -37,6 +37,11 @@ std::string figure_kind(const std::string& metric);
 // rather than fio's bin value; other metrics are the same either way.
 sim::Interval io_metric(const IoRunReport& r, const std::string& name, bool interpolated = false);
 
+// In a file of several [[vm]] profiles a metric without `vm.<name>.` (or `host.`) is the first
+// profile's figure: the text of a warning that says so and names what to write instead; "" when
+// the name is not ambiguous (one profile, or a prefixed name).
+std::string first_profile_metric_warning(const IoScenario& s, const std::string& metric);
+
 // The same metric from the MVA answer (means only; percentiles are not available and throw).
 double io_metric_mva(const IoMvaResult& r, const IoScenario& s, const std::string& name);
 

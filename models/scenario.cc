@@ -1190,6 +1190,13 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
   std::vector<VmProfile> profiles;
   std::set<std::string> seen;
   std::vector<bool> used(backends.size(), false);
+  // Each VM's keys as one single-VM file would have them, before the devices are merged below.
+  struct VmView {
+    Vm* vm;
+    int backend;
+    std::map<std::string, Entry> keys;
+  };
+  std::vector<VmView> views;
   for (Vm& vm : vms) {
     int b = -1;
     if (vm.backend_entry) {
@@ -1247,8 +1254,41 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
       }
     }
     if (b >= 0 && vm.count > 0) used[static_cast<std::size_t>(b)] = true;
+    views.push_back(VmView{&vm, b, std::move(view)});
+  }
+  // One device, one set of backend.* values: every VM whose disk names a device sees the values
+  // any of them gives it (its [[backend]] table, or a calibrated base's fitted device figures),
+  // so that a fitted device is the same device for its neighbours whatever the order of the
+  // [[vm]] tables; two VMs giving one key two values is an error, not a silent choice.
+  for (std::size_t d = 0; d < backends.size(); ++d) {
+    std::map<std::string, std::pair<const VmView*, Entry>> given;
+    for (const VmView& v : views) {
+      if (v.backend != static_cast<int>(d)) continue;
+      for (const auto& [k, x] : v.keys) {
+        if (k.rfind("backend.", 0) != 0) continue;
+        const auto at = given.find(k);
+        if (at == given.end()) {
+          given.emplace(k, std::make_pair(&v, x));
+        } else if (node_text(*at->second.second.node) != node_text(*x.node)) {
+          const std::string& dev = backends[d].name;
+          errors.add(&v.vm->entry,
+                     where(v.vm->entry, "vm." + v.vm->name + ".backend") + ": device " + dev + " is shared, but VM " +
+                         at->second.first->vm->name + " gives " + k + " = " + node_text(*at->second.second.node) + " (" +
+                         at->second.second.file + ") and VM " + v.vm->name + " " + node_text(*x.node) + " (" + x.file +
+                         "): one device has one value; set backend." + dev + k.substr(7) + " in its [[backend]] table");
+        }
+      }
+    }
+    for (VmView& v : views)
+      if (v.backend == static_cast<int>(d))
+        for (const auto& [k, x] : given)
+          if (!v.keys.count(k)) v.keys.emplace(k, x.second);
+  }
+  for (VmView& v : views) {
+    Vm& vm = *v.vm;
+    const int b = v.backend;
     Loader one;
-    one.entries = std::move(view);
+    one.entries = std::move(v.keys);
     VmProfile p;
     p.name = vm.name;
     p.count = vm.count;

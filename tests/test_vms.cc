@@ -275,3 +275,44 @@ TEST_CASE("bad [[vm]] and [[backend]] input: file, line, key and what to write i
   const std::string bad_value = write_file("bad-value.toml", "[[vm]]\nname = \"db\"\n[vm.workload]\niodepth = 0\n");
   CHECK(load_error(bad_value).find(bad_value + ":4: vm.db.workload.iodepth: value 0 is out of range") == 0);
 }
+
+TEST_CASE(
+    "one device, one set of values: a base's fitted device figures reach its neighbours in either order; two that disagree are "
+    "refused") {
+  const std::string fit = scenario_path("calibrated/seed000.toml");
+  const std::string other_fit = scenario_path("calibrated/seed004.toml");
+  const double fitted_read_ns = models::load_io_scenario(fit).backend.read_ns;
+  const auto two_vms = [](const std::string& name, const std::string& first_base, const std::string& second_base) {
+    std::string text = "[[backend]]\nname = \"nvme\"\nkind = \"nvme\"\n";
+    for (const auto& [vm, base] : {std::pair{"a", first_base}, std::pair{"b", second_base}}) {
+      text += std::string("\n[[vm]]\nname = \"") + vm + "\"\nbackend = \"nvme\"\n";
+      if (!base.empty()) text += "base = \"" + base + "\"\n";
+    }
+    return write_file(name, text);
+  };
+  for (const bool fitted_first : {true, false}) {
+    CAPTURE(fitted_first);
+    const models::IoScenario s =
+        models::load_io_scenario(two_vms("order.toml", fitted_first ? fit : "", fitted_first ? "" : fit));
+    REQUIRE(s.profiles.size() == 2);
+    // The device is built from the first profile's values: both must be the fitted device's.
+    CHECK(s.profiles[0].scenario.backend.read_ns == doctest::Approx(fitted_read_ns));
+    CHECK(s.profiles[1].scenario.backend.read_ns == doctest::Approx(fitted_read_ns));
+  }
+  const std::string clash = two_vms("clash.toml", fit, other_fit);
+  const std::string e = load_error(clash);
+  CHECK(e.find(clash + ":") == 0);
+  CHECK(e.find("device nvme is shared, but VM a gives backend.read_us = ") != std::string::npos);
+  CHECK(e.find("set backend.nvme.read_us in its [[backend]] table") != std::string::npos);
+  // Said in the [[backend]] table, the value is the file's choice, and the fits no longer clash there.
+  const std::string chosen = write_file("chosen.toml",
+                                        "[[backend]]\nname = \"nvme\"\nkind = \"nvme\"\nread_us = 80\nwrite_us = 60\n"
+                                        "service_cv = 1\nbandwidth = 3e9\nwrite_bandwidth = 2e9\n\n"
+                                        "[[vm]]\nname = \"a\"\nbackend = \"nvme\"\nbase = \"" +
+                                            fit +
+                                            "\"\n\n"
+                                            "[[vm]]\nname = \"b\"\nbackend = \"nvme\"\nbase = \"" +
+                                            other_fit + "\"\n");
+  const std::string chosen_error = load_error(chosen);
+  CHECK(chosen_error.find("backend.read_us") == std::string::npos);
+}
