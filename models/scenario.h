@@ -161,9 +161,11 @@ struct CalibrationUncertainty {
   std::map<std::string, double> model_error_log_sd, model_error_workload_log_sd, model_error_fitted_log_sd;
   std::string model_error_source;
   std::vector<std::string> fitted_setups;  // setup_signature() of each fitted run
-  // Other explanations the data fit about as well (calibrate's multi-start): each the values of
-  // `keys` there, in each key's unit. Parameter draws take their centres in turn from `values`
-  // and each mode (calibration/predict/prediction.h).
+  // Mixture components, each the values of `keys` there, in each key's unit (`mode_weights`
+  // their shares; the fitted values have the rest): written by this version, calibrate's
+  // parameter draws themselves (log_sd 0: each a point); in older files, other explanations the
+  // data fit about as well (calibrate's multi-start). Parameter draws take their centres in turn from `values` and each mode
+  // (calibration/predict/prediction.h; docs/calibration.md, FIT.toml's [calibration] table).
   std::vector<std::vector<double>> modes;
   std::vector<double> mode_weights;  // each mode's share of the draws (the estimate has the rest); empty: equal shares
   bool present() const { return !keys.empty(); }
