@@ -23,6 +23,7 @@
 #include "models/io_path.h"
 #include "models/param.h"
 #include "models/stage.h"
+#include "sim/rng.h"
 
 namespace vqsim::models {
 
@@ -1333,49 +1334,71 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
   // this file (vm.<name>.<key>, backend.<name>.<key>), independent across profiles. The
   // prediction's figures are the first profile's (read.iops, ...).
   s.calibration = CalibrationUncertainty{};
-  int calibrated = 0;
+  CalibrationUncertainty& m = s.calibration;
+  struct Fitted {
+    const VmProfile* profile;
+    std::vector<std::size_t> kept;  // its keys that are not another profile's already
+  };
+  std::vector<Fitted> fitted;
   for (const auto& p : profiles) {
     const CalibrationUncertainty& c = p.scenario.calibration;
     if (p.count == 0 || !c.present()) continue;
-    CalibrationUncertainty& m = s.calibration;
-    if (calibrated++ == 0) {
+    if (fitted.empty()) {
       m.model_error_log_sd = c.model_error_log_sd;
       m.model_error_workload_log_sd = c.model_error_workload_log_sd;
       m.model_error_fitted_log_sd = c.model_error_fitted_log_sd;
       m.model_error_source = c.model_error_source;
-      m.modes = c.modes;
-      m.mode_weights = c.mode_weights;
-    } else {
-      m.modes.clear();  // modes are one fit's other explanations; two fits' do not combine
-      m.mode_weights.clear();
     }
     m.draws = std::max(m.draws, c.draws);
     m.source += (m.source.empty() ? "" : "; ") + ("vm." + p.name + ": " + c.source);
     for (const auto& f : c.fitted_setups)
       if (std::find(m.fitted_setups.begin(), m.fitted_setups.end(), f) == m.fitted_setups.end()) m.fitted_setups.push_back(f);
     const std::size_t offset = m.keys.size();
-    std::vector<std::size_t> kept;
+    Fitted& here = fitted.emplace_back(Fitted{&p, {}});
     for (std::size_t k = 0; k < c.keys.size(); ++k) {
       const std::string& key = c.keys[k];
       const std::string named = key.rfind("backend.", 0) == 0 ? (p.backend.empty() ? key : "backend." + p.backend + key.substr(7))
                                                               : "vm." + p.name + "." + key;
       if (std::find(m.keys.begin(), m.keys.end(), named) != m.keys.end()) continue;  // a shared device's key, fitted twice
-      kept.push_back(k);
+      here.kept.push_back(k);
       m.keys.push_back(named);
       m.values.push_back(c.values[k]);
       m.log_sd.push_back(c.log_sd[k]);
       m.fixed_by_set.push_back(c.fixed_by_set[k]);
     }
-    if (kept.size() != c.keys.size()) {
-      m.modes.clear();
-      m.mode_weights.clear();
-    }
     for (auto& row : m.log_corr) row.resize(m.keys.size(), 0.0);
-    for (std::size_t i = 0; i < kept.size(); ++i) {
+    for (std::size_t i = 0; i < here.kept.size(); ++i) {
       std::vector<double> row(m.keys.size(), 0.0);
-      for (std::size_t j = 0; j < kept.size(); ++j) row[offset + j] = c.log_corr[kept[i]][kept[j]];
+      for (std::size_t j = 0; j < here.kept.size(); ++j) row[offset + j] = c.log_corr[here.kept[i]][here.kept[j]];
       m.log_corr.push_back(std::move(row));
     }
+  }
+  if (fitted.size() == 1 && fitted.front().kept.size() == fitted.front().profile->scenario.calibration.keys.size()) {
+    // One calibrated profile: its mixture as it is.
+    m.modes = fitted.front().profile->scenario.calibration.modes;
+    m.mode_weights = fitted.front().profile->scenario.calibration.mode_weights;
+  } else if (!fitted.empty()) {
+    // Several, independent of each other: draw d of the whole takes each profile's own centre for
+    // a draw of its (component_of_draw, as a file of that profile alone would), the profiles after
+    // the first at a shuffled draw index so that their strata do not move together; the rows are
+    // the mixture's components, one per draw and of equal share (the fitted values have none).
+    const int n = m.draws;
+    std::vector<std::vector<double>> rows(static_cast<std::size_t>(n));
+    for (std::size_t q = 0; q < fitted.size(); ++q) {
+      const CalibrationUncertainty& c = fitted[q].profile->scenario.calibration;
+      std::vector<int> order(static_cast<std::size_t>(n));
+      for (int d = 0; d < n; ++d) order[static_cast<std::size_t>(d)] = d;
+      if (q > 0) {
+        sim::Rng rng = sim::Rng::for_stream(0, 0, q);  // fixed: the same file, the same rows
+        for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
+      }
+      for (int d = 0; d < n; ++d) {
+        const std::vector<double>& centre = c.centre(c.component_of_draw(order[static_cast<std::size_t>(d)], n));
+        for (std::size_t k : fitted[q].kept) rows[static_cast<std::size_t>(d)].push_back(centre[k]);
+      }
+    }
+    m.modes = std::move(rows);
+    m.mode_weights.assign(static_cast<std::size_t>(n), 1.0 / n);
   }
   for (std::size_t b = 0; b < backends.size(); ++b)
     if (!used[b])
@@ -1689,6 +1712,19 @@ std::string io_scenario_markdown() {
       "|\n|---|---|---|\n";
   for (const auto& r : version_rules()) md += "| `" + std::string(r.key) + "` | " + r.rule + " | " + r.source + " |\n";
   return md;
+}
+
+std::size_t CalibrationUncertainty::component_of_draw(int d, int n) const {
+  std::size_t mode = 0;
+  if (modes.empty()) return mode;
+  std::vector<double> share(modes.size(), 1.0 / static_cast<double>(modes.size() + 1));
+  if (!mode_weights.empty()) share = mode_weights;
+  double rest = 1;
+  for (double x : share) rest -= x;
+  const double at = (d + 0.5) / n;
+  double cum = std::max(0.0, rest);
+  while (mode < share.size() && at >= cum) cum += share[mode++];
+  return mode;
 }
 
 }  // namespace vqsim::models

@@ -10,6 +10,7 @@
 // scenario does not set itself).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -169,6 +170,11 @@ struct CalibrationUncertainty {
   std::vector<std::vector<double>> modes;
   std::vector<double> mode_weights;  // each mode's share of the draws (the estimate has the rest); empty: equal shares
   bool present() const { return !keys.empty(); }
+  // The component draw d (of `draws`) is centred on: 0 the fitted values, i > 0 mode i - 1.
+  // Stratified: draw d stands at (d + 0.5) / draws of the cumulative shares, the fitted values
+  // first.
+  std::size_t component_of_draw(int d, int draws) const;
+  const std::vector<double>& centre(std::size_t component) const { return component == 0 ? values : modes[component - 1]; }
 };
 
 struct VmProfile;

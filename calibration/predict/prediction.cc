@@ -238,19 +238,8 @@ std::vector<std::vector<std::string>> parameter_draws(const models::IoScenario& 
     // z for every key, fixed ones included, so that fixing a key leaves the others' draws alone
     // (and dropping components of x = L z gives exactly the marginal of the others).
     for (auto& zi : z) zi = sim::standard_normal(rng);
-    // Draws take their centres in turn from the estimate and each other explanation (modes).
-    // Stratified: draw d stands at (d + 0.5) / draws of the cumulative shares (estimate first).
-    std::size_t mode = 0;
-    if (!c.modes.empty()) {
-      std::vector<double> share(c.modes.size(), 1.0 / static_cast<double>(c.modes.size() + 1));
-      if (!c.mode_weights.empty()) share = c.mode_weights;
-      double rest = 1;
-      for (double x : share) rest -= x;
-      const double at = (d + 0.5) / c.draws;
-      double cum = std::max(0.0, rest);
-      while (mode < share.size() && at >= cum) cum += share[mode++];
-    }
-    const std::vector<double>& centre = mode == 0 ? c.values : c.modes[mode - 1];
+    // Draws take their centres in turn from the estimate and each mixture component (modes).
+    const std::vector<double>& centre = c.centre(c.component_of_draw(d, c.draws));
     std::vector<std::string> overrides;
     for (std::size_t k = 0; k < n; ++k) {
       if (c.fixed_by_set[k]) continue;
