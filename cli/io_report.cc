@@ -542,25 +542,7 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
       j["vms"].push_back(v);
     }
   }
-  for (const char* d : kDirs) {
-    const std::string dir = d;
-    auto& o = j["directions"][dir];
-    o["iops"] = interval(r.get(dir + ".iops"));
-    o["bw_bytes_per_s"] = interval(r.get(dir + ".bw_bytes_per_s"));
-    for (const char* kind : {"slat", "clat", "lat"}) {
-      const std::string p = dir + "." + kind;
-      auto& k = o[kind];
-      k["mean_ns"] = interval(r.get(p + ".mean_ns"));
-      k["stddev_ns"] = interval(r.get(p + ".stddev_ns"));
-      k["min_ns"] = r.get(p + ".min_ns").mean;
-      k["max_ns"] = r.get(p + ".max_ns").mean;
-      if (std::string(kind) != "slat")
-        for (double pc : sim::FioHistogram::fio_default_percentiles()) {
-          const std::string key = sim::FioHistogram::percentile_key(pc);
-          k["percentiles_ns"][key] = interval(r.get(p + ".p" + key + "_ns"));
-        }
-    }
-  }
+  j["directions"] = directions("");
   for (const auto& st : r.stages) {
     nlohmann::ordered_json row;
     row["name"] = st.name;
