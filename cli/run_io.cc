@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/io_report.h"
+#include "cli/solve_classes.h"
 #include "models/config.h"
 #include "models/io_path.h"
 #include "models/io_path_mva.h"
@@ -45,8 +46,12 @@ int run_io(const IoRunOptions& o) {
 
   check_run_size(s, o.allow_long_runs);
   std::optional<models::IoMvaResult> mva;
+  std::optional<models::IoMvaClassesResult> mva_classes;  // several [[vm]] profiles: one class each
   if (o.compare_mva) try {
-      mva = models::solve_io_mva(s);
+      if (several_profiles(s))
+        mva_classes = models::solve_io_mva_classes(s);
+      else
+        mva = models::solve_io_mva(s);
     } catch (const std::invalid_argument& e) {
       if (!s.multi_vm()) throw;
       throw UsageError("--compare-mva: " + s.path + ": " + e.what());
@@ -81,6 +86,7 @@ int run_io(const IoRunOptions& o) {
     std::cout << fio::to_fio_json_text(to_fio_result(s, report));
   } else if (o.format == "json") {
     nlohmann::ordered_json j = io_report_json(s, report, mva ? &*mva : nullptr, &prediction);
+    if (mva_classes) j["mva"] = mva_classes_compare_json(s, report, *mva_classes);
     j["warnings"] = nlohmann::ordered_json::array();
     for (const auto& w : s.warnings) j["warnings"].push_back(w);
     if (!overload.empty()) j["warnings"].push_back(overload);
@@ -88,6 +94,7 @@ int run_io(const IoRunOptions& o) {
     std::cout << j.dump(2) << '\n';
   } else {
     std::cout << io_report_text(s, report, mva ? &*mva : nullptr, &prediction);
+    if (mva_classes) std::cout << mva_classes_compare_text(s, report, *mva_classes);
   }
   std::cout << std::flush;
   for (const auto& w : s.warnings) std::cerr << "vqsim: warning: " << w << "\n";

@@ -27,6 +27,7 @@ struct IoMvaStage {
   double residence_ns = 0;  // per I/O
   double utilization = 0;   // per server
   double number_mean = 0;
+  double demand_ns = 0;  // per I/O, all visits (solve_io_mva_classes fills it)
 };
 
 struct IoMvaResult {
@@ -43,5 +44,54 @@ struct IoMvaResult {
 };
 
 IoMvaResult solve_io_mva(const IoScenario& s);
+
+// Several VM profiles on one host ([[vm]] tables): multi-class MVA (sim/mva_classes.h), one
+// class per profile, its population one VM's numjobs x iodepth requests (as above), and the
+// profile's `count` VMs its replicas: each VM has its own copy of the stations that are not
+// shared (its fio jobs or vCPUs, virtqueue, QEMU main loop / IOThreads, AIO hand-off) and only
+// its own requests visit them -- K identical classes, not one class spread over K copies as
+// solve_io_mva does for vm.count (there a VM's requests could queue at another VM's thread).
+// Shared by every class: each backend's stations (those of the profiles whose disk names it)
+// and, with host.cores, one station "host.cpu" of host.cores servers that holds every VM's
+// vCPU work and the work of its QEMU threads (the simulation's host.cpu runs both). A QEMU
+// thread there also stays a one-server queue of its own: the thread is held while it runs on a
+// core, so its work is counted at both (its service time twice in the latency: the price of
+// keeping both its own bound and the cores' in a product-form network).
+// Exact MVA over the population lattice when it is small, Schweitzer-Bard otherwise (`method`).
+// Open loop (every profile with rate_iops): the open network's formulas per class; a mix of
+// open and closed profiles throws std::invalid_argument. A single-VM file is one profile.
+struct IoMvaProfile {
+  std::string name;    // the [[vm]] name ("" in a single-VM file)
+  int count = 1;       // VMs of the profile
+  int population = 0;  // requests in flight in one VM (closed loop)
+  // One VM's figures (total_iops: the profile's VMs together); stages: those this profile's
+  // requests visit, per-VM ones under the first VM's name with one VM's utilization, shared
+  // ones with this profile's share of it (all its VMs).
+  IoMvaResult figures;
+};
+
+struct IoMvaSharedStation {
+  std::string name;
+  int servers = 1;
+  bool delay = false;
+  double utilization = 0;          // per server, every class
+  std::vector<double> by_profile;  // each profile's share (all its VMs), per server
+};
+
+struct IoMvaClassesResult {
+  std::vector<IoMvaProfile> profiles;      // the running ones, in file order
+  std::vector<IoMvaSharedStation> shared;  // host.cpu and the backends' stations
+  double total_iops = 0;                   // the host's: every VM
+  double lat_mean_ns = 0;                  // over every VM's I/Os
+  std::string method;                      // "exact MVA", "Schweitzer-Bard approximate MVA", "open network"
+  bool exact = false;
+  double lattice_points = 0;  // population vectors of the exact MVA's lattice
+  int iterations = 0;
+  bool converged = true;
+  bool open_loop = false, saturated = false;
+  std::string bottleneck;  // the busiest queueing station, shared or any VM's
+};
+
+IoMvaClassesResult solve_io_mva_classes(const IoScenario& s);
 
 }  // namespace vqsim::models

@@ -197,7 +197,7 @@ for cmd in run solve; do
   run_case "$cmd [backend] and [[backend]]" 2 'vm-both-backends\.toml:4: backend: both a \[backend\] table \(line 1\) and \[\[backend\]\] tables' -- $cmd vm-both-backends.toml
   run_case "$cmd --set vm.<name> naming no VM" 2 '\(from --set\): vm\.bakup\.workload\.iodepth: names no VM: .*did you mean .backup.' -- $cmd "$src/scenarios/consolidation/noisy-neighbour.toml" --set vm.bakup.workload.iodepth=4
 done
-run_case "solve on two [[vm]] profiles says the MVA does not solve them" 2 'noisy-neighbour\.toml: the MVA models one VM profile .*use vqsim run' -- solve "$src/scenarios/consolidation/noisy-neighbour.toml"
+run_case "solve on two [[vm]] profiles, one open loop and one closed, says the MVA does not solve the mix" 2 'noisy-neighbour\.toml: some VM profiles run open loop .*use vqsim run' -- solve "$src/scenarios/consolidation/noisy-neighbour.toml" --set vm.db.workload.rate_iops=1000
 
 # The fio readers: import and check.
 for cmd in import check; do

@@ -1,0 +1,30 @@
+// The multi-class MVA of a host of several VM profiles (models::solve_io_mva_classes) as
+// `vqsim solve` prints it, and beside the simulation for `vqsim run --compare-mva`.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "models/io_path_mva.h"
+#include "models/io_results.h"
+#include "models/scenario.h"
+
+namespace vqsim::cli {
+
+// Several running [[vm]] profiles: the scenarios solve_io_mva_classes answers and solve_io_mva
+// refuses.
+bool several_profiles(const models::IoScenario& s);
+
+// `vqsim solve` on such a file: per profile IOPS and mean latencies (one VM's, and the
+// profile's VMs together), the per-class utilization of every station, the host's aggregate.
+std::string mva_classes_text(const models::IoScenario& s, const models::IoMvaClassesResult& r, double solve_ms);
+nlohmann::ordered_json mva_classes_json(const models::IoMvaClassesResult& r);
+
+// `vqsim run --compare-mva`: each profile's MVA figures against the simulation's (one VM's
+// IOPS and mean lat), the shared stations' utilization, and where they differ by over 10%.
+std::string mva_classes_compare_text(const models::IoScenario& s, const models::IoRunReport& des,
+                                     const models::IoMvaClassesResult& mva);
+nlohmann::ordered_json mva_classes_compare_json(const models::IoScenario& s, const models::IoRunReport& des,
+                                                const models::IoMvaClassesResult& mva);
+
+}  // namespace vqsim::cli
