@@ -231,7 +231,8 @@ int check_main(const std::vector<std::string>& args) {
   }
   // Runs measured beside other guests (a manifest's co_running): the rules on one run as measured
   // apply to them; the model's envelope and the spread of repeats would judge them against one VM
-  // alone, so they are left out of those, and a warning per manifest says so.
+  // alone (calibrate models their neighbours; check does not yet), so they are left out of those,
+  // and a warning per manifest says so.
   std::vector<check::Measured> alone;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     std::set<std::string> runs;
@@ -258,8 +259,8 @@ int check_main(const std::vector<std::string>& args) {
                  "): the consistency, setup and device-physics rules were applied to each as measured; the "
                  "model's envelope and the run-to-run spread were not";
     x.cause =
-        "modelling several VMs is not built yet, and judged as one VM alone these runs would look slow or noisy; "
-        "vqsim calibrate refuses them: give it the single-guest runs (a lab recording's manifest-k1.toml)";
+        "the envelope and the spread judge a run as one VM alone, and beside other guests it would look slow or noisy; "
+        "vqsim calibrate models the guests beside each such run (several VMs on one host) and fits them with the others";
     findings.push_back(std::move(x));
   }
   for (const auto& m : ms)

@@ -520,8 +520,9 @@ TEST_CASE(
 }
 
 // Issue 21: a run measured beside other guests (co_running, written by the lab for `guests = K`)
-// is validated like a set, and calibration refuses it rather than fit it as one VM alone.
-TEST_CASE("a run with co_running is read and checked, and calibration refuses it until several VMs are modelled") {
+// is validated like a set; calibration models it as several VMs (test_co_running.cc) and needs
+// to know where the neighbours' disks were when their device has a queue.
+TEST_CASE("a run with co_running is read and checked, and calibration asks where the neighbours' disks were") {
   const std::string def = kSource + "/scenarios/default.toml";
   const std::string ok = "measured = { \"read.iops\" = 100000, \"read.lat_mean_us\" = 300 }\nset = {}\n";
   const std::string m = write(
@@ -536,8 +537,8 @@ TEST_CASE("a run with co_running is read and checked, and calibration refuses it
   CHECK(ms[1].co_running[0].set.at("workload.iodepth") == "16");
   const std::string e = load_error(m);
   CAPTURE(e);
-  CHECK(e.find("co-running.toml:5: run 'beside-two': ran beside 2 other guests (co_running); modelling several VMs is not "
-               "built yet") != std::string::npos);
+  CHECK(e.find("co-running.toml:9: run 'beside-two': co_running entry 1: say where these guests' disks were: backend = "
+               "\"shared\"") != std::string::npos);
   CHECK(e.find("'alone'") == std::string::npos);
   // Without it the same runs load: the refusal is the co_running, nothing else.
   const std::string k1 = write("co-running-k1.toml", "[[run]]\nname = \"alone\"\n" + ok);

@@ -29,10 +29,14 @@ struct Finding {
 // One direction of one measured job, as the rules see it: from a fio output (then `job` points
 // into `result` for full detail) or from a manifest's inline numbers. Units are the manifest's.
 // One entry of a manifest run's `co_running`: `count` guests of the setup `set` (scenario keys)
-// ran on the same host beside the run. Recorded now (calibration/lab/record), modelled later.
+// ran on the same host beside the run (calibration/lab/record writes them; calibration models
+// them as a scenario of several VMs: docs/calibration.md). `backend`: "shared" (their disks on
+// the run's device), "own" (each guest a device of its own) or "" (not said).
 struct CoRunning {
   std::int64_t count = 1;
   std::map<std::string, std::string> set;
+  std::string backend;
+  int line = 0;  // the manifest line of the entry
 };
 
 struct Measured {

@@ -303,12 +303,21 @@ std::vector<CoRunning> read_co_running(const std::string& path, const toml::node
     if (!t) fail(path, &e, at + " is not a table; " + kExample);
     for (const auto& [k, v] : *t) {
       const std::string key(k.str());
-      if (key != "count" && key != "set")
+      if (key != "count" && key != "set" && key != "backend")
         fail(path, &v,
-             at + ": unknown key '" + key + "'" + models::did_you_mean(key, {"count", "set"}) +
-                 "; an entry has count (how many such guests) and set (their setup)");
+             at + ": unknown key '" + key + "'" + models::did_you_mean(key, {"count", "set", "backend"}) +
+                 "; an entry has count (how many such guests), set (their setup) and backend (\"shared\" or \"own\")");
     }
     CoRunning c;
+    c.line = static_cast<int>(e.source().begin.line);
+    if (const toml::node* b = t->get("backend")) {
+      const auto v = b->value<std::string>();
+      if (!b->is_string() || (*v != "shared" && *v != "own"))
+        fail(path, b,
+             at + ": backend must be \"shared\" (these guests' disks were on the run's device, e.g. files on one host "
+                  "disk) or \"own\" (each guest had a device of its own, e.g. its own null device or disk)");
+      c.backend = *v;
+    }
     const toml::node* count = t->get("count");
     if (!count) fail(path, &e, at + ": needs count, the number of such guests (an integer >= 1)");
     if (!count->is_integer() || *count->value<std::int64_t>() < 1)

@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <regex>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -50,9 +51,12 @@ double nine_digits(double v) {
   return std::strtod(buf, nullptr);
 }
 
-// Run `run`'s scenario (its setup already applied, the base file parsed once) at parameters u.
-models::ScenarioSource at_values(models::ScenarioSource source, const std::vector<std::string>& keys, const Eigen::VectorXd& u) {
-  for (std::size_t k = 0; k < keys.size(); ++k) source.set(keys[k], nine_digits(std::exp(u[static_cast<long>(k)])));
+// Run `run`'s scenario (its setup already applied, the base file parsed once) at parameters u;
+// `simulated`: the source is the run's simulation_source (a co-running run's several VMs).
+models::ScenarioSource at_values(models::ScenarioSource source, const CalRun& run, bool simulated,
+                                 const std::vector<std::string>& keys, const Eigen::VectorXd& u) {
+  for (std::size_t k = 0; k < keys.size(); ++k)
+    set_parameter(source, run, simulated, keys[k], nine_digits(std::exp(u[static_cast<long>(k)])));
   return source;
 }
 
@@ -105,11 +109,12 @@ class Fitter {
   Fitter(const Dataset& d, const CalibrateOptions& o, std::vector<std::string> keys, Eigen::VectorXd u0)
       : d_(d), o_(o), keys_(std::move(keys)), u0_(std::move(u0)), u_ref_(u0_), correction_(d.runs.size()), slope_(d.runs.size()) {
     // Each run's setup on the base, parsed once: an evaluation edits parameter values in memory.
+    // A run beside other guests is simulated as all of them and solved by the MVA as copies of
+    // its own VM (dataset.h: mva_source).
     const models::ScenarioSource base(d.base_path);
     for (const CalRun& r : d.runs) {
-      models::ScenarioSource s = base;
-      for (const std::string& o : r.overrides) s.set(o);
-      sources_.push_back(std::move(s));
+      sources_.push_back(simulation_source(r, base));
+      mva_sources_.push_back(mva_source(r, base));
     }
     // Within a factor 100 of the start, and within the key's own range.
     lower_ = upper_ = u0_;
@@ -124,13 +129,35 @@ class Fitter {
     }
   }
 
+  // One evaluation's MVA solutions by CalRun::simulation_key: runs that are one scenario (the
+  // guests of a co-running group, replicates) are solved once at a point u.
+  using MvaCache = std::map<std::string, std::optional<std::pair<models::IoScenario, models::IoMvaResult>>>;
+
   // The MVA's figures of one run at u (percentiles: its mean completion latency), uncorrected.
-  std::optional<std::vector<double>> mva(std::size_t run, const Eigen::VectorXd& u) const {
+  std::optional<std::vector<double>> mva(std::size_t run, const Eigen::VectorXd& u, MvaCache* cache = nullptr) const {
     const CalRun& r = d_.runs[run];
-    ++mva_evaluations_;
     try {
-      const models::IoScenario s = at_values(sources_[run], keys_, u).scenario();
-      const models::IoMvaResult m = models::solve_io_mva(s);
+      const auto solve = [&]() -> std::optional<std::pair<models::IoScenario, models::IoMvaResult>> {
+        ++mva_evaluations_;
+        try {
+          models::IoScenario s = at_values(mva_sources_[run], r, false, keys_, u).scenario();
+          models::IoMvaResult m = models::solve_io_mva(s);
+          return std::make_pair(std::move(s), std::move(m));
+        } catch (const std::exception&) {
+          return std::nullopt;
+        }
+      };
+      std::optional<std::pair<models::IoScenario, models::IoMvaResult>> alone;
+      const std::optional<std::pair<models::IoScenario, models::IoMvaResult>>* solved = &alone;
+      if (cache) {
+        auto at = cache->find(r.simulation_key);
+        if (at == cache->end()) at = cache->emplace(r.simulation_key, solve()).first;
+        solved = &at->second;
+      } else {
+        alone = solve();
+      }
+      if (!*solved) return std::nullopt;
+      const auto& [s, m] = **solved;
       std::vector<double> out;
       for (const Target& t : r.targets) {
         const double v = models::io_metric_mva(m, s, mva_metric(t));
@@ -144,8 +171,8 @@ class Fitter {
   }
 
   // Corrected MVA figures of one run at u, or nullopt where the model cannot be evaluated.
-  std::optional<std::vector<double>> surrogate(std::size_t run, const Eigen::VectorXd& u) const {
-    auto v = mva(run, u);
+  std::optional<std::vector<double>> surrogate(std::size_t run, const Eigen::VectorXd& u, MvaCache* cache = nullptr) const {
+    auto v = mva(run, u, cache);
     if (!v) return v;
     const Eigen::VectorXd du = u - u_ref_;
     for (std::size_t t = 0; t < v->size(); ++t)
@@ -173,8 +200,9 @@ class Fitter {
   std::optional<Eigen::VectorXd> residuals(const std::vector<std::size_t>& runs, const Eigen::VectorXd& u, bool squares = false,
                                            const Reweighting* rw = nullptr) const {
     std::vector<double> r;
+    MvaCache cache;
     for (std::size_t run : runs) {
-      const auto v = surrogate(run, u);
+      const auto v = surrogate(run, u, &cache);
       if (!v) return std::nullopt;
       const CalRun& cr = d_.runs[run];
       for (std::size_t t = 0; t < v->size(); ++t)
@@ -238,15 +266,29 @@ class Fitter {
   const Eigen::VectorXd& lower() const { return lower_; }
   const Eigen::VectorXd& upper() const { return upper_; }
 
-  // The DES of `runs` at u (common random numbers: the same seed every time).
+  // The DES of `runs` at u (common random numbers: the same seed every time). Runs that are one
+  // scenario (CalRun::simulation_key: replicates, the guests of one co-running group) share one
+  // simulation, which gives each exactly what its own would.
   std::map<std::size_t, DesPoint> des(const std::vector<std::size_t>& runs, const Eigen::VectorXd& u) {
-    std::vector<DesPoint> points(runs.size());
-    parallel_for(runs.size(), o_.threads, [&](std::size_t i) {
-      const CalRun& r = d_.runs[runs[i]];
-      models::ScenarioSource source = at_values(sources_[runs[i]], keys_, u);
+    std::vector<std::size_t> unique;  // the first run of each scenario
+    std::map<std::string, std::size_t> slot;
+    std::vector<std::size_t> slot_of(runs.size());
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const auto [it, fresh] = slot.emplace(d_.runs[runs[i]].simulation_key, unique.size());
+      if (fresh) unique.push_back(runs[i]);
+      slot_of[i] = it->second;
+    }
+    std::vector<models::IoRunReport> reports(unique.size());
+    parallel_for(unique.size(), o_.threads, [&](std::size_t i) {
+      const CalRun& r = d_.runs[unique[i]];
+      models::ScenarioSource source = at_values(sources_[unique[i]], r, true, keys_, u);
       for (const std::string& o : simulation_overrides(r, o_.replications, o_.seed)) source.set(o);
-      const models::IoScenario s = source.scenario();
-      const models::IoRunReport rep = models::simulate_io(s, 1);
+      reports[i] = models::simulate_io(source.scenario(), 1);
+    });
+    std::vector<DesPoint> points(runs.size());
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const CalRun& r = d_.runs[runs[i]];
+      const models::IoRunReport& rep = reports[slot_of[i]];
       DesPoint p;
       p.bottleneck = rep.bottleneck;
       for (const Target& t : r.targets) {
@@ -258,8 +300,8 @@ class Fitter {
         p.half_width.push_back(iv.half_width);
       }
       points[i] = std::move(p);
-    });
-    des_runs_ += static_cast<long>(runs.size());
+    }
+    des_runs_ += static_cast<long>(unique.size());
     std::map<std::size_t, DesPoint> out;
     for (std::size_t i = 0; i < runs.size(); ++i) out[runs[i]] = std::move(points[i]);
     return out;
@@ -327,7 +369,8 @@ class Fitter {
  private:
   const Dataset& d_;
   const CalibrateOptions& o_;
-  std::vector<models::ScenarioSource> sources_;  // per run: the base with its setup
+  std::vector<models::ScenarioSource> sources_;      // per run: the base with its setup (simulation_source)
+  std::vector<models::ScenarioSource> mva_sources_;  // per run: what the MVA solves (mva_source)
   std::vector<std::string> keys_;
   Eigen::VectorXd u0_, u_ref_, lower_, upper_;
   std::vector<std::vector<double>> correction_;
@@ -423,6 +466,9 @@ std::string run_signature(const CalRun& r) {
   }
   std::sort(extra.begin(), extra.end());
   for (const auto& e : extra) sig += ";" + e;
+  // The guests beside it are part of the setup: K guests on the host are another configuration
+  // than one alone.
+  if (r.co_running) sig += ";co_running=" + r.co_running->signature;
   return sig;
 }
 
@@ -543,6 +589,21 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
                           "replaces all of them");
   }
   if (keys.empty()) throw models::ConfigError("no free parameter left: name the parameters to fit with --fit");
+  // Runs beside other guests: say how they are modelled, since the MVA of the search sees them
+  // only approximately (dataset.h: mva_source).
+  std::size_t beside = 0, setups = 0;
+  std::set<std::string> keys_seen;
+  for (const CalRun& r : d.runs)
+    if (r.co_running) {
+      ++beside;
+      setups += keys_seen.insert(r.simulation_key).second;
+    }
+  if (beside > 0)
+    res.notes.push_back(std::to_string(beside) + " run" + (beside == 1 ? "" : "s") +
+                        " ran beside other guests (co_running): each is simulated as its guest beside them on one host (" +
+                        std::to_string(setups) + " such scenario" + (setups == 1 ? "" : "s") +
+                        "), its own figures compared; the search's MVA counts the neighbours as copies of the run's "
+                        "guest, corrected by the simulation at every round (docs/calibration.md)");
   const models::IoScenario& ref = d.runs[fit_runs.front()].scenario;  // candidates have one value in every run
   Eigen::VectorXd u0(static_cast<long>(keys.size()));
   for (std::size_t k = 0; k < keys.size(); ++k) {

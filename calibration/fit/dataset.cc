@@ -74,6 +74,27 @@ std::vector<std::string> simulation_overrides(const CalRun& run, int replication
   return {"workload.runtime=0", buf, "run.replications=" + std::to_string(replications), "run.seed=" + std::to_string(seed)};
 }
 
+models::ScenarioSource simulation_source(const CalRun& run, const models::ScenarioSource& base) {
+  if (run.co_running) return *run.co_running->source;
+  models::ScenarioSource s = base;
+  for (const std::string& o : run.overrides) s.set(o);
+  return s;
+}
+
+models::ScenarioSource mva_source(const CalRun& run, const models::ScenarioSource& base) {
+  models::ScenarioSource s = base;
+  for (const std::string& o : run.overrides) s.set(o);
+  if (run.co_running) s.set("vm.count", run.co_running->vms);
+  return s;
+}
+
+void set_parameter(models::ScenarioSource& source, const CalRun& run, bool simulated, const std::string& key, double value) {
+  if (simulated && run.co_running)
+    set_co_running_parameter(source, *run.co_running, key, value);
+  else
+    source.set(key, value);
+}
+
 Dataset load_dataset(const std::string& manifest_path, const std::string& base_path) {
   Dataset d;
   d.manifest_path = manifest_path;
@@ -84,28 +105,10 @@ Dataset load_dataset(const std::string& manifest_path, const std::string& base_p
   const std::vector<std::string> keys = models::io_scenario_keys();
   const std::set<std::string> known(keys.begin(), keys.end());
 
-  // A run measured beside other guests (co_running) is not a single-VM run: fitted as one, the
-  // neighbours' load would pass for slower stages. Modelling several VMs is not built yet, so
-  // such runs are refused, one line each, rather than fitted wrongly.
-  std::vector<std::string> co_running;
-  std::set<std::string> co_seen;
-  for (const check::Measured& m : ms) {
-    if (m.co_running.empty() || !co_seen.insert(m.run_name).second) continue;
-    std::int64_t others = 0;
-    for (const auto& c : m.co_running) others += c.count;
-    co_running.push_back(run_where(manifest_path, m) + ": ran beside " + std::to_string(others) + " other guest" +
-                         (others == 1 ? "" : "s") +
-                         " (co_running); modelling several VMs is not built yet: leave these runs out of the manifest "
-                         "(a lab recording writes manifest-k1.toml with the single-guest runs alone)");
-  }
-  if (co_running.size() > 5) {  // one line per run of a lab recording would bury the point
-    const std::size_t more = co_running.size() - 5;
-    co_running.resize(5);
-    co_running.push_back(manifest_path + ": and " + std::to_string(more) + " more run" + (more == 1 ? "" : "s") +
-                         " with co_running");
-  }
-  if (!co_running.empty()) throw models::ConfigError(check::detail::error_lines(co_running));
-
+  // Runs measured beside other guests (co_running): simulated as a scenario of several VMs, the
+  // run's own first (co_running.h), so that the neighbours' load is theirs, not slower stages.
+  std::map<std::size_t, std::vector<check::CoRunning>> co_running;
+  std::optional<models::IoScenario> base_alone;
   std::vector<std::string> unstated;         // runs whose workload nothing states, one error each
   std::map<std::string, std::size_t> index;  // run name -> d.runs
   std::set<std::string> seen;
@@ -153,6 +156,7 @@ Dataset load_dataset(const std::string& manifest_path, const std::string& base_p
         unstated.push_back(where + ": " + check::detail::unstated_workload_why(m, missing) +
                            "; calibration does not take the workload from the base scenario unless told: " +
                            check::detail::unstated_workload_fix(missing));
+      if (!m.co_running.empty()) co_running[d.runs.size()] = m.co_running;
       index[m.run_name] = d.runs.size();
       d.runs.push_back(std::move(r));
       it = index.find(m.run_name);
@@ -185,6 +189,14 @@ Dataset load_dataset(const std::string& manifest_path, const std::string& base_p
       r.scenario = models::load_io_scenario(base_path, r.overrides);
     } catch (const models::ConfigError& e) {
       throw models::ConfigError(r.where + ": its setup does not make a valid scenario on " + base_path + ": " + e.what());
+    }
+    r.simulation_key.clear();
+    for (const auto& o : r.overrides) r.simulation_key.append(o).append("\n");
+    if (const auto it = co_running.find(static_cast<std::size_t>(&r - d.runs.data())); it != co_running.end()) {
+      if (!base_alone) base_alone = models::load_io_scenario(base_path);
+      r.co_running = co_running_model(base_path, *base_alone, r.overrides, it->second, manifest_path, r.where);
+      r.scenario = r.co_running->source->scenario();
+      r.simulation_key.append("co_running=").append(r.co_running->signature);
     }
     const double reads = r.scenario.workload.read_fraction;
     for (const Target& t : r.targets) {

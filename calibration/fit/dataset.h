@@ -3,9 +3,11 @@
 // measured (targets), checked against the base scenario before any fitting starts.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "calibration/fit/co_running.h"
 #include "models/scenario.h"
 
 namespace vqsim::fit {
@@ -25,8 +27,27 @@ struct CalRun {
   std::vector<std::string> overrides;  // key=value, applied on the base scenario
   double weight = 1;
   std::vector<Target> targets;
-  models::IoScenario scenario;  // base + overrides (validated)
+  models::IoScenario scenario;  // base + overrides (validated); with co_running, the scenario of all the guests
+  // A run measured beside other guests (the manifest's co_running): the several-VM scenario it
+  // is simulated in, the run's own VM first (its figures are the targets'). Empty: the run alone.
+  std::optional<CoRunningModel> co_running;
+  // Runs with one key are one scenario to simulate (replicates of a setup, the guests of one
+  // co-running group): calibrate simulates it once for all of them.
+  std::string simulation_key;
 };
+
+// The scenario a run is simulated in, its fitted parameters not yet set: `base` (the base
+// scenario file, parsed) with the run's setup, or its co-running scenario of several VMs.
+models::ScenarioSource simulation_source(const CalRun& run, const models::ScenarioSource& base);
+// The scenario the MVA (calibrate's surrogate) solves for a run: the simulation's for a run
+// alone; for a run with co_running, which the MVA cannot solve as several profiles, the run's
+// own VM with vm.count = every guest on the host (its neighbours as copies of it, on one
+// device): exact where they are its replicas on its device or on null devices, an approximation
+// otherwise, which the simulation's anchor corrects (docs/calibration.md).
+models::ScenarioSource mva_source(const CalRun& run, const models::ScenarioSource& base);
+// Sets a fitted parameter on a source of `run`: a co-running scenario's every VM and device
+// (`simulated`: the source is simulation_source's), else the key itself.
+void set_parameter(models::ScenarioSource& source, const CalRun& run, bool simulated, const std::string& key, double value);
 
 struct Dataset {
   std::string manifest_path;
