@@ -256,6 +256,7 @@ int sweep_main(const std::vector<std::string>& args) {
   if (rank == 0 && !spec.points.empty()) {
     const models::IoScenario first = point_scenario(spec, spec.points.front());
     for (const auto& m : spec.metrics) {
+      if (const std::string e = models::io_metric_scenario_error(first, m); !e.empty()) throw UsageError(spec_path + ": " + e);
       const std::string w = models::first_profile_metric_warning(first, m);
       if (!w.empty()) std::cerr << "vqsim: warning: " << spec_path << ": " << w << "\n";
     }
