@@ -149,8 +149,10 @@ std::string phase_jobs(const models::IoScenario& s, int k) {
       if (j.phase == k) out += (out.empty() ? "" : ", ") + vm + j.name;
   };
   if (!s.multi_vm()) add(s, "");
-  for (const auto& p : s.profiles)
+  for (const auto& p : s.profiles) {
     if (p.count > 0) add(p.scenario, p.name + "/");
+    if (p.count > 0 && !p.scenario.multi_job() && k == 0) out += (out.empty() ? "" : ", ") + p.name;  // its one job
+  }
   return out;
 }
 
@@ -238,7 +240,14 @@ nlohmann::ordered_json prediction_json(const predict::Prediction& p) {
   return j;
 }
 
-double offered_iops(const models::IoScenario& s) { return s.workload.rate_iops * s.workload.numjobs; }
+double offered_iops(const models::IoScenario& s) {
+  if (!s.multi_job()) return s.workload.rate_iops * s.workload.numjobs;
+  // Every job of the first stonewall group, whose figures the VM's are.
+  double offered = 0;
+  for (const auto& j : s.jobs)
+    if (j.phase == 0) offered += j.workload.rate_iops * j.workload.numjobs;
+  return offered;
+}
 
 double capacity_iops(const models::IoScenario& s) {
   models::IoScenario closed = s;
@@ -305,6 +314,8 @@ void check_run_size(const models::IoScenario& vms, bool allow_long_runs) {
     // What the MVA expects the path to serve (milliseconds to compute).
     served = capacity_iops(s);
     if (offered > 0) served = std::min(served, offered);
+    // Several fio jobs: workload.ios per job, every stonewall group after the other.
+    if (s.multi_job() && s.workload.runtime_ns == 0) s.workload.ios = models::io_run_limits(vms).measure_completions;
   }
   const auto& w = s.workload;
   constexpr double kIosPerSecond = 1e6;  // simulated I/Os per wall second on one core (vqsim bench e2e)

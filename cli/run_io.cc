@@ -45,6 +45,17 @@ int run_io(const IoRunOptions& o) {
 
   check_run_size(s, o.allow_long_runs);
   std::optional<models::IoMvaResult> mva;
+  // The MVA solves one fio job per VM: the jobs of a job file of several would be solved as its first.
+  const auto multi_job = [&] {
+    if (s.multi_job()) return true;
+    for (const auto& p : s.profiles)
+      if (p.count > 0 && p.scenario.multi_job()) return true;
+    return false;
+  };
+  if (o.compare_mva && multi_job())
+    throw UsageError("--compare-mva: " + s.path +
+                     ": the MVA models one fio job per VM, and this scenario's job file has several; compare the "
+                     "simulation with one job at a time (--set workload.fio_job=...) or leave --compare-mva out");
   if (o.compare_mva) try {
       mva = models::solve_io_mva(s);
     } catch (const std::invalid_argument& e) {

@@ -384,7 +384,7 @@ void fio_keys(std::vector<Param>& t) {
        "",
        "",
        "",
-       "a fio job file; its options fill the workload keys not set here",
+       "a fio job file (relative to this file); its options fill the workload keys not set here; several jobs are each modelled",
        {},
        0,
        0,

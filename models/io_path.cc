@@ -199,6 +199,8 @@ std::vector<StageInfo> IoPath::stations() const {
 }
 
 sim::Metrics run_io_replication(const IoScenario& s, std::uint64_t replication, sim::RunResult* run) {
+  // Stonewall groups are runs of their own (simulate_io runs each): one replication is the first's.
+  if (scenario_phases(s) > 1) return run_io_replication(phase_scenario(s, 0), replication, run);
   sim::Simulator sim(s.run.seed, replication);
   IoPath path(sim, s);
   const sim::RunResult rr = sim.run(io_run_limits(s));
@@ -254,6 +256,7 @@ sim::RunLimits io_run_limits(const IoScenario& s) {
 }
 
 std::vector<StageInfo> io_stages(const IoScenario& s) {
+  if (scenario_phases(s) > 1) return io_stages(phase_scenario(s, 0));
   sim::Simulator sim(s.run.seed, 0);
   const IoPath path(sim, s);
   return path.stations();

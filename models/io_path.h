@@ -49,7 +49,8 @@ class IoPath {
   std::vector<std::pair<const Stage*, const sim::ProcessorSharingStation*>> cpus_after_;  // listed after that stage
 };
 
-// One replication of a scenario: builds, runs and reports. Metrics hold the workload's figures
+// One replication of a scenario: builds, runs and reports (a scenario of several stonewall
+// groups: its first group; simulate_io runs every group). Metrics hold the workload's figures
 // ("read.iops", "read.clat.mean_ns", "read.clat.p99.000000_ns", …), every station's figures
 // ("<station>.utilization", …) and "little.worst_rel_error".
 sim::Metrics run_io_replication(const IoScenario& s, std::uint64_t replication, sim::RunResult* run = nullptr);

@@ -1482,6 +1482,24 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
     if (!used[b])
       s.warnings.push_back(where(backends[b].entry, "backend." + backends[b].name) +
                            ": no running VM's disk names this device: it is left out");
+  // Stonewall groups run in step across the VMs (phase_scenario): a VM whose job file has fewer
+  // groups than another's is idle in the later ones, as its fio has finished by then.
+  int most_phases = 1;
+  std::string most_name;
+  for (const auto& p : profiles)
+    if (p.count > 0 && scenario_phases(p.scenario) > most_phases) {
+      most_phases = scenario_phases(p.scenario);
+      most_name = p.name;
+    }
+  for (const auto& p : profiles)
+    if (p.count > 0 && scenario_phases(p.scenario) < most_phases) {
+      const int mine = scenario_phases(p.scenario);
+      s.warnings.push_back(path + ": vm." + p.name + ": its fio runs " + std::to_string(mine) + " stonewall group" +
+                           (mine == 1 ? "" : "s") + " and vm." + most_name + "'s " + std::to_string(most_phases) +
+                           ": the groups run in step (group i of every VM together, each after the one before), so vm." + p.name +
+                           " is idle from group " + std::to_string(mine + 1) +
+                           " on; give its job file as many groups to keep it running");
+    }
   for (const auto& p : profiles) {
     for (const auto& n : p.scenario.notes) s.notes.push_back("vm." + p.name + ": " + n);
     for (const auto& w : p.scenario.warnings)
@@ -1762,7 +1780,10 @@ IoScenario phase_scenario(const IoScenario& s, int k) {
     if (mine.empty()) return false;
     v.workload = mine.front().workload;
     // fio ramps each job by itself; the simulation has one warm-up, the longest of them.
-    for (const FioJob& j : mine) v.workload.ramp_time_ns = std::max(v.workload.ramp_time_ns, j.workload.ramp_time_ns);
+    for (FioJob& j : mine) {
+      v.workload.ramp_time_ns = std::max(v.workload.ramp_time_ns, j.workload.ramp_time_ns);
+      j.phase = 0;  // the run of one group is a scenario of one phase
+    }
     v.jobs = std::move(mine);
     return true;
   };

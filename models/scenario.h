@@ -253,7 +253,8 @@ std::string vm_profile_prefix(const IoScenario& s, std::size_t p);
 // number of phases of a scenario (every VM profile's job file; 1 without stonewall), and the
 // scenario that phase `k` runs: only that phase's jobs (`workload` the first of them, the
 // ramp the longest of theirs); a [[vm]] profile whose job file has fewer phases is switched off
-// in it (its fio has finished). A scenario of one phase is returned as it is.
+// in it (its fio has finished). A scenario of one phase is returned as it is; the one returned
+// is of one phase (its jobs' `phase` is 0).
 int scenario_phases(const IoScenario& s);
 IoScenario phase_scenario(const IoScenario& s, int k);
 // The prefix of a job's figures ("fio:<job>."), after its VM's prefix: "fio:reader.read.iops",
