@@ -185,3 +185,16 @@ TEST_CASE("[[vm]] profiles each name a job file, relative to the scenario; metri
   CHECK(models::io_metric_scenario_error(s, "vm.app.scan.read.iops").find("its jobs are 'reader', 'writer'") !=
         std::string::npos);
 }
+
+TEST_CASE("a job file of one job is the same workload written as keys, event for event") {
+  auto file = with_job("solo", std::string(kGlobal) + "[solo]\nrw=randwrite\niodepth=8\n");
+  const std::string toml =
+      write_file("solo-keys.toml", "[workload]\nrw = \"randwrite\"\niodepth = 8\nioengine = \"libaio\"\nios = 20000\n");
+  auto keys = models::load_io_scenario(toml, {"run.replications=4"});
+  CHECK(file.jobs.empty());
+  file.run.hash_events = keys.run.hash_events = true;
+  const auto a = models::simulate_io(file, 1), b = models::simulate_io(keys, 1);
+  CHECK(a.event_hash == b.event_hash);
+  REQUIRE(a.replications.size() == b.replications.size());
+  for (std::size_t r = 0; r < a.replications.size(); ++r) CHECK(a.replications[r].values == b.replications[r].values);
+}
