@@ -195,6 +195,8 @@ int compare_command(const std::vector<std::string>& args, nlohmann::ordered_json
       throw UsageError(o.scenario_path + ": run.replications = " + std::to_string(base.run.replications) +
                        ": a paired interval needs at least 2 replications (--replications 3)");
     check_run_size(base, vm.count("allow-long-runs") > 0);
+    for (const auto& m : o.metrics)
+      if (const std::string e = models::io_metric_scenario_error(base, m); !e.empty()) throw UsageError("--metric: " + e);
     for (const auto& vs : o.vs) {
       models::IoScenario alt = predict::load_alternative(o.scenario_path, o.overrides, vs);
       if (replications > 0) alt.run.replications = replications;

@@ -141,6 +141,45 @@ void directions_text(std::ostringstream& out, const IoRunReport& r, const std::s
   }
 }
 
+// The jobs of stonewall group k, every VM's: "reader, writer" or "db/reader, web/scan".
+std::string phase_jobs(const models::IoScenario& s, int k) {
+  std::string out;
+  const auto add = [&](const models::IoScenario& v, const std::string& vm) {
+    for (const auto& j : v.jobs)
+      if (j.phase == k) out += (out.empty() ? "" : ", ") + vm + j.name;
+  };
+  if (!s.multi_vm()) add(s, "");
+  for (const auto& p : s.profiles) {
+    if (p.count > 0) add(p.scenario, p.name + "/");
+    if (p.count > 0 && !p.scenario.multi_job() && k == 0) out += (out.empty() ? "" : ", ") + p.name;  // its one job
+  }
+  return out;
+}
+
+// A VM of several fio jobs: each job's block, as fio prints one per job, then (one stonewall
+// group) every job together.
+void jobs_text(std::ostringstream& out, const IoRunReport& r, const models::IoScenario& v, const std::string& prefix) {
+  const bool groups = models::scenario_phases(v) > 1;
+  for (const auto& j : v.jobs) {
+    out << "job " << j.name;
+    if (groups) out << " (stonewall group " << j.phase + 1 << ")";
+    out << ": " << job_line(j.workload) << "\n";
+    directions_text(out, r, prefix + models::job_metric_prefix(j.name));
+  }
+  if (groups) return;  // the VM's own figures are those of its first group only
+  out << "all jobs:";
+  for (const char* d : kDirs) {
+    const auto iops = r.get(prefix + d + ".iops");
+    if (iops.mean > 0) out << " " << d << " IOPS=" << si(iops.mean) << " ± " << si(iops.half_width) << ";";
+  }
+  const auto lat_r = r.get(prefix + "read.iops").mean, lat_w = r.get(prefix + "write.iops").mean;
+  const double lat =
+      lat_r + lat_w > 0
+          ? (lat_r * r.get(prefix + "read.lat.mean_ns").mean + lat_w * r.get(prefix + "write.lat.mean_ns").mean) / (lat_r + lat_w)
+          : 0;
+  out << printf_string(" mean lat %.2f usec\n", lat / 1e3);
+}
+
 }  // namespace
 
 std::string prediction_text(const predict::Prediction& p) {
@@ -201,7 +240,14 @@ nlohmann::ordered_json prediction_json(const predict::Prediction& p) {
   return j;
 }
 
-double offered_iops(const models::IoScenario& s) { return s.workload.rate_iops * s.workload.numjobs; }
+double offered_iops(const models::IoScenario& s) {
+  if (!s.multi_job()) return s.workload.rate_iops * s.workload.numjobs;
+  // Every job of the first stonewall group, whose figures the VM's are.
+  double offered = 0;
+  for (const auto& j : s.jobs)
+    if (j.phase == 0) offered += j.workload.rate_iops * j.workload.numjobs;
+  return offered;
+}
 
 double capacity_iops(const models::IoScenario& s) {
   models::IoScenario closed = s;
@@ -268,6 +314,8 @@ void check_run_size(const models::IoScenario& vms, bool allow_long_runs) {
     // What the MVA expects the path to serve (milliseconds to compute).
     served = capacity_iops(s);
     if (offered > 0) served = std::min(served, offered);
+    // Several fio jobs: workload.ios per job, every stonewall group after the other.
+    if (s.multi_job() && s.workload.runtime_ns == 0) s.workload.ios = models::io_run_limits(vms).measure_completions;
   }
   const auto& w = s.workload;
   constexpr double kIosPerSecond = 1e6;  // simulated I/Os per wall second on one core (vqsim bench e2e)
@@ -345,11 +393,26 @@ std::string setup_line(const models::IoScenario& s) {
       os << s.host.iothreads << " IOThread" << (s.host.iothreads > 1 ? "s" : "");
     os << ", aio=" << models::aio_name(s.host.aio) << ", cache=" << models::cache_name(s.host.cache);
   }
-  os << ", " << models::backend_name(s.backend.kind) << "; " << s.workload.rw << " " << s.workload.bs_read_bytes / 1024 << "k";
-  if (s.workload.rw == "rw" || s.workload.rw == "randrw") os << " (" << s.workload.rwmixread << "% reads)";
-  os << " " << s.workload.ioengine_name << " iodepth " << s.workload.iodepth << " x " << s.workload.numjobs << " job"
-     << (s.workload.numjobs > 1 ? "s" : "");
-  if (s.workload.rate_iops > 0) os << " at " << s.workload.rate_iops << " IOPS each (Poisson)";
+  os << ", " << models::backend_name(s.backend.kind) << "; ";
+  if (!s.multi_job()) {
+    os << job_line(s.workload);
+  } else {
+    os << s.jobs.size() << " fio jobs";
+    const int phases = models::scenario_phases(s);
+    if (phases > 1) os << " in " << phases << " stonewall groups";
+    os << ":";
+    for (std::size_t k = 0; k < s.jobs.size(); ++k)
+      os << (k ? "; " : " ") << s.jobs[k].name << " " << job_line(s.jobs[k].workload);
+  }
+  return os.str();
+}
+
+std::string job_line(const models::WorkloadParams& w) {
+  std::ostringstream os;
+  os << w.rw << " " << w.bs_read_bytes / 1024 << "k";
+  if (w.rw == "rw" || w.rw == "randrw") os << " (" << w.rwmixread << "% reads)";
+  os << " " << w.ioengine_name << " iodepth " << w.iodepth << " x " << w.numjobs << " job" << (w.numjobs > 1 ? "s" : "");
+  if (w.rate_iops > 0) os << " at " << w.rate_iops << " IOPS each (Poisson)";
   return os.str();
 }
 
@@ -377,13 +440,18 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
     if (s.workload.runtime_ns > 0)
       out << s.workload.runtime_ns / 1e9 << " s simulated";
     else
-      out << s.workload.ios << " I/Os";
+      out << s.workload.ios << " I/Os" << (s.multi_job() ? " per job" : "");
     out << " each after a " << s.workload.ramp_time_ns / 1e6 << " ms ramp; ± are 95% intervals\n";
   }
+  if (models::scenario_phases(s) > 1)
+    out << "stonewall groups run one after the other, each simulated by itself; the stage table is each group's\n";
   for (const auto& n : s.notes) out << "note: " << n << "\n";
   out << "\n";
   if (!s.multi_vm()) {
-    directions_text(out, r, "");
+    if (s.multi_job())
+      jobs_text(out, r, s, "");
+    else
+      directions_text(out, r, "");
   } else {
     for (std::size_t p = 0; p < s.profiles.size(); ++p) {
       const models::VmProfile& vm = s.profiles[p];
@@ -394,7 +462,10 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
         continue;
       }
       out << (vm.count > 1 ? " (the figures are one VM's)" : "") << "; " << setup_line(vm.scenario) << "\n";
-      directions_text(out, r, models::vm_profile_prefix(s, p));
+      if (vm.scenario.multi_job())
+        jobs_text(out, r, vm.scenario, models::vm_profile_prefix(s, p));
+      else
+        directions_text(out, r, models::vm_profile_prefix(s, p));
       out << "\n";
     }
   }
@@ -428,27 +499,37 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
         << si(total.half_width) << printf_string(", mean lat %.2f ± %.2f usec\n", lat.mean / 1e3, lat.half_width / 1e3);
   }
   if (prediction && prediction->draws > 0) out << "\n" << prediction_text(*prediction);
-  out << "\nstage                    capacity  utilization        queue    wait (µs)   time/visit (µs)  share of lat\n";
   const std::vector<std::string> replicas = replica_prefixes(s);
   bool skipped = false;
-  for (const auto& st : r.stages) {
-    if (std::any_of(replicas.begin(), replicas.end(), [&](const std::string& p) { return st.name.rfind(p, 0) == 0; })) {
-      skipped = true;  // a replica's stations are its profile's first VM's again
-      continue;
+  const auto stage_table = [&](const IoRunReport& r) {
+    out << "\nstage                    capacity  utilization        queue    wait (µs)   time/visit (µs)  share of lat\n";
+    for (const auto& st : r.stages) {
+      if (std::any_of(replicas.begin(), replicas.end(), [&](const std::string& p) { return st.name.rfind(p, 0) == 0; })) {
+        skipped = true;  // a replica's stations are its profile's first VM's again
+        continue;
+      }
+      char line[256];
+      const std::string cap = st.capacity > 0 ? std::to_string(st.capacity) : "infinite";
+      const std::string util =
+          st.has_utilization ? printf_string("%.3f ± %.3f", st.utilization.mean, st.utilization.half_width) : "-";
+      const std::string queue = st.has_wait ? printf_string("%.2f", st.queue_mean.mean) : "-";
+      const std::string wait = st.has_wait ? printf_string("%.2f", st.wait_mean_ns.mean / 1e3) : "-";
+      std::snprintf(line, sizeof line, "%-24s %8s  %-15s %8s %12s %17.2f %12.1f%%\n", st.name.c_str(), cap.c_str(), util.c_str(),
+                    queue.c_str(), wait.c_str(), st.response_mean_ns.mean / 1e3, 100 * st.share_of_latency);
+      out << line;
     }
-    char line[256];
-    const std::string cap = st.capacity > 0 ? std::to_string(st.capacity) : "infinite";
-    const std::string util =
-        st.has_utilization ? printf_string("%.3f ± %.3f", st.utilization.mean, st.utilization.half_width) : "-";
-    const std::string queue = st.has_wait ? printf_string("%.2f", st.queue_mean.mean) : "-";
-    const std::string wait = st.has_wait ? printf_string("%.2f", st.wait_mean_ns.mean / 1e3) : "-";
-    std::snprintf(line, sizeof line, "%-24s %8s  %-15s %8s %12s %17.2f %12.1f%%\n", st.name.c_str(), cap.c_str(), util.c_str(),
-                  queue.c_str(), wait.c_str(), st.response_mean_ns.mean / 1e3, 100 * st.share_of_latency);
-    out << line;
+    if (skipped) out << "(each profile's first VM and the shared stations; --format json lists every VM's)\n";
+    out << "\nbottleneck: " << (r.bottleneck.empty() ? "-" : r.bottleneck)
+        << printf_string(" (utilization %.3f)\n", r.bottleneck_utilization);
+  };
+  if (r.phases.empty()) {
+    stage_table(r);
+  } else {
+    for (std::size_t k = 0; k < r.phases.size(); ++k) {
+      out << "\nstonewall group " << k + 1 << " (" << phase_jobs(s, static_cast<int>(k)) << "):";
+      stage_table(r.phases[k]);
+    }
   }
-  if (skipped) out << "(each profile's first VM and the shared stations; --format json lists every VM's)\n";
-  out << "\nbottleneck: " << (r.bottleneck.empty() ? "-" : r.bottleneck)
-      << printf_string(" (utilization %.3f)\n", r.bottleneck_utilization);
   if (mva) {
     const double des_iops = r.get("read.iops").mean + r.get("write.iops").mean;
     const double des_lat = des_iops > 0 ? (r.get("read.iops").mean * r.get("read.lat.mean_ns").mean +
@@ -521,6 +602,22 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
     }
     return out;
   };
+  // A VM of several fio jobs: each job's figures (the VM's "directions" are every job together).
+  const auto jobs_json = [&](const models::IoScenario& v, const std::string& prefix) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& job : v.jobs) {
+      nlohmann::ordered_json o;
+      o["name"] = job.name;
+      o["where"] = job.where;
+      o["groupid"] = job.group;
+      o["stonewall_group"] = job.phase;
+      o["numjobs"] = job.workload.numjobs;
+      o["setup"] = job_line(job.workload);
+      o["directions"] = directions(prefix + models::job_metric_prefix(job.name));
+      out.push_back(o);
+    }
+    return out;
+  };
   if (s.multi_vm()) {
     // Each profile's figures are its first VM's (its replicas are the same VM again); the
     // top-level "directions" are the first profile's, as in a single-VM file.
@@ -536,6 +633,7 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
       v["prefix"] = models::vm_profile_prefix(s, p);
       if (vm.count > 0) {
         v["directions"] = directions(models::vm_profile_prefix(s, p));
+        if (vm.scenario.multi_job()) v["jobs"] = jobs_json(vm.scenario, models::vm_profile_prefix(s, p));
         // All its VMs' share of the I/Os and bytes of the device its disks are on.
         v["device_share"] = {{"ios", shares[p].ios}, {"bytes", shares[p].bytes}};
       }
@@ -543,20 +641,37 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
     }
   }
   j["directions"] = directions("");
-  for (const auto& st : r.stages) {
-    nlohmann::ordered_json row;
-    row["name"] = st.name;
-    row["stage"] = st.stage;
-    row["capacity"] = st.capacity;
-    if (st.has_utilization) row["utilization"] = interval(st.utilization);
-    if (st.has_wait) {
-      row["queue_mean"] = interval(st.queue_mean);
-      row["wait_mean_ns"] = interval(st.wait_mean_ns);
+  if (!s.multi_vm() && s.multi_job()) j["jobs"] = jobs_json(s, "");
+  const auto stages_json = [&](const IoRunReport& r) {
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const auto& st : r.stages) {
+      nlohmann::ordered_json row;
+      row["name"] = st.name;
+      row["stage"] = st.stage;
+      row["capacity"] = st.capacity;
+      if (st.has_utilization) row["utilization"] = interval(st.utilization);
+      if (st.has_wait) {
+        row["queue_mean"] = interval(st.queue_mean);
+        row["wait_mean_ns"] = interval(st.wait_mean_ns);
+      }
+      row["time_per_visit_ns"] = interval(st.response_mean_ns);
+      row["visits_per_s"] = interval(st.throughput_per_s);
+      row["share_of_latency"] = st.share_of_latency;
+      rows.push_back(row);
     }
-    row["time_per_visit_ns"] = interval(st.response_mean_ns);
-    row["visits_per_s"] = interval(st.throughput_per_s);
-    row["share_of_latency"] = st.share_of_latency;
-    j["stages"].push_back(row);
+    return rows;
+  };
+  for (auto& row : stages_json(r)) j["stages"].push_back(row);
+  if (!r.phases.empty()) {
+    // Stonewall groups: each group's own stage table and bottleneck (the top level's are the first's).
+    j["stonewall_groups"] = nlohmann::ordered_json::array();
+    for (std::size_t k = 0; k < r.phases.size(); ++k) {
+      const IoRunReport& ph = r.phases[k];
+      j["stonewall_groups"].push_back({{"group", k},
+                                       {"jobs", phase_jobs(s, static_cast<int>(k))},
+                                       {"stages", stages_json(ph)},
+                                       {"bottleneck", {{"stage", ph.bottleneck}, {"utilization", ph.bottleneck_utilization}}}});
+    }
   }
   if (s.multi_vm()) {
     int vms = 0;
@@ -597,30 +712,56 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
 }
 
 namespace {
-fio::JobResult fio_job(const models::IoScenario& s, const IoRunReport& r, const std::string& prefix, const std::string& name);
+fio::JobResult fio_job(const models::IoScenario& s, const IoRunReport& r, const std::string& prefix, const std::string& name,
+                       const std::string& runtime_key = "run.simulated_ns");
+// Each job of a VM of several fio jobs, as fio writes them (one entry per job section, its
+// numjobs clones together as with group_reporting): `vm` before the job's name ("db/"), the
+// group ids from `groupid` on, one per fio reporting group of the VM's job file.
+void fio_jobs(fio::FioResult& res, const models::IoScenario& v, const IoRunReport& r, const std::string& prefix,
+              const std::string& vm, int groupid) {
+  for (const auto& j : v.jobs) {
+    models::IoScenario one = v;
+    one.workload = j.workload;
+    const std::string mine = prefix + models::job_metric_prefix(j.name);
+    fio::JobResult job = fio_job(one, r, mine, vm + j.name, mine + "simulated_ns");
+    job.groupid = groupid + j.group;
+    res.jobs.push_back(job);
+  }
 }
+}  // namespace
 
 fio::FioResult to_fio_result(const models::IoScenario& s, const IoRunReport& r) {
   fio::FioResult res;
   res.format = fio::Format::json;
   res.fio_version = std::string("vqsim-") + VQSIM_VERSION;
   if (!s.multi_vm()) {
-    res.jobs.push_back(fio_job(s, r, "", "vqsim"));
+    if (s.multi_job())
+      fio_jobs(res, s, r, "", "", 0);
+    else
+      res.jobs.push_back(fio_job(s, r, "", "vqsim"));
     return res;
   }
-  // One job per VM profile ("<vm name>/<job name>"), with the figures of one VM of it.
+  // One job per VM profile and fio job ("<vm name>/<job name>"; "<vm name>/vqsim" for a VM of one
+  // job), with the figures of one VM of it; each VM's reporting groups get group ids of their own.
+  int groupid = 0;
   for (std::size_t p = 0; p < s.profiles.size(); ++p) {
     const models::VmProfile& vm = s.profiles[p];
     if (vm.count == 0) continue;
+    if (vm.scenario.multi_job()) {
+      fio_jobs(res, vm.scenario, r, models::vm_profile_prefix(s, p), vm.name + "/", groupid);
+      groupid += vm.scenario.jobs.back().group + 1;
+      continue;
+    }
     fio::JobResult job = fio_job(vm.scenario, r, models::vm_profile_prefix(s, p), vm.name + "/vqsim");
-    job.groupid = static_cast<int>(res.jobs.size());
+    job.groupid = groupid++;
     res.jobs.push_back(job);
   }
   return res;
 }
 
 namespace {
-fio::JobResult fio_job(const models::IoScenario& s, const IoRunReport& r, const std::string& prefix, const std::string& name) {
+fio::JobResult fio_job(const models::IoScenario& s, const IoRunReport& r, const std::string& prefix, const std::string& name,
+                       const std::string& runtime_key) {
   fio::JobResult job;
   job.name = name;
   job.groupid = 0;
@@ -649,7 +790,7 @@ fio::JobResult fio_job(const models::IoScenario& s, const IoRunReport& r, const 
     job.options["rate_process"] = "poisson";
   }
   if (w.thinktime_ns > 0) job.options["thinktime"] = std::to_string(std::max<long long>(1, std::llround(w.thinktime_ns / 1e3)));
-  const double runtime_ms = r.get("run.simulated_ns").mean / 1e6;
+  const double runtime_ms = r.get(runtime_key).mean / 1e6;
   job.job_runtime_ms = runtime_ms;
   for (const char* d : kDirs) {
     const std::string dir = d;

@@ -54,5 +54,7 @@ std::string printf_string(const char* format, double a, double b = 0);
 
 // One line: "virtio-blk, main loop, aio=threads, cache=none, nvme; randread 4k iodepth 32 x 1 job".
 std::string setup_line(const models::IoScenario& s);
+// One fio job's part of it: "randread 4k libaio iodepth 32 x 1 job".
+std::string job_line(const models::WorkloadParams& w);
 
 }  // namespace vqsim::cli

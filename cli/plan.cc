@@ -356,6 +356,7 @@ int plan_command(const std::vector<std::string>& args, nlohmann::ordered_json* j
     for (const auto& text : subject_to) q.constraints.push_back(models::parse_plan_constraint(text));
     const models::IoScenario base = models::load_io_scenario(path, overrides);
     for (const auto& c : q.constraints) {
+      if (const std::string e = models::io_metric_scenario_error(base, c.metric); !e.empty()) throw std::invalid_argument(e);
       const std::string w = models::first_profile_metric_warning(base, c.metric);
       if (!w.empty()) std::cerr << "vqsim: warning: " << w << "\n";
     }

@@ -47,6 +47,7 @@ int run_io(const IoRunOptions& o) {
   check_run_size(s, o.allow_long_runs);
   std::optional<models::IoMvaResult> mva;
   std::optional<models::IoMvaClassesResult> mva_classes;  // several [[vm]] profiles: one class each
+  if (o.compare_mva) refuse_several_jobs_for_mva(s, "--compare-mva");
   if (o.compare_mva) try {
       if (several_profiles(s))
         mva_classes = models::solve_io_mva_classes(s);

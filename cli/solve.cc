@@ -59,6 +59,7 @@ int solve_main(const std::vector<std::string>& args) {
   if (format != "text" && format != "json")
     throw UsageError("--format must be text or json" + did_you_mean(format, {"text", "json"}));
   const models::IoScenario s = load_for(path, overrides, "solve");
+  refuse_several_jobs_for_mva(s, "solve");
   const auto t0 = std::chrono::steady_clock::now();
   if (several_profiles(s)) {
     // [[vm]] tables of several running profiles: one class per profile (multi-class MVA).
@@ -89,8 +90,7 @@ int solve_main(const std::vector<std::string>& args) {
     try {
       return models::solve_io_mva(s);
     } catch (const std::invalid_argument& e) {
-      if (!s.multi_vm()) throw;
-      throw UsageError(s.path + ": " + e.what());  // several [[vm]] profiles: not an answer to give wrong
+      throw UsageError(s.path + ": " + e.what());  // several profiles or jobs: not an answer to give wrong
     }
   }();
   // The VMs the MVA solved: vm.count, or the one running [[vm]] profile's count.

@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "cli/common.h"
 #include "cli/io_report.h"
 #include "models/io_metrics.h"
 
@@ -58,6 +59,15 @@ const models::StageRow* des_row(const models::IoRunReport& des, const std::strin
 }
 
 }  // namespace
+
+void refuse_several_jobs_for_mva(const models::IoScenario& s, const std::string& what) {
+  bool several = s.multi_job();
+  for (const auto& p : s.profiles) several = several || (p.count > 0 && p.scenario.multi_job());
+  if (several)
+    throw UsageError(what + ": " + s.path +
+                     ": the MVA models one fio job per VM, and this scenario's job file has several; use vqsim run (the "
+                     "simulation), or one job at a time (--set workload.fio_job=...)");
+}
 
 bool several_profiles(const models::IoScenario& s) {
   int running = 0;

@@ -15,6 +15,10 @@ namespace vqsim::cli {
 // refuses.
 bool several_profiles(const models::IoScenario& s);
 
+// The MVA solves one fio job per VM: a job file of several would be solved as its first. Throws
+// UsageError naming `what` (solve, run --compare-mva, sweep --mva) when any running VM has several.
+void refuse_several_jobs_for_mva(const models::IoScenario& s, const std::string& what);
+
 // `vqsim solve` on such a file: per profile IOPS and mean latencies (one VM's, and the
 // profile's VMs together), the per-class utilization of every station, the host's aggregate.
 std::string mva_classes_text(const models::IoScenario& s, const models::IoMvaClassesResult& r, double solve_ms);

@@ -29,6 +29,7 @@
 #include "calibration/predict/prediction.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/solve_classes.h"
 #include "cli/data_dir.h"
 #include "cli/io_report.h"
 #include "models/config.h"
@@ -83,6 +84,7 @@ nlohmann::ordered_json evaluate(const models::SweepSpec& spec, const models::Swe
   for (const auto& [k, v] : p.settings) row["settings"][k] = display(v);
   row["method"] = mva ? "mva" : "des";
   if (mva) {
+    refuse_several_jobs_for_mva(s, "sweep --mva");
     const models::IoMvaResult r = models::solve_io_mva(s);
     for (const auto& m : spec.metrics) {
       try {
@@ -256,6 +258,7 @@ int sweep_main(const std::vector<std::string>& args) {
   if (rank == 0 && !spec.points.empty()) {
     const models::IoScenario first = point_scenario(spec, spec.points.front());
     for (const auto& m : spec.metrics) {
+      if (const std::string e = models::io_metric_scenario_error(first, m); !e.empty()) throw UsageError(spec_path + ": " + e);
       const std::string w = models::first_profile_metric_warning(first, m);
       if (!w.empty()) std::cerr << "vqsim: warning: " << spec_path << ": " << w << "\n";
     }

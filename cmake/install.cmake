@@ -17,7 +17,8 @@ file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/share/vqsim)
 file(CREATE_LINK ${PROJECT_SOURCE_DIR}/scenarios ${CMAKE_BINARY_DIR}/share/vqsim/scenarios SYMBOLIC)
 
 install(TARGETS vqsim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(DIRECTORY scenarios/ DESTINATION ${CMAKE_INSTALL_DATADIR}/vqsim/scenarios FILES_MATCHING PATTERN "*.toml")
+# The fio job files that scenarios name (workload.fio_job) go with them.
+install(DIRECTORY scenarios/ DESTINATION ${CMAKE_INSTALL_DATADIR}/vqsim/scenarios FILES_MATCHING PATTERN "*.toml" PATTERN "*.fio")
 # The docs keep their layout, so that README's links (docs/x.md, its pictures) and the --help
 # texts' references to docs/ still name the right files.
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})

@@ -1106,8 +1106,12 @@ void Builder::read_file_at(const std::string& path, const SourceLocation& includ
     throw JobFileError(included_from.file, included_from.line, "include", r);
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    if (included_from.file.empty()) throw JobFileError(path, 0, "", "cannot read the job file");
+  // A directory opens as a stream on Linux and reads as nothing: say what it is.
+  if (!in || fs::is_directory(fs::path(path), ec)) {
+    if (included_from.file.empty())
+      throw JobFileError(
+          path, 0, "",
+          fs::is_directory(fs::path(path), ec) ? "cannot read the job file: it is a directory" : "cannot read the job file");
     std::string r = "cannot read ";
     r.append(in_quotes(path));
     throw JobFileError(included_from.file, included_from.line, "include", r);
@@ -1207,9 +1211,9 @@ void Builder::close_section() {
 
 void Builder::apply(JobSpec& job, const Option& o) {
   job.raw[o.key] = o.value;
-  if (!is_modelled(o.key)) return;
   const std::string name = main_name(o.key);
-  job.origin[name] = o.where;
+  job.origin[name] = o.where;  // also for the options vqsim does not model: a refusal names their line
+  if (!is_modelled(o.key)) return;
   const std::string& v = o.value;
   const unsigned kb = job.kb_base;
   // fio reads "4KiB" as 4000 bytes under its default kb_base=1024: right, but rarely meant.

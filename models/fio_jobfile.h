@@ -111,7 +111,7 @@ struct JobSpec {
 
   // Where each option in effect came from, by fio's main name (aliases such as readwrite,
   // blocksize and iodepth_batch are stored under rw, bs, iodepth_batch_submit); global options
-  // point at their [global] line.
+  // point at their [global] line. Options vqsim does not model are here too, as written.
   std::map<std::string, SourceLocation> origin;
   // Every option in effect, by the name written, with the value written after ${VAR}
   // substitution ("" for a bare flag such as time_based). Includes the unsupported ones.

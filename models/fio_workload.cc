@@ -9,37 +9,64 @@ namespace vqsim::models {
 
 QueueReach queue_reach(const IoScenario& s) {
   QueueReach q;
-  const int vcpus_used = std::max(1, std::min(s.workload.numjobs, s.guest.vcpus));
+  const int vcpus_used = std::max(1, std::min(s.fio_threads(), s.guest.vcpus));
   q.queues = std::min(vcpus_used, std::max(1, s.queues()));
   q.threads = s.host.iothreads > 0 ? std::min(q.queues, s.host.iothreads) : 1;
   return q;
 }
 
 FioWorkload::FioWorkload(sim::Simulator& sim, std::string vm, const IoScenario& scenario, IoTable& io, std::uint32_t vm_index)
-    : Stage(sim, std::move(vm), "fio"),
-      s_(scenario),
-      vm_index_(vm_index),
-      io_(io),
-      depth_(scenario.workload.effective_depth()),
-      merge_ios_(plug_merge_ios(scenario)) {
-  const auto jobs = static_cast<std::size_t>(s_.workload.numjobs);
-  outstanding_.assign(jobs, 0);
-  backlog_.assign(jobs, 0);
-  next_offset_.assign(jobs, 0);
-  if (s_.workload.rate_iops > 0) interarrival_ = sim::Distribution::exponential(1e9 / s_.workload.rate_iops);
+    : Stage(sim, std::move(vm), "fio"), s_(scenario), vm_index_(vm_index), io_(io), per_job_(scenario.multi_job()) {
+  // One job (the scenario's workload), or each job of the file's current stonewall group.
+  std::vector<std::pair<const WorkloadParams*, std::string>> specs;
+  if (!per_job_)
+    specs.emplace_back(&s_.workload, "");
+  else
+    for (const FioJob& j : s_.jobs) specs.emplace_back(&j.workload, j.name);
+  job_rngs_.reserve(specs.size());  // stable addresses for Job::rng
+  std::uint32_t first = 0;
+  for (std::size_t k = 0; k < specs.size(); ++k) {
+    Job job;
+    job.w = specs[k].first;
+    job.prefix = per_job_ ? this->vm() + job_metric_prefix(specs[k].second) : "";
+    job.first = first;
+    job.threads = static_cast<std::uint32_t>(job.w->numjobs);
+    job.depth = job.w->effective_depth();
+    IoScenario alone = s_;  // plug merging is decided by the job's own pattern
+    alone.workload = *job.w;
+    job.merge_ios = plug_merge_ios(alone);
+    if (job.w->rate_iops > 0) job.interarrival = sim::Distribution::exponential(1e9 / job.w->rate_iops);
+    if (k == 0) {
+      job.rng = &rng_;
+    } else {
+      job_rngs_.push_back(sim.stream(name() + "." + specs[k].second));
+      job.rng = &job_rngs_.back();
+    }
+    for (std::uint32_t t = 0; t < job.threads; ++t) job_of_.push_back(static_cast<std::uint32_t>(k));
+    first += job.threads;
+    jobs_.push_back(std::move(job));
+  }
+  outstanding_.assign(first, 0);
+  backlog_.assign(first, 0);
+  next_offset_.assign(first, 0);
 }
 
 void FioWorkload::validate() const { sim::require_connected(*this, submit, "submit"); }
 
 void FioWorkload::accept(sim::JobId job, int) { complete(job); }
 
-void FioWorkload::stations(std::vector<StageInfo>& out) const {
-  out.push_back({name(), "fio", s_.workload.numjobs * s_.workload.effective_depth()});
+namespace {
+int slots_of(const IoScenario& s) {
+  if (!s.multi_job()) return s.workload.numjobs * s.workload.effective_depth();
+  int n = 0;
+  for (const FioJob& j : s.jobs) n += j.workload.numjobs * j.workload.effective_depth();
+  return n;
 }
+}  // namespace
 
-void FioWorkload::draw(StageGraph& g) const {
-  g.nodes.push_back({name(), "fio", "station", s_.workload.numjobs * s_.workload.effective_depth()});
-}
+void FioWorkload::stations(std::vector<StageInfo>& out) const { out.push_back({name(), "fio", slots_of(s_)}); }
+
+void FioWorkload::draw(StageGraph& g) const { g.nodes.push_back({name(), "fio", "station", slots_of(s_)}); }
 
 std::vector<PortEnd> FioWorkload::entry(int) const { return {{name(), "reaped"}}; }
 
@@ -50,117 +77,132 @@ void fio_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
 }
 
 void FioWorkload::start() {
-  for (std::uint32_t j = 0; j < outstanding_.size(); ++j) {
-    if (s_.workload.rate_iops > 0) {
-      sim_.schedule_in(interarrival_.sample_ns(rng_), this, kArrival, j);
+  for (std::uint32_t t = 0; t < outstanding_.size(); ++t) {
+    Job& job = jobs_[job_of_[t]];
+    if (job.w->rate_iops > 0) {
+      sim_.schedule_in(job.interarrival.sample_ns(*job.rng), this, kArrival, t);
     } else {
-      issue_slots(j, depth_);
+      issue_slots(t, job.depth);
     }
   }
 }
 
-void FioWorkload::issue_slots(std::uint32_t job, int slots) {
+void FioWorkload::issue_slots(std::uint32_t thread, int slots) {
+  const int merge = jobs_[job_of_[thread]].merge_ios;
   while (slots > 0) {
-    const int n = std::min(slots, merge_ios_);
-    issue(job, static_cast<std::uint32_t>(n));
+    const int n = std::min(slots, merge);
+    issue(thread, static_cast<std::uint32_t>(n));
     slots -= n;
   }
 }
 
-void FioWorkload::issue(std::uint32_t job, std::uint32_t ios) {
+void FioWorkload::issue(std::uint32_t thread, std::uint32_t ios) {
   const sim::time_ns now = sim_.now();
   const sim::JobId id = sim_.jobs().allocate(now);
   IoRequest& r = io_[id];
-  const bool read =
-      s_.workload.read_fraction >= 1.0 || (s_.workload.read_fraction > 0.0 && rng_.uniform01() < s_.workload.read_fraction);
+  Job& job = jobs_[job_of_[thread]];
+  const WorkloadParams& w = *job.w;
+  const bool read = w.read_fraction >= 1.0 || (w.read_fraction > 0.0 && job.rng->uniform01() < w.read_fraction);
   r.dir = read ? Direction::read : Direction::write;
   r.ios = ios;
-  r.bytes = static_cast<std::uint32_t>(ios * (read ? s_.workload.bs_read_bytes : s_.workload.bs_write_bytes));
-  r.sequential = !s_.workload.random;
+  r.bytes = static_cast<std::uint32_t>(ios * (read ? w.bs_read_bytes : w.bs_write_bytes));
+  r.sequential = !w.random;
   r.pagecache = false;
   r.needs_flush = false;
   r.irq_leader = false;
-  r.job = job;
+  r.job = thread;
   r.vm = vm_index_;
-  // vq <-> vCPU: job j runs on vCPU j mod vcpus; blk-mq maps that CPU to queue vcpu mod queues;
+  // vq <-> vCPU: thread t runs on vCPU t mod vcpus; blk-mq maps that CPU to queue vcpu mod queues;
   // iothread-vq-mapping spreads queues round robin over the IOThreads.
-  const int vcpu = static_cast<int>(job) % s_.guest.vcpus;
+  const int vcpu = static_cast<int>(thread) % s_.guest.vcpus;
   r.queue = static_cast<std::uint32_t>(vcpu % s_.queues());
   r.thread = s_.host.iothreads > 0 ? r.queue % static_cast<std::uint32_t>(s_.host.iothreads) : 0;
   r.step = Step::tag;
   r.issued_ns = now;
   r.submitted_ns = now;
-  outstanding_[job] += static_cast<int>(ios);
+  outstanding_[thread] += static_cast<int>(ios);
   flow_.arrive(now);
   submit.send(id);
 }
 
-void FioWorkload::arrival(std::uint32_t job) {
-  sim_.schedule_in(interarrival_.sample_ns(rng_), this, kArrival, job);
-  if (outstanding_[job] < depth_)
-    issue(job);
+void FioWorkload::arrival(std::uint32_t thread) {
+  Job& job = jobs_[job_of_[thread]];
+  sim_.schedule_in(job.interarrival.sample_ns(*job.rng), this, kArrival, thread);
+  if (outstanding_[thread] < job.depth)
+    issue(thread);
   else
-    ++backlog_[job];
+    ++backlog_[thread];
 }
 
 void FioWorkload::handle(std::uint32_t kind, std::uint64_t payload) {
-  const auto job = static_cast<std::uint32_t>(payload & 0xffffffffu);
+  const auto thread = static_cast<std::uint32_t>(payload & 0xffffffffu);
   if (kind == kArrival)
-    arrival(job);
+    arrival(thread);
   else
-    issue_slots(job, static_cast<int>(payload >> 32));  // after a thinktime
+    issue_slots(thread, static_cast<int>(payload >> 32));  // after a thinktime
 }
 
 void FioWorkload::complete(sim::JobId id) {
   const sim::time_ns now = sim_.now();
   const IoRequest& r = io_[id];
-  const std::uint32_t job = r.job;
+  const std::uint32_t thread = r.job;
   const std::uint32_t ios = r.ios;
-  DirectionRecord& rec = records_[static_cast<int>(r.dir)];
+  Job& job = jobs_[job_of_[thread]];
   if (sim_.measuring()) {
     // A merged request completes all its I/Os at once; fio sees each with the same times.
-    rec.ios += ios;
-    rec.bytes += r.bytes;
-    for (std::uint32_t i = 0; i < ios; ++i) {
-      rec.slat.add(static_cast<double>(r.submitted_ns - r.issued_ns));
-      rec.clat.add(static_cast<double>(now - r.submitted_ns));
-      rec.lat.add(static_cast<double>(now - r.issued_ns));
+    const double slat = static_cast<double>(r.submitted_ns - r.issued_ns);
+    const double clat = static_cast<double>(now - r.submitted_ns);
+    const double lat = static_cast<double>(now - r.issued_ns);
+    for (DirectionRecord* rec :
+         {&records_[static_cast<int>(r.dir)], per_job_ ? &job.records[static_cast<int>(r.dir)] : nullptr}) {
+      if (rec == nullptr) continue;
+      rec->ios += ios;
+      rec->bytes += r.bytes;
+      for (std::uint32_t i = 0; i < ios; ++i) {
+        rec->slat.add(slat);
+        rec->clat.add(clat);
+        rec->lat.add(lat);
+      }
     }
   }
   flow_.depart(now, now - r.issued_ns);
-  outstanding_[job] -= static_cast<int>(ios);
+  outstanding_[thread] -= static_cast<int>(ios);
   sim_.jobs().release(id);
   sim_.count_completion();
-  if (s_.workload.rate_iops > 0) {
-    if (backlog_[job] > 0) {
-      --backlog_[job];
-      issue(job);
+  const WorkloadParams& w = *job.w;
+  if (w.rate_iops > 0) {
+    if (backlog_[thread] > 0) {
+      --backlog_[thread];
+      issue(thread);
     }
-  } else if (s_.workload.thinktime_ns > 0) {
-    sim_.schedule_in(static_cast<sim::time_ns>(s_.workload.thinktime_ns), this, kIssue,
-                     job | (static_cast<std::uint64_t>(ios) << 32));
+  } else if (w.thinktime_ns > 0) {
+    sim_.schedule_in(static_cast<sim::time_ns>(w.thinktime_ns), this, kIssue, thread | (static_cast<std::uint64_t>(ios) << 32));
   } else {
-    issue_slots(job, static_cast<int>(ios));
+    issue_slots(thread, static_cast<int>(ios));
   }
 }
 
 void FioWorkload::reset_statistics(sim::time_ns now) {
-  for (auto& r : records_) {
-    r.ios = r.bytes = 0;
-    r.slat.clear();
-    r.clat.clear();
-    r.lat.clear();
-  }
+  auto clear = [](std::array<DirectionRecord, 2>& records) {
+    for (auto& r : records) {
+      r.ios = r.bytes = 0;
+      r.slat.clear();
+      r.clat.clear();
+      r.lat.clear();
+    }
+  };
+  clear(records_);
+  for (Job& j : jobs_) clear(j.records);
   flow_.reset(now);
   measure_start_ns_ = now;
 }
 
-void FioWorkload::report(sim::Metrics& m, sim::time_ns now) const {
-  const double seconds = static_cast<double>(now - measure_start_ns_) / 1e9;
+void FioWorkload::report_records(sim::Metrics& m, const std::string& prefix, const std::array<DirectionRecord, 2>& records,
+                                 double seconds) const {
   const auto percentiles = sim::FioHistogram::fio_default_percentiles();
   for (int d = 0; d < 2; ++d) {
-    const DirectionRecord& r = records_[d];
-    const std::string dir = vm() + direction_name(static_cast<Direction>(d));
+    const DirectionRecord& r = records[d];
+    const std::string dir = prefix + direction_name(static_cast<Direction>(d));
     m.add(dir + ".ios", static_cast<double>(r.ios));
     m.add(dir + ".iops", seconds > 0 ? static_cast<double>(r.ios) / seconds : 0.0);
     m.add(dir + ".bw_bytes_per_s", seconds > 0 ? static_cast<double>(r.bytes) / seconds : 0.0);
@@ -184,7 +226,18 @@ void FioWorkload::report(sim::Metrics& m, sim::time_ns now) const {
       }
     }
   }
+}
+
+void FioWorkload::report(sim::Metrics& m, sim::time_ns now) const {
+  const double seconds = static_cast<double>(now - measure_start_ns_) / 1e9;
+  report_records(m, vm(), records_, seconds);
   sim::report_flow(m, name(), flow_, now);
+  if (!per_job_) return;
+  for (const Job& j : jobs_) {
+    report_records(m, j.prefix, j.records, seconds);
+    // The job's measured time: the jobs of another stonewall group ran in a simulation of their own.
+    m.add(j.prefix + "simulated_ns", static_cast<double>(now - measure_start_ns_));
+  }
 }
 
 // The scenario keys of fio in the guest (models/param.h: how a key is declared).
@@ -331,7 +384,7 @@ void fio_keys(std::vector<Param>& t) {
        "",
        "",
        "",
-       "a fio job file; its options fill the workload keys not set here",
+       "a fio job file (relative to this file); its options fill the workload keys not set here; several jobs are each modelled",
        {},
        0,
        0,

@@ -7,11 +7,16 @@
 //   lat   slat + clat
 // and recorded in fio's own histogram, so the percentiles are fio's.
 //
+// A job file of several jobs (IoScenario::jobs, one stonewall group of them) runs every job's
+// threads side by side in the one guest, each job with its own parameters, random stream and
+// figures (<vm>fio:<job>.read.iops, ...) beside the VM's (read.iops: every job together).
+//
 // The CPU work of each job's thread is the guest threads stage (guest_cpu.h).
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "models/io_request.h"
@@ -81,21 +86,36 @@ class FioWorkload final : public Stage {
 
  private:
   enum Timer : std::uint32_t { kIssue = 0, kArrival = 1 };
-  void issue(std::uint32_t job, std::uint32_t ios = 1);
-  void issue_slots(std::uint32_t job, int slots);  // in plug-merged groups
-  void arrival(std::uint32_t job);
+  // One fio job (section): its numjobs threads are threads [first, first + threads) of the VM
+  // (r.job), so that every job's threads share the VM's vCPUs and queues by the same mapping.
+  struct Job {
+    const WorkloadParams* w = nullptr;
+    std::string prefix;  // of its figures (vm + "fio:<name>."); "" for a scenario of one job
+    std::uint32_t first = 0, threads = 0;
+    int depth = 1;
+    int merge_ios = 1;  // fio I/Os per request (plug merging), 1 = none
+    sim::Distribution interarrival;
+    sim::Rng* rng = nullptr;  // the first job draws from the stage's own stream (a one-job file's)
+    std::array<DirectionRecord, 2> records;
+  };
+  void issue(std::uint32_t thread, std::uint32_t ios = 1);
+  void issue_slots(std::uint32_t thread, int slots);  // in plug-merged groups
+  void arrival(std::uint32_t thread);
   void complete(sim::JobId job);
+  void report_records(sim::Metrics& m, const std::string& prefix, const std::array<DirectionRecord, 2>& records,
+                      double seconds) const;
 
   const IoScenario& s_;
   std::uint32_t vm_index_;
   IoTable& io_;
-  int depth_;
-  int merge_ios_;                           // fio I/Os per request (plug merging), 1 = none
-  std::vector<int> outstanding_;            // per job
+  std::vector<Job> jobs_;
+  std::vector<std::uint32_t> job_of_;       // per thread: its index in jobs_
+  std::vector<sim::Rng> job_rngs_;          // the streams of the jobs after the first
+  bool per_job_ = false;                    // several jobs: each keeps its own figures too
+  std::vector<int> outstanding_;            // per thread
   std::vector<std::uint64_t> backlog_;      // open loop: arrivals waiting for a free slot
-  std::vector<std::uint64_t> next_offset_;  // sequential patterns: next block per job
-  sim::Distribution interarrival_;
-  std::array<DirectionRecord, 2> records_;
+  std::vector<std::uint64_t> next_offset_;  // sequential patterns: next block per thread
+  std::array<DirectionRecord, 2> records_;  // every job's I/Os together: the VM's figures
   sim::FlowStats flow_;
   sim::time_ns measure_start_ns_ = 0;
 };

@@ -62,9 +62,47 @@ bool split_vm_metric(const std::string& name, std::string* vm, std::string* rest
   return true;
 }
 
+// A metric of one VM (or of one job): read.iops, total.lat_mean_us, read.clat_p99.9_us, ...
+bool is_vm_metric(const std::string& name) {
+  if (name.rfind("host.", 0) == 0) return false;
+  for (const auto& n : io_metric_names())
+    if (n == name) return true;
+  std::string dir;
+  double p;
+  return parse_percentile(name, &dir, &p) && dir != "total";
+}
+
+// "reader.read.clat_p99_us" -> ("reader", "read.clat_p99_us"): a job's name, then a metric of one
+// VM. The split is the one with the shortest such tail, and it is the only one: a VM's metric
+// has no "read.", "write." or "total." after its first word, so no longer tail is one too. A
+// job name may hold dots ("a.read.read.iops" is job "a.read"); it may not begin with vm or host
+// (the loader refuses such names in a job file of several jobs).
+bool split_job_metric(const std::string& name, std::string* job, std::string* rest) {
+  for (std::size_t at = name.rfind('.'); at != std::string::npos && at > 0; at = name.rfind('.', at - 1)) {
+    const std::string tail = name.substr(at + 1);
+    if (!is_vm_metric(tail)) continue;
+    const std::string j = name.substr(0, at);
+    const std::string first = j.substr(0, j.find('.'));
+    if (first == "vm" || first == "host") return false;
+    *job = j;
+    *rest = tail;
+    return true;
+  }
+  return false;
+}
+
+// A metric without its vm.<name>. and <job>. parts: what kind of figure it is.
+std::string plain_tail(const std::string& name) {
+  std::string vm, rest = name, job, tail;
+  if (split_vm_metric(name, &vm, &rest) && rest.rfind("host.", 0) == 0) return rest;
+  if (!is_vm_metric(rest) && split_job_metric(rest, &job, &tail)) return tail;
+  return rest;
+}
+
 }  // namespace
 
-std::string figure_kind(const std::string& metric) {
+std::string figure_kind(const std::string& full_metric) {
+  const std::string metric = plain_tail(full_metric);
   std::string dir, kind;
   double pct = 0;
   if (parse_percentile(metric, &dir, &pct, &kind)) return pct < 90 ? "p50" : pct < 99.5 ? "p99" : "p99.9";
@@ -141,18 +179,43 @@ const std::vector<std::string>& io_metric_names() {
 }
 
 bool is_io_metric(const std::string& name) {
-  std::string vm, rest;
-  if (split_vm_metric(name, &vm, &rest)) return rest.rfind("host.", 0) != 0 && rest.rfind("vm.", 0) != 0 && is_io_metric(rest);
-  for (const auto& n : io_metric_names())
-    if (n == name) return true;
-  std::string dir;
-  double p;
-  return parse_percentile(name, &dir, &p) && dir != "total";
+  std::string vm, rest, job, tail;
+  if (split_vm_metric(name, &vm, &rest))
+    return rest.rfind("host.", 0) != 0 && rest.rfind("vm.", 0) != 0 &&
+           (is_vm_metric(rest) || split_job_metric(rest, &job, &tail));
+  if (name == "host.total.iops" || name == "host.total.lat_mean_us" || is_vm_metric(name)) return true;
+  // A job's metric: whether the scenario has that job is io_metric_scenario_error's to say.
+  return split_job_metric(name, &job, &tail);
+}
+
+std::string io_metric_scenario_error(const IoScenario& s, const std::string& name) {
+  std::string vm, rest = name, job, tail;
+  const IoScenario* v = &s;
+  std::string where = "the scenario";
+  if (split_vm_metric(name, &vm, &rest)) {
+    v = nullptr;
+    for (const VmProfile& p : s.profiles)
+      if (p.name == vm) v = &p.scenario;
+    if (v == nullptr) return "";  // io_metric names the VMs
+    where = "vm." + vm;
+  }
+  if (is_vm_metric(rest) || rest.rfind("host.", 0) == 0 || !split_job_metric(rest, &job, &tail)) return "";
+  std::string names;
+  for (const FioJob& j : v->jobs) {
+    if (j.name == job) return "";
+    names += (names.empty() ? "'" : ", '") + j.name + "'";
+  }
+  if (names.empty())
+    return "metric " + name + ": " + where + " runs one fio job, so it has no per-job figures; write " +
+           (where == "the scenario" ? tail : "vm." + vm + "." + tail);
+  return "metric " + name + ": no fio job named '" + job + "' in " + where + "'s job file; its jobs are " + names;
 }
 
 namespace {
 sim::Interval io_metric_of(const IoRunReport& r, const std::string& prefix, const std::string& name, bool interpolated);
-}
+sim::Interval job_metric(const IoRunReport& r, const std::string& prefix, const std::string& vm, const std::string& name,
+                         bool interpolated);
+}  // namespace
 
 std::string first_profile_metric_warning(const IoScenario& s, const std::string& metric) {
   if (s.profiles.size() < 2 || metric.rfind("vm.", 0) == 0 || metric.rfind("host.", 0) == 0) return "";
@@ -171,11 +234,14 @@ sim::Interval io_metric(const IoRunReport& r, const std::string& name, bool inte
     // A running profile reports "vm.<name>.profile" (its index): its figures are those of its
     // first VM, named as vm_profile_prefix names them ("" for the first profile, "<name>." else).
     if (r.has("vm." + vm + ".profile")) {
-      if (!is_io_metric(rest) || rest.rfind("host.", 0) == 0)
+      if (!is_io_metric(name))
         throw std::invalid_argument("unknown metric '" + name + "'" + io_metric_suggestion(name) +
-                                    "; a VM's metrics are vm.<name>.<read|write|total>.<...>, the host's host.total.*");
+                                    "; a VM's metrics are vm.<name>.<read|write|total>.<...>, a job's "
+                                    "vm.<name>.<job>.<read|write|total>.<...>, the host's host.total.*");
       const bool first = r.get("vm." + vm + ".profile").mean == 0;
-      return io_metric_of(r, first ? "" : vm + ".", rest, interpolated);
+      const std::string prefix = first ? "" : vm + ".";
+      if (!is_vm_metric(rest)) return job_metric(r, prefix, "vm." + vm, rest, interpolated);
+      return io_metric_of(r, prefix, rest, interpolated);
     }
     std::vector<std::string> names;
     for (const auto& m : r.summary) {
@@ -192,10 +258,38 @@ sim::Interval io_metric(const IoRunReport& r, const std::string& name, bool inte
                                                    return l;
                                                  }()));
   }
+  if (!is_vm_metric(name) && name.rfind("host.", 0) != 0 && is_io_metric(name)) return job_metric(r, "", "", name, interpolated);
   return io_metric_of(r, "", name, interpolated);
 }
 
 namespace {
+// A job's metric ("reader.read.iops") of the VM whose figures carry `prefix`; `vm` names it in
+// messages ("vm.db", or "" for a single-VM file).
+sim::Interval job_metric(const IoRunReport& r, const std::string& prefix, const std::string& vm, const std::string& name,
+                         bool interpolated) {
+  std::string job, tail;
+  split_job_metric(name, &job, &tail);
+  const std::string mine = prefix + job_metric_prefix(job);
+  if (r.has(mine + "read.iops")) return io_metric_of(r, mine, tail, interpolated);
+  // The jobs this VM reports: names "<prefix>fio:<job>.read.iops".
+  std::string names;
+  std::string head = prefix + job_metric_prefix("");  // "<prefix>fio:."
+  head.pop_back();
+  const std::string end = ".read.iops";
+  for (const auto& m : r.summary) {
+    const std::string& n = m.name;
+    if (n.size() > head.size() + end.size() && n.rfind(head, 0) == 0 && n.compare(n.size() - end.size(), end.size(), end) == 0)
+      names += (names.empty() ? "'" : ", '") + n.substr(head.size(), n.size() - head.size() - end.size()) + "'";
+  }
+  const std::string whose = vm.empty() ? std::string("the scenario") : vm;
+  if (names.empty())
+    throw std::invalid_argument("metric " + (vm.empty() ? name : vm + "." + name) + ": " + whose +
+                                " runs one fio job, so it has no per-job figures; write " +
+                                (vm.empty() ? tail : vm + "." + tail));
+  throw std::invalid_argument("metric " + (vm.empty() ? name : vm + "." + name) + ": no fio job named '" + job + "' in " + whose +
+                              "'s job file; its jobs are " + names);
+}
+
 sim::Interval io_metric_of(const IoRunReport& all, const std::string& prefix, const std::string& name, bool interpolated) {
   // The figures of one VM: those under its prefix.
   struct View {
@@ -266,7 +360,10 @@ sim::Interval io_metric_of(const IoRunReport& all, const std::string& prefix, co
 }  // namespace
 
 double io_metric_mva(const IoMvaResult& r, const IoScenario& s, const std::string& name) {
-  std::string vm, rest;
+  std::string vm, rest = name, job, tail;
+  split_vm_metric(name, &vm, &rest);
+  if (!is_vm_metric(rest) && rest.rfind("host.", 0) != 0 && split_job_metric(rest, &job, &tail))
+    throw std::invalid_argument("metric " + name + ": the MVA gives one figure per VM, not per fio job; run the simulation");
   if (split_vm_metric(name, &vm, &rest)) {
     // The MVA solves a [[vm]] file with one running profile (solve_io_mva): its metrics are that one's.
     for (const VmProfile& p : s.profiles)

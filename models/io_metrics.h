@@ -19,8 +19,19 @@ namespace vqsim::models {
 // The standard list, in output order.
 const std::vector<std::string>& io_metric_names();
 
-// True when `name` is a metric this module knows (including any clat percentile).
+// True when `name` is a metric this module knows (including any clat percentile). The grammar:
+//   <read|write|total>.<figure>            the VM's figures (every fio job together)
+//   host.total.<iops|lat_mean_us>          the host's aggregate
+//   <job>.<read|write|total>.<figure>      one job of a job file of several (its section name)
+//   vm.<name>.<...>                        the same of one [[vm]] profile (not host.*)
+// A name is read as a VM's figure first; a job's needs its job name before the direction, so a
+// job named "read" is "read.read.iops". Job names beginning with vm or host are refused by the
+// loader. Whether the scenario has the job is io_metric_scenario_error's to say.
 bool is_io_metric(const std::string& name);
+
+// What is wrong with a metric for this scenario ("" when nothing): a job metric naming a job the
+// scenario (or that VM) does not run, with the jobs it does run.
+std::string io_metric_scenario_error(const IoScenario& s, const std::string& name);
 
 // " (did you mean 'read.clat_p99_us'?)" for what people type ("read.p99", "write.latency",
 // "read.bw"), else the closest name within a small edit distance, else "".

@@ -67,7 +67,13 @@ IoPath::IoPath(sim::Simulator& sim, const IoScenario& s) {
   for (const VmInstance& inst : vms) {
     // The first VM keeps the names (and so the random streams) of a single-VM scenario.
     const std::string& vm = inst.prefix;
-    const IoScenario& p = profile_scenario(s, inst);
+    const IoScenario* view = &profile_scenario(s, inst);
+    if (view->multi_job()) {
+      IoScenario& v = views_.emplace_back(*view);
+      v.workload.numjobs = view->fio_threads();
+      view = &v;
+    }
+    const IoScenario& p = *view;
     const bool bare = p.bare_metal();
     const DriverCosts driver = driver_costs(p);
     auto& fio = add<FioWorkload>(sim, vm, p, io_, static_cast<std::uint32_t>(inst.index));
@@ -193,6 +199,8 @@ std::vector<StageInfo> IoPath::stations() const {
 }
 
 sim::Metrics run_io_replication(const IoScenario& s, std::uint64_t replication, sim::RunResult* run) {
+  // Stonewall groups are runs of their own (simulate_io runs each): one replication is the first's.
+  if (scenario_phases(s) > 1) return run_io_replication(phase_scenario(s, 0), replication, run);
   sim::Simulator sim(s.run.seed, replication);
   IoPath path(sim, s);
   const sim::RunResult rr = sim.run(io_run_limits(s));
@@ -217,6 +225,11 @@ sim::Metrics run_io_replication(const IoScenario& s, std::uint64_t replication, 
   return m;
 }
 
+namespace {
+// The jobs a VM runs at once (those of the scenario's stonewall group): each measures workload.ios.
+std::uint64_t jobs_of(const IoScenario& s) { return std::max<std::uint64_t>(1, s.jobs.size()); }
+}  // namespace
+
 sim::RunLimits io_run_limits(const IoScenario& s) {
   sim::RunLimits limits;
   limits.hash_events = s.run.hash_events;
@@ -225,7 +238,8 @@ sim::RunLimits io_run_limits(const IoScenario& s) {
     if (s.workload.runtime_ns > 0)
       limits.measure_ns = s.workload.runtime_ns;
     else
-      limits.measure_completions = s.workload.ios * static_cast<std::uint64_t>(std::max(1, s.vms));  // ios per VM
+      limits.measure_completions =
+          s.workload.ios * static_cast<std::uint64_t>(std::max(1, s.vms)) * jobs_of(s);  // ios per VM and job
     return limits;
   }
   // All VMs run in one window: the longest ramp, then the longest runtime, or (no VM with a
@@ -235,13 +249,14 @@ sim::RunLimits io_run_limits(const IoScenario& s) {
     if (p.count == 0) continue;
     limits.warmup_ns = std::max(limits.warmup_ns, p.scenario.workload.ramp_time_ns);
     limits.measure_ns = std::max(limits.measure_ns, p.scenario.workload.runtime_ns);
-    completions += p.scenario.workload.ios * static_cast<std::uint64_t>(p.count);
+    completions += p.scenario.workload.ios * static_cast<std::uint64_t>(p.count) * jobs_of(p.scenario);
   }
   if (limits.measure_ns == 0) limits.measure_completions = completions;
   return limits;
 }
 
 std::vector<StageInfo> io_stages(const IoScenario& s) {
+  if (scenario_phases(s) > 1) return io_stages(phase_scenario(s, 0));
   sim::Simulator sim(s.run.seed, 0);
   const IoPath path(sim, s);
   return path.stations();

@@ -5,6 +5,7 @@
 // makes are kept, so the stage graph (topology.h) is drawn from them.
 #pragma once
 
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -40,18 +41,23 @@ class IoPath {
   void link(Stage& from, sim::Port& port, Stage& to, int in_port);
 
   IoTable io_;
+  // A VM of several fio jobs as the stages after fio see it: workload.numjobs is every job's
+  // threads together (the guest's fio threads), the rest the first job's. Kept: stages hold it.
+  std::deque<IoScenario> views_;
   std::vector<const Stage*> stages_;
   std::vector<Link> links_;
   std::vector<std::pair<const Stage*, const sim::ProcessorSharingStation*>> cpus_after_;  // listed after that stage
 };
 
-// One replication of a scenario: builds, runs and reports. Metrics hold the workload's figures
+// One replication of a scenario: builds, runs and reports (a scenario of several stonewall
+// groups: its first group; simulate_io runs every group). Metrics hold the workload's figures
 // ("read.iops", "read.clat.mean_ns", "read.clat.p99.000000_ns", …), every station's figures
 // ("<station>.utilization", …) and "little.worst_rel_error".
 sim::Metrics run_io_replication(const IoScenario& s, std::uint64_t replication, sim::RunResult* run = nullptr);
 
-// How long a replication runs: the ramp, then the measured time or I/Os (workload.ios per VM).
-// With [[vm]] tables, the longest ramp and runtime of any VM, or every VM's ios together.
+// How long a replication runs: the ramp, then the measured time or I/Os (workload.ios per VM,
+// and per job of a multi-job file). With [[vm]] tables, the longest ramp and runtime of any VM,
+// or every VM's ios together.
 sim::RunLimits io_run_limits(const IoScenario& s);
 
 // The stations of a scenario without running it (for reports and the graph).

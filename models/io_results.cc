@@ -13,7 +13,9 @@ sim::Interval IoRunReport::get(const std::string& name) const {
 
 bool IoRunReport::has(const std::string& name) const { return sim::find(summary, name) != nullptr; }
 
-IoRunReport simulate_io(const IoScenario& s, int threads) {
+namespace {
+
+IoRunReport simulate_phase(const IoScenario& s, int threads) {
   const auto n = static_cast<std::size_t>(s.run.replications);
   std::vector<double> worst(n, 0.0), excess_worst(n, 0.0);
   std::vector<std::string> where(n);
@@ -91,6 +93,51 @@ IoRunReport simulate_io(const IoScenario& s, int threads) {
     }
     rep.stages.push_back(row);
   }
+  return rep;
+}
+
+}  // namespace
+
+IoRunReport simulate_io(const IoScenario& s, int threads) {
+  const int phases = scenario_phases(s);
+  if (phases <= 1) return simulate_phase(s, threads);
+  // Stonewall groups: fio starts a group once the previous one has finished, on a path its
+  // I/Os have left (nothing the model keeps carries over: no device state, the page cache is a
+  // hit ratio), so each group is simulated as its own run, one after the other, with the same
+  // seed. The report is the first group's (its stage table, its VMs' figures), with every other
+  // group's jobs' figures added; `phases` keeps each group's own report.
+  IoRunReport rep;
+  for (int k = 0; k < phases; ++k) {
+    const IoScenario ps = phase_scenario(s, k);
+    IoRunReport part = simulate_phase(ps, threads);
+    if (k == 0) {
+      rep = part;
+    } else {
+      // The job figures of this group: names under "<vm prefix>fio:<job>." of its jobs.
+      std::vector<std::string> prefixes;
+      for (const VmInstance& inst : vm_instances(ps))
+        for (const FioJob& j : profile_scenario(ps, inst).jobs) prefixes.push_back(inst.prefix + job_metric_prefix(j.name));
+      const auto mine = [&](const std::string& name) {
+        return std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return name.rfind(p, 0) == 0; });
+      };
+      for (std::size_t r = 0; r < rep.replications.size() && r < part.replications.size(); ++r)
+        for (const auto& [name, value] : part.replications[r].values)
+          if (mine(name)) rep.replications[r].add(name, value);
+      rep.events_per_replication += part.events_per_replication;
+      rep.event_hash = sim::combine_event_hashes(rep.event_hash, part.event_hash);
+      if (part.little_excess > rep.little_excess) rep.little_excess = part.little_excess;
+      if (part.little_worst > rep.little_worst) {
+        rep.little_worst = part.little_worst;
+        rep.little_where = part.little_where;
+        rep.little_replication = part.little_replication;
+      }
+      rep.little_ok = rep.little_ok && part.little_ok;
+    }
+    part.phases.clear();
+    rep.phases.push_back(std::move(part));
+  }
+  rep.phases.front().phases.clear();
+  rep.summary = sim::summarize(rep.replications);
   return rep;
 }
 

@@ -37,11 +37,15 @@ struct IoRunReport {
   bool little_ok = true;
   double events_per_replication = 0;
   std::uint64_t event_hash = 0;  // the replications' event-stream hashes, combined in order
+  // A job file of several stonewall groups: each group's own report, in order (the fields above
+  // are the first group's, with every group's job figures added to `summary`); empty otherwise.
+  std::vector<IoRunReport> phases;
   // The interval of a figure (zero interval when absent).
   sim::Interval get(const std::string& name) const;
   bool has(const std::string& name) const;
 };
 
+// Runs every stonewall group of the scenario's job files (scenario_phases) one after the other.
 IoRunReport simulate_io(const IoScenario& s, int threads);
 
 }  // namespace vqsim::models

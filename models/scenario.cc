@@ -348,35 +348,22 @@ struct Loader {
   }
 };
 
-// Fills workload keys from a fio job file (only the keys the scenario did not set).
-void apply_fio_job(IoScenario& s, const std::string& job_path, const std::map<std::string, Entry>& explicit_keys,
-                   const Entry& where_entry) {
-  fio::JobFile jf;
-  try {
-    jf = fio::parse_job_file(job_path);
-  } catch (const std::exception& ex) {
-    fail(where_entry, "workload.fio_job", ex.what());
-  }
-  if (jf.jobs.empty()) fail(where_entry, "workload.fio_job", "the job file defines no job");
-  if (jf.jobs.size() > 1)
-    s.notes.push_back("fio job file " + job_path + " has " + std::to_string(jf.jobs.size()) + " jobs; the first is modelled");
-  const fio::JobSpec& j = jf.jobs.front();
-  // The job file stands where it is named: keys of that file (and of files and --set that
-  // override it) win over it; keys inherited from its bases do not.
-  auto unset = [&](const char* key) {
-    const auto it = explicit_keys.find(key);
-    return it == explicit_keys.end() || it->second.level > where_entry.level;
-  };
+// Fills the workload keys of one fio job (only the keys the scenario did not set); its notes go
+// to s.notes, each after `note_prefix` ("" for the one job of a file, "job 'b': " for several).
+void apply_fio_job_spec(IoScenario& s, const fio::JobSpec& j, const std::string& job_path,
+                        const std::function<bool(const char*)>& unset, const Entry& where_entry, const std::string& note_prefix) {
+  const auto note = [&](const std::string& text) { s.notes.push_back(note_prefix + text); };
   auto& w = s.workload;
   const auto rd = static_cast<std::size_t>(fio::Direction::read), wr = static_cast<std::size_t>(fio::Direction::write);
   std::string rw(fio::to_string(j.rw));
   if (rw == "readwrite") rw = "rw";
-  if (rw.find("trim") != std::string::npos) fail(where_entry, "workload.fio_job", "rw=" + rw + " (trim) is not modelled");
+  if (rw.find("trim") != std::string::npos)
+    fail(where_entry, "workload.fio_job", note_prefix + "rw=" + rw + " (trim) is not modelled");
   if (unset("workload.rwmixread")) w.rwmixread = static_cast<int>(j.rwmixread);
   if (unset("workload.rw")) set_rw(s, rw);
   if (unset("workload.bs")) w.bs_read_bytes = j.bs_bytes[rd];
   if (unset("workload.bs") && unset("workload.bs_write")) w.bs_write_bytes = j.bs_bytes[wr];
-  if (!j.bssplit[rd].empty() || !j.bssplit[wr].empty()) s.notes.push_back("fio bssplit is modelled as its mean block size");
+  if (!j.bssplit[rd].empty() || !j.bssplit[wr].empty()) note("fio bssplit is modelled as its mean block size");
   auto mean_split = [](const std::vector<fio::BlockSplit>& split, std::uint64_t fallback) {
     if (split.empty()) return fallback;
     double sum = 0, weight = 0;
@@ -394,7 +381,8 @@ void apply_fio_job(IoScenario& s, const std::string& job_path, const std::map<st
     const bool from_job = d == rd ? unset("workload.bs") : unset("workload.bs") && unset("workload.bs_write");
     if (j.direct && used && from_job && j.bssplit[d].empty() && j.bs_bytes[d] % 512 != 0)
       fail(where_entry, "workload.fio_job",
-           job_path + ": bs is " + std::to_string(j.bs_bytes[d]) + " bytes for " + (d == rd ? "reads" : "writes") +
+           job_path + ": " + note_prefix + "bs is " + std::to_string(j.bs_bytes[d]) + " bytes for " +
+               (d == rd ? "reads" : "writes") +
                ", not a multiple of 512, and fio with direct=1 fails on it (io_u error: Invalid argument); fio reads KiB as 1000 "
                "under its default kb_base=1024: write bs=4k for 4096 bytes");
   }
@@ -408,7 +396,7 @@ void apply_fio_job(IoScenario& s, const std::string& job_path, const std::map<st
     w.ioengine = (j.ioengine == "libaio") ? FioEngine::libaio : j.ioengine == "io_uring" ? FioEngine::io_uring : FioEngine::psync;
     const auto& modelled = fio::modelled_ioengines();
     if (std::find(modelled.begin(), modelled.end(), j.ioengine) == modelled.end())
-      s.notes.push_back("fio ioengine " + j.ioengine + " is modelled as psync (one I/O at a time)");
+      note("fio ioengine " + j.ioengine + " is modelled as psync (one I/O at a time)");
   }
   if (unset("workload.thinktime") && j.thinktime_ns > 0) w.thinktime_ns = static_cast<double>(j.thinktime_ns);
   if (unset("workload.rate_iops") && (j.rate_iops[rd] || j.rate_iops[wr])) {
@@ -420,12 +408,102 @@ void apply_fio_job(IoScenario& s, const std::string& job_path, const std::map<st
       rate = std::min(rate, static_cast<double>(*j.rate_iops[wr]) / (1 - w.read_fraction));
     if (rate < 1e18) {
       w.rate_iops = rate;
-      if (j.rate_process != "poisson")
-        s.notes.push_back("fio rate_process=" + j.rate_process + " is modelled as poisson arrivals");
+      if (j.rate_process != "poisson") note("fio rate_process=" + j.rate_process + " is modelled as poisson arrivals");
     }
   }
   if (unset("workload.runtime") && j.runtime_ns && *j.runtime_ns > 0) w.runtime_ns = *j.runtime_ns;
   if (unset("workload.ramp_time") && j.ramp_time_ns > 0) w.ramp_time_ns = j.ramp_time_ns;
+}
+
+// fio options about how a file's jobs run with each other that vqsim does not model: with
+// several jobs they decide who runs beside whom, so the figures would be of another run.
+const std::vector<std::pair<const char*, const char*>>& job_interplay_options() {
+  static const std::vector<std::pair<const char*, const char*>> options = {
+      {"wait_for", "starts the job when a named job has finished; write stonewall on it to start it after every earlier job"},
+      {"startdelay", "delays the job's start, so that it runs beside the others only part of the time"},
+      {"exitall", "ends every job when the first one finishes"},
+      {"exitall_on_error", "ends every job when one fails"},
+      {"exit_what", "chooses which jobs end when one finishes"},
+      {"flow", "throttles jobs against each other's progress"},
+      {"flow_id", "throttles jobs against each other's progress"},
+      {"flow_watermark", "throttles jobs against each other's progress"},
+      {"flow_sleep", "throttles jobs against each other's progress"},
+  };
+  return options;
+}
+
+// A job name that metrics can name (<job>.read.iops, vm.<name>.<job>.read.iops) without reading
+// as something else: "" when fine, else why not.
+std::string job_name_problem(const std::string& name) {
+  if (name.empty()) return "an empty name";
+  for (const char c : name)
+    if (std::isspace(static_cast<unsigned char>(c)) || c == '=' || c == '<' || c == '>' || c == '!' || c == '"' || c == '\'')
+      return "a space, quote or one of = < > ! in its name, which metric names (plan's 'metric <= bound') cannot hold";
+  const std::string first = name.substr(0, name.find('.'));
+  if (first == "vm" || first == "host") return "a name beginning with \"" + first + "\", which metrics read as " + first + ".*";
+  return "";
+}
+
+// Fills workload keys from a fio job file (only the keys the scenario did not set). A file of
+// several jobs fills s.jobs, one workload per job, and s.workload with the first job's.
+void apply_fio_job(IoScenario& s, const std::string& job_path, const std::map<std::string, Entry>& explicit_keys,
+                   const Entry& where_entry) {
+  fio::JobFile jf;
+  try {
+    jf = fio::parse_job_file(job_path);
+  } catch (const std::exception& ex) {
+    fail(where_entry, "workload.fio_job", ex.what());
+  }
+  if (jf.jobs.empty()) fail(where_entry, "workload.fio_job", "the job file defines no job");
+  // The job file stands where it is named: keys of that file (and of files and --set that
+  // override it) win over it; keys inherited from its bases do not.
+  const std::function<bool(const char*)> unset = [&](const char* key) {
+    const auto it = explicit_keys.find(key);
+    return it == explicit_keys.end() || it->second.level > where_entry.level;
+  };
+  if (jf.jobs.size() == 1) {
+    apply_fio_job_spec(s, jf.jobs.front(), job_path, unset, where_entry, "");
+  } else {
+    // Several jobs run in one guest: each is modelled with its own figures, so each needs a name
+    // of its own, and what vqsim does not model about how jobs run together is refused.
+    std::map<std::string, const fio::JobSpec*> by_name;
+    int phase = 0;
+    for (std::size_t k = 0; k < jf.jobs.size(); ++k) {
+      const fio::JobSpec& j = jf.jobs[k];
+      const auto [at, fresh] = by_name.emplace(j.name, &j);
+      if (!fresh)
+        fail(where_entry, "workload.fio_job",
+             j.section.str() + ": a second job named '" + j.name + "' (the first is at " + at->second->section.str() +
+                 "): fio runs both, but vqsim reports each job's figures under its name; rename one, e.g. [" + j.name + "-2]");
+      if (const std::string why = job_name_problem(j.name); !why.empty())
+        fail(where_entry, "workload.fio_job",
+             j.section.str() + ": job '" + j.name + "' has " + why + "; rename the section (letters, digits, - and _)");
+      for (const auto& [option, effect] : job_interplay_options()) {
+        const auto it = j.raw.find(option);
+        if (it == j.raw.end() || it->second == "0") continue;
+        const auto o = j.origin.find(option);
+        fail(where_entry, "workload.fio_job",
+             (o != j.origin.end() ? o->second.str() : j.section.str()) + ": job '" + j.name + "': option '" + option +
+                 "' is not modelled and with several jobs it changes the answer (it " + effect +
+                 "); vqsim starts a stonewall group's jobs together and runs them for the same time: remove it, or use "
+                 "stonewall to run jobs one group after another");
+      }
+      // fio's backend.c: a stonewall job waits for every job started before it (none for the first).
+      if (k > 0 && j.stonewall) ++phase;
+      IoScenario one = s;
+      one.notes.clear();
+      apply_fio_job_spec(one, j, job_path, unset, where_entry, "job '" + j.name + "': ");
+      set_rw(one, one.workload.rw);
+      for (auto& n : one.notes) s.notes.push_back(std::move(n));
+      s.jobs.push_back(FioJob{j.name, j.section.str(), phase, j.group, one.workload});
+    }
+    s.workload = s.jobs.front().workload;
+    std::string names;
+    for (const auto& j : s.jobs) names += (names.empty() ? "" : ", ") + j.name;
+    s.notes.push_back("fio job file " + job_path + ": " + std::to_string(s.jobs.size()) + " jobs (" + names +
+                      "), modelled job by job in one guest" +
+                      (phase > 0 ? ", in " + std::to_string(phase + 1) + " stonewall groups simulated one after the other" : ""));
+  }
   for (const auto& u : jf.unsupported) s.notes.push_back(u);
   for (const auto& w : jf.warnings) s.notes.push_back(w);
 }
@@ -1404,6 +1482,24 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
     if (!used[b])
       s.warnings.push_back(where(backends[b].entry, "backend." + backends[b].name) +
                            ": no running VM's disk names this device: it is left out");
+  // Stonewall groups run in step across the VMs (phase_scenario): a VM whose job file has fewer
+  // groups than another's is idle in the later ones, as its fio has finished by then.
+  int most_phases = 1;
+  std::string most_name;
+  for (const auto& p : profiles)
+    if (p.count > 0 && scenario_phases(p.scenario) > most_phases) {
+      most_phases = scenario_phases(p.scenario);
+      most_name = p.name;
+    }
+  for (const auto& p : profiles)
+    if (p.count > 0 && scenario_phases(p.scenario) < most_phases) {
+      const int mine = scenario_phases(p.scenario);
+      s.warnings.push_back(path + ": vm." + p.name + ": its fio runs " + std::to_string(mine) + " stonewall group" +
+                           (mine == 1 ? "" : "s") + " and vm." + most_name + "'s " + std::to_string(most_phases) +
+                           ": the groups run in step (group i of every VM together, each after the one before), so vm." + p.name +
+                           " is idle from group " + std::to_string(mine + 1) +
+                           " on; give its job file as many groups to keep it running");
+    }
   for (const auto& p : profiles) {
     for (const auto& n : p.scenario.notes) s.notes.push_back("vm." + p.name + ": " + n);
     for (const auto& w : p.scenario.warnings)
@@ -1566,7 +1662,6 @@ IoScenario derive_io_scenario(const std::string& path, const Loader& loader) {
     ignored("backend.latency_us", "backend.kind", "has no effect " + kind_text + " (the null device's latency)");
   if (kind != BackendKind::md_raid1) ignored("backend.leg", "backend.kind", "has no effect " + kind_text + " (md-raid1 only)");
   apply_cpu_scales(s);
-
   // Impossible combinations, named like QEMU or fio would name them. Each is checked only when
   // the keys it reads were accepted, so that one mistake is reported once.
   auto reject = [&](const char* key, const std::string& message, std::initializer_list<const char*> reads = {}) {
@@ -1627,11 +1722,79 @@ IoScenario derive_io_scenario(const std::string& path, const Loader& loader) {
                  ": write iothreads = 0, or a qemu_version of 2.4 or later",
              {"host.qemu_version", "guest.driver"});
   }
+  // The jobs of a multi-job file: the run length is the scenario's, the batch is capped at each
+  // job's depth as fio caps it, and the jobs of one stonewall group run for one measured time.
+  for (FioJob& j : s.jobs) {
+    j.workload.ios = s.workload.ios;
+    j.workload.iodepth_batch_submit = std::min(j.workload.iodepth_batch_submit, j.workload.effective_depth());
+  }
+  for (std::size_t a = 0; a < s.jobs.size() && !bad.count("workload.fio_job"); ++a)
+    for (std::size_t b = a + 1; b < s.jobs.size(); ++b) {
+      const FioJob &x = s.jobs[a], &y = s.jobs[b];
+      if (x.phase != y.phase || x.workload.runtime_ns == y.workload.runtime_ns) continue;
+      const auto secs = [](const FioJob& j) {
+        const auto seconds_text = [](sim::time_ns ns) {
+          std::ostringstream os;
+          os << static_cast<double>(ns) / 1e9 << "s";
+          return os.str();
+        };
+        return j.workload.runtime_ns > 0 ? "runtime=" + seconds_text(j.workload.runtime_ns) : std::string("no runtime");
+      };
+      reject("workload.fio_job",
+             y.where + ": job '" + y.name + "' (" + secs(y) + ") and job '" + x.name + "' at " + x.where + " (" + secs(x) +
+                 ") run in one stonewall group for different times; vqsim runs a group's jobs beside each other for one "
+                 "measured time, so the shorter job's neighbour would be there when it is not: give them one runtime, "
+                 "put stonewall on the second to run it after the first, or set workload.runtime for all");
+      a = s.jobs.size();
+      break;
+    }
   errors.throw_if_any();
   return s;
 }
 
 }  // namespace
+
+int IoScenario::fio_threads() const {
+  if (jobs.empty()) return workload.numjobs;
+  int n = 0;
+  for (const FioJob& j : jobs) n += j.workload.numjobs;
+  return n;
+}
+
+int scenario_phases(const IoScenario& s) {
+  int phases = 1;
+  for (const FioJob& j : s.jobs) phases = std::max(phases, j.phase + 1);
+  for (const VmProfile& p : s.profiles)
+    for (const FioJob& j : p.scenario.jobs) phases = std::max(phases, j.phase + 1);
+  return phases;
+}
+
+IoScenario phase_scenario(const IoScenario& s, int k) {
+  if (scenario_phases(s) <= 1) return s;
+  // One VM's jobs of phase k; false when it has none (a single job runs in phase 0 only).
+  const auto keep = [k](IoScenario& v) {
+    if (v.jobs.empty()) return k == 0;
+    std::vector<FioJob> mine;
+    for (const FioJob& j : v.jobs)
+      if (j.phase == k) mine.push_back(j);
+    if (mine.empty()) return false;
+    v.workload = mine.front().workload;
+    // fio ramps each job by itself; the simulation has one warm-up, the longest of them.
+    for (FioJob& j : mine) {
+      v.workload.ramp_time_ns = std::max(v.workload.ramp_time_ns, j.workload.ramp_time_ns);
+      j.phase = 0;  // the run of one group is a scenario of one phase
+    }
+    v.jobs = std::move(mine);
+    return true;
+  };
+  IoScenario out = s;
+  keep(out);
+  for (VmProfile& p : out.profiles)
+    if (!keep(p.scenario)) p.count = 0;
+  return out;
+}
+
+std::string job_metric_prefix(const std::string& job) { return "fio:" + job + "."; }
 
 std::string declared_key(const std::string& key) {
   const auto dots = std::count(key.begin(), key.end(), '.');

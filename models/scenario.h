@@ -179,6 +179,16 @@ struct CalibrationUncertainty {
 
 struct VmProfile;
 
+// One job (section) of a fio job file with several jobs, as the VM runs it: its numjobs threads
+// share the VM's vCPUs, queues and QEMU process with the other jobs' threads.
+struct FioJob {
+  std::string name;   // the section's name (or name=): its figures are <job>.read.iops, ...
+  std::string where;  // "file:line" of its section
+  int phase = 0;      // stonewall group: phase 0 runs first, each phase after the previous one ended
+  int group = 0;      // fio's reporting group (groupid: stonewall or new_group opens one)
+  WorkloadParams workload;
+};
+
 struct IoScenario {
   std::string path;
   std::string description;
@@ -198,6 +208,11 @@ struct IoScenario {
   std::vector<VmProfile> profiles;
   // The [[backend]] tables' names, in file order (empty: the file's one [backend] table).
   std::vector<std::string> backend_names;
+  // A fio job file with several jobs (workload.fio_job): every job, in file order, each with its
+  // own workload (the scenario's own workload.* keys apply to every job); `workload` above is
+  // then the first job's. Empty for one job, whether from a job file or the workload keys.
+  // The scenario a simulation runs holds the jobs of one phase (phase_scenario).
+  std::vector<FioJob> jobs;
   std::vector<std::string> notes;  // e.g. fio job options that are not modelled
   // Setups the loader accepts the way fio or QEMU would, but that probably say something other
   // than what was meant (psync at iodepth 32, rwmixread on a pure direction): the commands print
@@ -207,6 +222,9 @@ struct IoScenario {
   bool bare_metal() const { return guest.driver == GuestDriver::none; }
   int queues() const { return guest.num_queues > 0 ? guest.num_queues : guest.vcpus; }
   bool multi_vm() const { return !profiles.empty(); }
+  bool multi_job() const { return !jobs.empty(); }
+  // The fio threads the VM runs: every job's numjobs together (workload.numjobs for one job).
+  int fio_threads() const;
 };
 
 // One [[vm]] table: `count` identical VMs of one profile, whose disk names a backend.
@@ -229,6 +247,19 @@ std::vector<VmInstance> vm_instances(const IoScenario& s);
 const IoScenario& profile_scenario(const IoScenario& s, const VmInstance& i);
 // The prefix of the figures of profile p of a [[vm]] file (those of its first VM).
 std::string vm_profile_prefix(const IoScenario& s, std::size_t p);
+
+// Stonewall groups ("phases"): a job file's jobs before its first `stonewall` job are phase 0,
+// and so on; fio starts a phase's jobs once every job of the previous one has finished. The
+// number of phases of a scenario (every VM profile's job file; 1 without stonewall), and the
+// scenario that phase `k` runs: only that phase's jobs (`workload` the first of them, the
+// ramp the longest of theirs); a [[vm]] profile whose job file has fewer phases is switched off
+// in it (its fio has finished). A scenario of one phase is returned as it is; the one returned
+// is of one phase (its jobs' `phase` is 0).
+int scenario_phases(const IoScenario& s);
+IoScenario phase_scenario(const IoScenario& s, int k);
+// The prefix of a job's figures ("fio:<job>."), after its VM's prefix: "fio:reader.read.iops",
+// "db.fio:reader.read.iops". The colon keeps them apart from any VM's prefix (VM names have none).
+std::string job_metric_prefix(const std::string& job);
 
 // The declared key a scenario key stands for: vm.<name>.<section>.<key> is <section>.<key> of
 // one [[vm]], vm.<name>.count is vm.count, backend.<name>.<key> is backend.<key> of one
