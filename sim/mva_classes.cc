@@ -137,7 +137,7 @@ MvaResult mva_exact_multiclass_ld(const std::vector<MvaStation>& stations, const
         if (n[c] == 0 || !served[sub][c]) continue;
         const std::size_t prev = idx - stride[c];
         const double* q = &Q[sub][prev * K];
-        const double* p = &P[sub][prev * probs];
+        const double* p = P[sub].data() + prev * probs;  // .data(): P is empty without multi-server stations
         double cycle = 0;
         for (std::size_t k = 0; k < K; ++k) {
           if (!in[sub][k]) continue;
@@ -157,7 +157,7 @@ MvaResult mva_exact_multiclass_ld(const std::vector<MvaStation>& stations, const
         X[sub][c] = n[c] / cycle;
       }
       double* q = &Q[sub][idx * K];
-      double* p = &P[sub][idx * probs];
+      double* p = P[sub].data() + idx * probs;
       for (std::size_t k = 0; k < K; ++k) {
         double sum = 0;
         for (std::size_t c = 0; c < C; ++c) sum += X[sub][c] * R[k * C + c];
