@@ -103,7 +103,6 @@ int solve_main(const std::vector<std::string>& args) {
   const std::string overload = open_loop_warning(s, offered_iops(s), r.open_loop ? capacity_iops(s) : 0,
                                                  "the most the path serves at this iodepth, by MVA");
   // Past saturation the open-network formulas give unbounded means; JSON has null for them.
-  auto finite_or_null = [](double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr); };
   if (format == "json") {
     nlohmann::ordered_json j;
     j["vqsim_version"] = VQSIM_VERSION;

@@ -24,10 +24,6 @@ std::string fmt(const char* f, ...) {
 
 std::string us(double ns) { return std::isfinite(ns) ? fmt("%.2f", ns / 1e3) : std::string("unbounded"); }
 
-nlohmann::ordered_json finite_or_null(double v) {
-  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
-}
-
 std::string vms_word(int n) { return std::to_string(n) + (n == 1 ? " VM" : " VMs"); }
 
 std::string method_line(const models::IoMvaClassesResult& r) {
@@ -67,6 +63,10 @@ void refuse_several_jobs_for_mva(const models::IoScenario& s, const std::string&
     throw UsageError(what + ": " + s.path +
                      ": the MVA models one fio job per VM, and this scenario's job file has several; use vqsim run (the "
                      "simulation), or one job at a time (--set workload.fio_job=...)");
+}
+
+nlohmann::ordered_json finite_or_null(double v) {
+  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
 }
 
 bool several_profiles(const models::IoScenario& s) {

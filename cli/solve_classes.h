@@ -15,6 +15,9 @@ namespace vqsim::cli {
 // refuses.
 bool several_profiles(const models::IoScenario& s);
 
+// A figure for JSON: null where the MVA has none (an unbounded queue's residence).
+nlohmann::ordered_json finite_or_null(double v);
+
 // The MVA solves one fio job per VM: a job file of several would be solved as its first. Throws
 // UsageError naming `what` (solve, run --compare-mva, sweep --mva) when any running VM has several.
 void refuse_several_jobs_for_mva(const models::IoScenario& s, const std::string& what);
