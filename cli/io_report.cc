@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/common.h"
+#include "models/core_share.h"
 #include "models/fio_workload.h"
 #include "sim/fio_histogram.h"
 
@@ -187,8 +188,15 @@ std::string prediction_text(const predict::Prediction& p) {
   if (p.draws <= 0) return "";
   out << "prediction (95%: the model's own error + parameter uncertainty from " << p.draws << " draws + simulation noise):\n";
   if (!p.source.empty()) out << "  " << p.source << "\n";
-  out << "  this setup: " << p.distance << "; model error from " << p.model_error_source << "\n";
-  if (!p.distance_note.empty()) out << "  (" << p.distance_note << ")\n";
+  if (p.profiles.empty()) {
+    out << "  this setup: " << p.distance << "; model error from " << p.model_error_source << "\n";
+    if (!p.distance_note.empty()) out << "  (" << p.distance_note << ")\n";
+  }
+  // A file of [[vm]] tables: each profile's distance from what its own base measured.
+  for (const auto& d : p.profiles) {
+    out << "  vm." << d.vm << ": " << d.distance << "; model error from " << d.model_error_source << "\n";
+    if (!d.distance_note.empty()) out << "    (" << d.distance_note << ")\n";
+  }
   auto list = [](const std::vector<std::string>& keys) {
     std::string s;
     for (const auto& k : keys) s += (s.empty() ? "" : ", ") + k;
@@ -196,7 +204,9 @@ std::string prediction_text(const predict::Prediction& p) {
   };
   out << "  sampled: " << list(p.sampled) << "\n";
   if (!p.fixed_by_set.empty()) out << "  fixed by --set: " << list(p.fixed_by_set) << "\n";
-  out << "  " << pad_right("metric", 20) << pad_right("value", 11) << pad_right("95% prediction interval", 28)
+  std::size_t width = 20;
+  for (const auto& m : p.metrics) width = std::max(width, m.name.size() + 1);
+  out << "  " << pad_right("metric", width) << pad_right("value", 11) << pad_right("95% prediction interval", 28)
       << "its parts (±, 95%): model error, parameters, simulation\n";
   for (const auto& m : p.metrics) {
     // Each part as the factor it alone would put on the value, e.g. ±48% = x / 1.48 to x * 1.48;
@@ -204,12 +214,32 @@ std::string prediction_text(const predict::Prediction& p) {
     auto part = [](double log_half) { return printf_string("±%.0f%%", 100 * (std::exp(log_half) - 1)); };
     const std::string parts = part(1.96 * m.model_sd_rel) + ", " + predict::parameters_part_text(m) + ", " +
                               part(m.mean > 0 ? m.sim_half_width / m.mean : 0);
-    out << "  " << pad_right(m.name, 20) << pad_right(figure(m.mean), 11)
+    out << "  " << pad_right(m.name, width) << pad_right(figure(m.mean), 11)
         << pad_right("[" + figure(m.lower) + " – " + figure(m.upper) + "]", 28) << parts << "\n";
   }
   if (p.metrics.empty()) out << "  (no metric is positive in every draw)\n";
   return out.str();
 }
+
+namespace {
+nlohmann::ordered_json metric_prediction_json(const predict::MetricPrediction& m) {
+  return {{"mean", m.mean},
+          {"lower", m.lower},
+          {"upper", m.upper},
+          {"median", m.median},
+          {"param_sd_rel", m.param_sd_rel},
+          {"model_sd_rel", m.model_sd_rel},
+          {"sim_half_width", m.sim_half_width},
+          {"param_share", m.param_share},
+          // the interval's parts, each a 95% half-width of ln(value)
+          {"parts_log_half_width",
+           {{"model", 1.96 * m.model_sd_rel},
+            {"parameters", 0.5 * (m.param_upper_log - m.param_lower_log)},
+            {"simulation", m.mean > 0 ? m.sim_half_width / m.mean : 0.0}}},
+          // the parameters' part as its two sides, ln(lower / mean) and ln(upper / mean)
+          {"parameters_log_interval", {m.param_lower_log, m.param_upper_log}}};
+}
+}  // namespace
 
 nlohmann::ordered_json prediction_json(const predict::Prediction& p) {
   nlohmann::ordered_json j;
@@ -220,23 +250,18 @@ nlohmann::ordered_json prediction_json(const predict::Prediction& p) {
   j["distance"] = p.distance;
   if (!p.distance_note.empty()) j["distance_note"] = p.distance_note;
   j["model_error_source"] = p.model_error_source;
+  // A file of [[vm]] tables: the fields above are the first running profile's; each one's here.
+  if (!p.profiles.empty()) {
+    j["profiles"] = nlohmann::ordered_json::array();
+    for (const auto& d : p.profiles) {
+      nlohmann::ordered_json o{{"vm", d.vm}, {"calibrated", d.calibrated}, {"distance", d.distance}};
+      if (!d.distance_note.empty()) o["distance_note"] = d.distance_note;
+      o["model_error_source"] = d.model_error_source;
+      j["profiles"].push_back(o);
+    }
+  }
   j["metrics"] = nlohmann::ordered_json::object();
-  for (const auto& m : p.metrics)
-    j["metrics"][m.name] = {{"mean", m.mean},
-                            {"lower", m.lower},
-                            {"upper", m.upper},
-                            {"median", m.median},
-                            {"param_sd_rel", m.param_sd_rel},
-                            {"model_sd_rel", m.model_sd_rel},
-                            {"sim_half_width", m.sim_half_width},
-                            {"param_share", m.param_share},
-                            // the interval's parts, each a 95% half-width of ln(value)
-                            {"parts_log_half_width",
-                             {{"model", 1.96 * m.model_sd_rel},
-                              {"parameters", 0.5 * (m.param_upper_log - m.param_lower_log)},
-                              {"simulation", m.mean > 0 ? m.sim_half_width / m.mean : 0.0}}},
-                            // the parameters' part as its two sides, ln(lower / mean) and ln(upper / mean)
-                            {"parameters_log_interval", {m.param_lower_log, m.param_upper_log}}};
+  for (const auto& m : p.metrics) j["metrics"][m.name] = metric_prediction_json(m);
   return j;
 }
 
@@ -492,6 +517,25 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
       }
       out << "\n";
     }
+    // Who keeps the shared cores busy: every profile's threads' share of their busy time.
+    const models::HostCoreUse cores = models::host_core_use(s, r);
+    if (cores.present) {
+      out << "  host.cpu (" << cores.cores << " cores, " << printf_string("%.1f%% busy", 100 * cores.utilization.mean) << "):";
+      bool first = true;
+      for (std::size_t p = 0; p < cores.profiles.size(); ++p) {
+        const models::HostCoreShare& c = cores.profiles[p];
+        if (s.profiles[p].count == 0) continue;
+        out << (first ? " " : "; ") << c.vm << printf_string(" %.1f%%", 100 * c.share) << (first ? " of its busy time" : "");
+        std::string parts;
+        for (std::size_t k = 0; k < c.kind.size(); ++k)
+          if (c.kind[k] > 0)
+            parts +=
+                (parts.empty() ? "" : ", ") + models::host_thread_kinds()[k].second + printf_string(" %.1f%%", 100 * c.kind[k]);
+        if (!parts.empty()) out << " (" << parts << ")";
+        first = false;
+      }
+      out << "\n";
+    }
   } else if (s.vms > 1) {
     const auto total = r.get("host.total.iops");
     const auto lat = r.get("host.total.lat.mean_ns");
@@ -623,6 +667,7 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
     // top-level "directions" are the first profile's, as in a single-VM file.
     j["vms"] = nlohmann::ordered_json::array();
     const std::vector<DeviceShare> shares = device_shares(s, r);
+    const models::HostCoreUse cores = models::host_core_use(s, r);
     for (std::size_t p = 0; p < s.profiles.size(); ++p) {
       const models::VmProfile& vm = s.profiles[p];
       nlohmann::ordered_json v;
@@ -636,6 +681,29 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
         if (vm.scenario.multi_job()) v["jobs"] = jobs_json(vm.scenario, models::vm_profile_prefix(s, p));
         // All its VMs' share of the I/Os and bytes of the device its disks are on.
         v["device_share"] = {{"ios", shares[p].ios}, {"bytes", shares[p].bytes}};
+        // With host.cores: all its VMs' threads' share of the cores' busy time, by kind of thread.
+        if (cores.present) {
+          const models::HostCoreShare& c = cores.profiles[p];
+          nlohmann::ordered_json by = nlohmann::ordered_json::object();
+          for (std::size_t k = 0; k < c.kind.size(); ++k) by[models::host_thread_kinds()[k].first] = c.kind[k];
+          v["host_cpu_share"] = {{"busy_share", c.share}, {"cores", c.cores}, {"by_thread", by}};
+        }
+        // A calibrated scenario: this profile's prediction intervals, named as within the VM
+        // (read.iops, <job>.read.iops), and how far they extrapolate.
+        if (prediction != nullptr && prediction->draws > 0) {
+          nlohmann::ordered_json pj;
+          for (const auto& d : prediction->profiles)
+            if (d.vm == vm.name) {
+              pj["distance"] = d.distance;
+              if (!d.distance_note.empty()) pj["distance_note"] = d.distance_note;
+              pj["model_error_source"] = d.model_error_source;
+            }
+          pj["metrics"] = nlohmann::ordered_json::object();
+          const std::string head = "vm." + vm.name + ".";
+          for (const auto& m : prediction->metrics)
+            if (m.vm == vm.name) pj["metrics"][m.name.substr(head.size())] = metric_prediction_json(m);
+          v["prediction"] = pj;
+        }
       }
       j["vms"].push_back(v);
     }
@@ -680,6 +748,10 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
                  {"cores", s.host.cores},
                  {"total_iops", interval(r.get("host.total.iops"))},
                  {"total_lat_mean_ns", interval(r.get("host.total.lat.mean_ns"))}};
+    // host.cpu as a whole: its utilization and the cores every VM's threads kept busy (each
+    // profile's part is its vms[] entry's host_cpu_share).
+    const models::HostCoreUse cores = models::host_core_use(s, r);
+    if (cores.present) j["host"]["cpu"] = {{"utilization", interval(cores.utilization)}, {"busy_cores", cores.busy_cores}};
   } else if (s.vms > 1)
     j["host"] = {{"vms", s.vms},
                  {"total_iops", interval(r.get("host.total.iops"))},

@@ -114,9 +114,8 @@ std::vector<PredictionCheck> prediction_checks(const models::PlanResult& r, cons
     PredictionCheck k;
     k.constraint = c.text();
     k.metric = c.metric;
-    const predict::MetricPrediction* m = nullptr;
-    for (const auto& x : p.metrics)
-      if (x.name == c.metric) m = &x;
+    // A [[vm]] file's constraint on any profile's figure or the host's: that one's interval.
+    const predict::MetricPrediction* m = p.find(c.metric);
     if (!m) {
       k.verdict = "not predicted (vqsim run predicts iops, bw_kib, lat/clat means and clat p50/p99/p99.9)";
       out.push_back(k);

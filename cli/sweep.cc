@@ -18,6 +18,7 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -85,15 +86,28 @@ nlohmann::ordered_json evaluate(const models::SweepSpec& spec, const models::Swe
   row["method"] = mva ? "mva" : "des";
   if (mva) {
     refuse_several_jobs_for_mva(s, "sweep --mva");
-    const models::IoMvaResult r = models::solve_io_mva(s);
+    // Several running [[vm]] profiles: the multi-class MVA (one class per profile); a point where
+    // one runs (a count swept from 0) is that profile's one-class MVA.
+    std::optional<models::IoMvaClassesResult> classes;
+    models::IoMvaResult one;
+    if (several_profiles(s)) {
+      try {
+        classes = models::solve_io_mva_classes(s);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError("sweep --mva: point " + std::to_string(p.index) + ": " + e.what());
+      }
+    } else {
+      one = models::solve_io_mva(s);
+    }
     for (const auto& m : spec.metrics) {
       try {
-        row["metrics"][m] = {{"mean", models::io_metric_mva(r, s, m)}};
+        row["metrics"][m] = {
+            {"mean", classes ? models::io_metric_mva_classes(*classes, s, m) : models::io_metric_mva(one, s, m)}};
       } catch (const std::invalid_argument&) {
         row["metrics"][m] = nullptr;  // a percentile: MVA has means only
       }
     }
-    row["bottleneck"] = r.bottleneck;
+    row["bottleneck"] = classes ? classes->bottleneck : one.bottleneck;
     return row;
   }
   const models::IoRunReport r = models::simulate_io(s, 1);
@@ -107,11 +121,10 @@ nlohmann::ordered_json evaluate(const models::SweepSpec& spec, const models::Swe
   for (const auto& m : spec.metrics) {
     const sim::Interval i = models::io_metric(r, m);
     row["metrics"][m] = {{"mean", i.mean}, {"half_width_95", i.half_width}};
-    for (const auto& pm : prediction.metrics)
-      if (pm.name == m) {
-        row["metrics"][m]["prediction_lower"] = pm.lower;
-        row["metrics"][m]["prediction_upper"] = pm.upper;
-      }
+    if (const predict::MetricPrediction* pm = prediction.find(m)) {
+      row["metrics"][m]["prediction_lower"] = pm->lower;
+      row["metrics"][m]["prediction_upper"] = pm->upper;
+    }
   }
   if (prediction.draws > 0) row["prediction_distance"] = prediction.distance;
   row["bottleneck"] = r.bottleneck;

@@ -26,7 +26,9 @@ sim::time_ns EmulationThread::service_ns(sim::JobId job) {
     const double pages = std::ceil(static_cast<double>(r.bytes) / 4096.0);
     mean = submit_ns_ + per_page_ns_ * std::max(0.0, pages - 1);
   }
-  return static_cast<sim::time_ns>(mean * factor_.sample(rng_) + 0.5);
+  const auto demand = static_cast<sim::time_ns>(mean * factor_.sample(rng_) + 0.5);
+  core_time_.add(demand);
+  return demand;
 }
 
 NotificationBatch::NotificationBatch(sim::Simulator& sim, std::string name, IoTable& io, VirtioBlkBatching mode)
@@ -91,7 +93,10 @@ HostThreads::HostThreads(sim::Simulator& sim, std::string vm, const IoScenario& 
   if (s.host.cores > 0 && cpu != nullptr && s.guest.driver != GuestDriver::vhost_user_blk) cpu_ = cpu;
   for (auto* th : threads_) {
     sim::connect(th->out, *this, kThreadDone);
-    if (cpu_ != nullptr) th->use_cpu(*cpu_);
+    if (cpu_ != nullptr) {
+      th->use_cpu(*cpu_);
+      th->count_host_cores();
+    }
   }
 }
 

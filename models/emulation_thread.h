@@ -12,6 +12,7 @@
 
 #include <vector>
 
+#include "models/core_time.h"
 #include "models/io_request.h"
 #include "models/param.h"
 #include "models/stage.h"
@@ -35,10 +36,22 @@ class EmulationThread final : public sim::FcfsStation {
     return poll_window_ns_ > 0 && static_cast<double>(sim_.now() - idle_since_ns()) <= poll_window_ns_;
   }
 
+  // Count the core time of this thread's work on host.cpu (models/core_time.h).
+  void count_host_cores() noexcept { core_time_.enable(); }
+  void reset_statistics(sim::time_ns now) override {
+    sim::FcfsStation::reset_statistics(now);
+    core_time_.reset(now);
+  }
+  void report(sim::Metrics& m, sim::time_ns now) const override {
+    sim::FcfsStation::report(m, now);
+    core_time_.report(m, name(), now);
+  }
+
  protected:
   sim::time_ns service_ns(sim::JobId job) override;
 
  private:
+  CoreTime core_time_;
   IoTable& io_;
   double submit_ns_, complete_ns_, poll_window_ns_, per_page_ns_;
   bool always_polling_;

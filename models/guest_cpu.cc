@@ -39,7 +39,9 @@ sim::time_ns FioThread::service_ns(sim::JobId job) {
     ns = c_.per_io_complete * ios + c_.per_request_complete;
     if (r.irq_leader) ns += c_.irq_handler;
   }
-  return static_cast<sim::time_ns>(ns * factor_.sample(rng_) + 0.5);
+  const auto demand = static_cast<sim::time_ns>(ns * factor_.sample(rng_) + 0.5);
+  core_time_.add(demand);
+  return demand;
 }
 
 GuestThreads::GuestThreads(sim::Simulator& sim, std::string vm, const IoScenario& s, IoTable& io, const KickPolicy* kick,
@@ -50,6 +52,7 @@ GuestThreads::GuestThreads(sim::Simulator& sim, std::string vm, const IoScenario
     auto& th = sim.make<FioThread>(local("guest.fio_job" + std::to_string(j)), io, costs, kick);
     sim::connect(th.out, *this, kDone);
     if (cpu != nullptr) th.use_cpu(*cpu);
+    if (cpu != nullptr && s.host.cores > 0) th.count_host_cores();  // the host's cores, not the VM's own vCPUs
     threads_.push_back(&th);
   }
 }

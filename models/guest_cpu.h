@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "models/core_time.h"
 #include "models/io_request.h"
 #include "models/param.h"
 #include "models/stage.h"
@@ -44,10 +45,22 @@ class FioThread final : public sim::FcfsStation {
  public:
   FioThread(sim::Simulator& sim, std::string name, IoTable& io, GuestCpuCosts costs, const KickPolicy* kick);
 
+  // Count the core time of this thread's work on host.cpu (models/core_time.h).
+  void count_host_cores() noexcept { core_time_.enable(); }
+  void reset_statistics(sim::time_ns now) override {
+    sim::FcfsStation::reset_statistics(now);
+    core_time_.reset(now);
+  }
+  void report(sim::Metrics& m, sim::time_ns now) const override {
+    sim::FcfsStation::report(m, now);
+    core_time_.report(m, name(), now);
+  }
+
  protected:
   sim::time_ns service_ns(sim::JobId job) override;
 
  private:
+  CoreTime core_time_;
   IoTable& io_;
   GuestCpuCosts c_;
   sim::Distribution factor_;  // unit-mean lognormal: the spread of CPU costs

@@ -94,6 +94,7 @@ bool split_job_metric(const std::string& name, std::string* job, std::string* re
 // A metric without its vm.<name>. and <job>. parts: what kind of figure it is.
 std::string plain_tail(const std::string& name) {
   std::string vm, rest = name, job, tail;
+  if (name.rfind("host.", 0) == 0) return name.substr(5);  // host.total.iops: a throughput
   if (split_vm_metric(name, &vm, &rest) && rest.rfind("host.", 0) == 0) return rest;
   if (!is_vm_metric(rest) && split_job_metric(rest, &job, &tail)) return tail;
   return rest;
@@ -398,6 +399,23 @@ double io_metric_mva(const IoMvaResult& r, const IoScenario& s, const std::strin
   if (m == "slat_mean_us") return r.slat_mean_ns / 1e3;
   if (m == "clat_mean_us") return r.clat_mean_ns / 1e3;
   throw std::invalid_argument("unknown metric '" + name + "'");
+}
+
+double io_metric_mva_classes(const IoMvaClassesResult& r, const IoScenario& s, const std::string& name) {
+  std::string vm, rest = name, job, tail;
+  if (!split_vm_metric(name, &vm, &rest)) {
+    if (name == "host.total.iops") return r.total_iops;
+    if (name == "host.total.lat_mean_us") return r.lat_mean_ns / 1e3;
+    if (r.profiles.empty()) throw std::invalid_argument("metric " + name + ": the MVA has no running VM");
+    vm = r.profiles.front().name;
+  }
+  if (!is_vm_metric(rest) && split_job_metric(rest, &job, &tail))
+    throw std::invalid_argument("metric " + name + ": the MVA gives one figure per VM, not per fio job; run the simulation");
+  for (const IoMvaProfile& p : r.profiles)
+    if (p.name == vm)
+      for (const VmProfile& v : s.profiles)
+        if (v.name == vm) return io_metric_mva(p.figures, v.scenario, rest);
+  throw std::invalid_argument("metric " + name + ": no running VM named '" + vm + "'");
 }
 
 }  // namespace vqsim::models

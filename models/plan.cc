@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "models/config.h"
@@ -232,13 +233,28 @@ class Planner {
 const std::vector<double>& Planner::mva_raw(long long t) {
   if (auto it = mva_raw_.find(t); it != mva_raw_.end()) return it->second;
   const IoScenario s = scenario_at(value_at(t), false);
-  const IoMvaResult r = solve_io_mva(s);
+  // Several running [[vm]] profiles: their multi-class MVA (one class per profile), never one
+  // profile's answer for the others; where it cannot help (a VM of several fio jobs, open and
+  // closed profiles mixed) it throws and the simulation searches alone (run()).
+  int running = 0;
+  for (const VmProfile& p : s.profiles) running += p.count > 0 ? 1 : 0;
+  std::optional<IoMvaClassesResult> classes;
+  IoMvaResult one;
+  if (running > 1) {
+    for (const VmProfile& p : s.profiles)
+      if (p.count > 0 && p.scenario.multi_job())
+        throw std::invalid_argument("vm." + p.name + " runs a job file of several fio jobs, and the MVA models one job per VM");
+    classes = solve_io_mva_classes(s);
+  } else {
+    one = solve_io_mva(s);
+  }
+  const bool saturated = classes ? classes->saturated : one.saturated;
   std::vector<double> values;
   for (const auto& c : req_.constraints) {
     bool guide = false;
     const std::string m = mva_metric(c.metric, &guide);
-    double x = io_metric_mva(r, s, m);
-    if (r.saturated && m.find("lat") != std::string::npos) x = HUGE_VAL;
+    double x = classes ? io_metric_mva_classes(*classes, s, m) : io_metric_mva(one, s, m);
+    if (saturated && m.find("lat") != std::string::npos) x = HUGE_VAL;
     values.push_back(x);
   }
   return mva_raw_[t] = values;

@@ -1410,7 +1410,7 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
   s.warnings.clear();
   // The profiles' parameter uncertainty, as one: each fitted key by the name that edits it in
   // this file (vm.<name>.<key>, backend.<name>.<key>), independent across profiles. The
-  // prediction's figures are the first profile's (read.iops, ...).
+  // prediction covers every profile's figures (calibration/predict/prediction.h).
   s.calibration = CalibrationUncertainty{};
   CalibrationUncertainty& m = s.calibration;
   struct Fitted {
@@ -1506,11 +1506,9 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
       if (std::find(s.warnings.begin(), s.warnings.end(), w) == s.warnings.end()) s.warnings.push_back(w);
   }
   if (s.calibration.present())
-    s.notes.push_back("the prediction intervals are those of the first VM profile's figures (vm." + [&] {
-      for (const auto& p : profiles)
-        if (p.count > 0) return p.name;
-      return std::string();
-    }() + "), with the parameter uncertainty of every calibrated [[vm]] base");
+    s.notes.push_back(
+        "the prediction intervals cover every VM profile's figures (vm.<name>.*) and the host's (host.total.*), with the "
+        "parameter uncertainty of every calibrated [[vm]] base");
   s.backend_names = backend_names;
   s.profiles = std::move(profiles);
   return s;

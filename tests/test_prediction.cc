@@ -414,3 +414,26 @@ TEST_CASE("prediction: none without a calibration table or with zero draws") {
   const models::IoScenario plain = models::load_io_scenario(VQSIM_SOURCE_DIR "/scenarios/default.toml");
   CHECK(predict::parameter_draws(plain).empty());
 }
+
+TEST_CASE("prediction, [[vm]] profiles: an edit changes a profile's configuration when it moves that profile's MVA figures") {
+  // Two profiles, each on a device of its own, no host.cores: what one does cannot reach the
+  // other through the MVA; on one device (or with host.cores) it does.
+  const std::string apart = VQSIM_SOURCE_DIR "/scenarios/consolidation/two-backends.toml";
+  const models::ScenarioSource file(apart);
+  // With the 8 shared cores, the log VM's load reaches the web VMs; the edits that do are named
+  // together (as configuration_changed_by names them).
+  CHECK(predict::configuration_changed_for_profile(file, {"vm.log.workload.iodepth=1", "host.cores=2"}, {}, "web") ==
+        "vm.log.workload.iodepth=1, host.cores=2");
+  // The web VMs' own count is a change of its configuration (more of it on its device) ...
+  CHECK(predict::configuration_changed_for_profile(file, {"vm.web.count=3"}, {}, "web") == "vm.web.count=3");
+  // ... its own workload and the run's length are what its signature sees, and an edit of the
+  // Ceph pool the log VM writes to leaves the web VMs' NVMe alone once the cores are not shared.
+  CHECK(
+      predict::configuration_changed_for_profile(file, {"vm.web.workload.iodepth=4", "workload.ios=100", "run.seed=2"}, {}, "web")
+          .empty());
+  models::ScenarioSource no_cores = file;
+  no_cores.set("host.cores=0");
+  CHECK(predict::configuration_changed_for_profile(no_cores, {"backend.ceph.osd_write_us=900"}, {}, "web").empty());
+  CHECK(predict::configuration_changed_for_profile(no_cores, {"backend.ceph.osd_write_us=900"}, {}, "log") ==
+        "backend.ceph.osd_write_us=900");
+}

@@ -192,6 +192,71 @@ std::string configuration_changed_by(const models::ScenarioSource& file, const s
   return joined;
 }
 
+std::string configuration_changed_for_profile(const models::ScenarioSource& file, const std::vector<std::string>& overrides,
+                                              const std::vector<std::string>& fitted_keys, const std::string& vm) {
+  // As configuration_changed_by, for the profile `vm`: what its own signature sees stays on both
+  // sides (its workload and signature keys, as vm.<vm>.<key> or for every VM, its device's
+  // signature keys as backend.<its device>.<key>), and each other edit is tested by what it does
+  // to this profile's MVA figures, beside the others.
+  const auto& in_signature = models::setup_signature_keys();
+  const auto signature_key = [&](const std::string& k) {
+    return std::find(in_signature.begin(), in_signature.end(), k) != in_signature.end();
+  };
+  models::ScenarioSource without = file;
+  std::string device;
+  try {
+    for (const auto& p : file.scenario().profiles)
+      if (p.name == vm) device = p.backend;
+  } catch (const std::exception&) {
+  }
+  const std::string mine = "vm." + vm + ".", its_device = "backend." + device + ".";
+  std::vector<std::string> others;
+  for (const std::string& o : overrides) {
+    const std::string key = o.substr(0, o.find('='));
+    bool seen = key.rfind("workload.", 0) == 0 || key.rfind("run.", 0) == 0 || signature_key(key) ||
+                std::find(fitted_keys.begin(), fitted_keys.end(), key) != fitted_keys.end();
+    if (!seen && key.rfind(mine, 0) == 0) {
+      const std::string rest = key.substr(mine.size());
+      seen = rest.rfind("workload.", 0) == 0 || signature_key(rest);
+    }
+    if (!seen && !device.empty() && key.rfind(its_device, 0) == 0)
+      seen = signature_key("backend." + key.substr(its_device.size()));
+    if (seen)
+      without.set(o);
+    else
+      others.push_back(o);
+  }
+  if (others.empty()) return "";
+  models::ScenarioSource with = without;
+  for (const std::string& o : others) with.set(o);
+  std::string joined;
+  for (const std::string& o : others) joined += (joined.empty() ? "" : ", ") + o;
+  // This profile's one-VM figures: by the multi-class MVA where several profiles run.
+  const auto figures = [&](const models::IoScenario& sc) -> std::vector<double> {
+    int running = 0;
+    for (const auto& p : sc.profiles) running += p.count > 0 ? 1 : 0;
+    if (running > 1) {
+      const models::IoMvaClassesResult r = models::solve_io_mva_classes(sc);
+      for (const auto& p : r.profiles)
+        if (p.name == vm) return {p.figures.iops, p.figures.lat_mean_ns, p.figures.slat_mean_ns};
+    } else {
+      for (const auto& p : sc.profiles)
+        if (p.name == vm && p.count > 0) {
+          const models::IoMvaResult r = models::solve_io_mva(sc);
+          return {r.iops, r.lat_mean_ns, r.slat_mean_ns};
+        }
+    }
+    return {};  // not running
+  };
+  try {
+    const std::vector<double> a = figures(without.scenario()), b = figures(with.scenario());
+    if (!a.empty() && a == b) return "";
+  } catch (const std::exception&) {
+    // As above: what the MVA cannot tell apart is taken as a change.
+  }
+  return joined;
+}
+
 std::vector<std::vector<double>> correlation_factor(const std::vector<std::vector<double>>& corr) {
   const auto n = static_cast<Eigen::Index>(corr.size());
   Eigen::MatrixXd c(n, n);
@@ -268,6 +333,66 @@ std::vector<std::string> prediction_metric_names(const models::IoRunReport& r) {
   return names;
 }
 
+namespace {
+
+// The figures of one VM or job whose metric names begin with `head` ("", "vm.db.", "reader.",
+// "vm.db.reader."): per active direction, then total.iops when both are.
+void add_figures(std::vector<std::string>& names, const models::IoRunReport& r, const std::string& head) {
+  const auto positive = [&](const std::string& n) {
+    try {
+      return models::io_metric(r, n).mean > 0;
+    } catch (const std::invalid_argument&) {
+      return false;
+    }
+  };
+  const bool read = positive(head + "read.iops"), write = positive(head + "write.iops");
+  for (const char* d : {"read", "write"}) {
+    if (std::string(d) == "read" ? !read : !write) continue;
+    for (const char* m : {"iops", "bw_kib", "lat_mean_us", "clat_mean_us", "clat_p50_us", "clat_p99_us", "clat_p99.9_us"})
+      names.push_back(head + d + "." + m);
+  }
+  if (read && write) names.push_back(head + "total.iops");
+}
+
+// The [[vm]] profile a prediction metric belongs to ("" for the host's and a single VM's).
+std::string vm_of(const std::string& metric) {
+  if (metric.rfind("vm.", 0) != 0) return "";
+  return metric.substr(3, metric.find('.', 3) - 3);
+}
+
+const char* const kPriorSource =
+    "the documented prior (docs/calibration.md): this calibration carries no model-error terms of its own";
+
+}  // namespace
+
+std::vector<std::string> prediction_metric_names(const models::IoScenario& s, const models::IoRunReport& r) {
+  std::vector<std::string> names;
+  const auto jobs = [&](const models::IoScenario& v, const std::string& head) {
+    for (const auto& j : v.jobs) add_figures(names, r, head + j.name + ".");
+  };
+  if (!s.multi_vm()) {
+    add_figures(names, r, "");
+    jobs(s, "");
+  } else {
+    for (const auto& p : s.profiles) {
+      if (p.count == 0) continue;
+      add_figures(names, r, "vm." + p.name + ".");
+      jobs(p.scenario, "vm." + p.name + ".");
+    }
+  }
+  if (s.multi_vm() || s.vms > 1)
+    for (const char* h : {"host.total.iops", "host.total.lat_mean_us"})
+      if (r.get("host.total.iops").mean > 0) names.emplace_back(h);
+  return names;
+}
+
+const MetricPrediction* Prediction::find(const std::string& metric) const {
+  for (const auto& m : metrics)
+    if (m.name == metric) return &m;
+  if (first_vm.empty() || metric.rfind("vm.", 0) == 0 || metric.rfind("host.", 0) == 0) return nullptr;
+  return find("vm." + first_vm + "." + metric);
+}
+
 Prediction predict(const std::string& scenario_path, const std::vector<std::string>& overrides, const models::IoScenario& nominal,
                    const models::IoRunReport& nominal_report, int threads, const Progress& progress) {
   Prediction p;
@@ -290,11 +415,75 @@ Prediction predict(const std::string& scenario_path, const std::vector<std::stri
                         "term for another configuration";
     }
   }
-  p.model_error_source =
-      c.model_error_source.empty() && c.model_error_log_sd.empty()
-          ? "the documented prior (docs/calibration.md): this calibration carries no model-error terms of its own"
-          : c.model_error_source;
-  const std::vector<std::string> names = prediction_metric_names(nominal_report);
+  p.model_error_source = c.model_error_source.empty() && c.model_error_log_sd.empty() ? kPriorSource : c.model_error_source;
+  // A file of [[vm]] tables: each running profile's own distance from what its base measured, and
+  // its own model-error terms (the top-level fields are the first's).
+  std::vector<const models::CalibrationUncertainty*> profile_calibration;
+  static const models::CalibrationUncertainty kNoCalibration;
+  if (nominal.multi_vm()) {
+    for (const auto& vp : nominal.profiles) {
+      if (vp.count == 0) continue;
+      const models::CalibrationUncertainty& pc = vp.scenario.calibration;
+      ProfileDistance d;
+      d.vm = vp.name;
+      d.calibrated = pc.present();
+      if (d.calibrated) {
+        d.distance = setup_distance(vp.scenario);
+        if (d.distance != "unmeasured setup") {
+          const std::string changed = configuration_changed_for_profile(file, overrides, c.keys, vp.name);
+          if (!changed.empty()) {
+            d.distance = "unmeasured setup";
+            d.distance_note = "--set " + changed + " changes vm." + vp.name +
+                              "'s configuration or its neighbours' load in a way its fitted setups do not record, so its "
+                              "intervals take the term for another configuration";
+          }
+        }
+        d.model_error_source =
+            pc.model_error_source.empty() && pc.model_error_log_sd.empty() ? kPriorSource : pc.model_error_source;
+      } else {
+        d.distance = "unmeasured setup";
+        d.distance_note = "vm." + vp.name +
+                          " has no calibrated base: its figures take the model error of an unmeasured setup, and move with the "
+                          "draws only through what it shares with calibrated profiles (a device, host.cores)";
+        d.model_error_source = "the documented prior (docs/calibration.md)";
+      }
+      p.profiles.push_back(d);
+      profile_calibration.push_back(d.calibrated ? &pc : &kNoCalibration);
+    }
+    if (!p.profiles.empty()) {
+      p.first_vm = p.profiles.front().vm;
+      p.distance = p.profiles.front().distance;
+      p.distance_note = p.profiles.front().distance_note;
+      p.model_error_source = p.profiles.front().model_error_source;
+    }
+  }
+  // The model-error term of a metric: its profile's; for the host's aggregate the running
+  // profiles' terms weighted by their share of the host's I/Os (all their VMs), as if their
+  // errors moved together: a profile that adds a few I/Os adds little of its error.
+  std::vector<double> io_share;
+  for (const auto& vp : nominal.profiles)
+    if (vp.count > 0) {
+      double iops = 0;
+      try {
+        iops = models::io_metric(nominal_report, "vm." + vp.name + ".total.iops").mean * vp.count;
+      } catch (const std::invalid_argument&) {
+      }
+      io_share.push_back(std::max(0.0, iops));
+    }
+  double all_iops = 0;
+  for (double x : io_share) all_iops += x;
+  const auto model_sd = [&](const std::string& name) {
+    if (p.profiles.empty()) return model_error_for(c, name, p.distance);
+    const std::string vm = vm_of(name);
+    double sd = 0;
+    for (std::size_t i = 0; i < p.profiles.size(); ++i) {
+      const double term = model_error_for(*profile_calibration[i], name, p.profiles[i].distance);
+      if (p.profiles[i].vm == vm) return term;
+      if (vm.empty()) sd += (all_iops > 0 ? io_share[i] / all_iops : 1.0 / static_cast<double>(p.profiles.size())) * term;
+    }
+    return sd;
+  };
+  const std::vector<std::string> names = prediction_metric_names(nominal, nominal_report);
 
   const double missing = std::numeric_limits<double>::quiet_NaN();
   std::mutex progress_mutex;
@@ -355,10 +544,11 @@ Prediction predict(const std::string& scenario_path, const std::vector<std::stri
     for (double l : logs) shifts.push_back(l - reference);
     MetricPrediction mp;
     mp.name = names[i];
+    mp.vm = vm_of(names[i]);
     mp.mean = nominal_value.mean;
     mp.sim_half_width = nominal_value.half_width;
     mp.param_sd_rel = sample_sd(logs);
-    mp.model_sd_rel = model_error_for(c, names[i], p.distance);
+    mp.model_sd_rel = model_sd(names[i]);
     const double centre = std::log(mp.mean);
     // The parameters' part alone (the draws' own quantiles), then the whole interval: each draw
     // widened by the simulation's and the model's spread.

@@ -36,7 +36,8 @@ namespace vqsim::predict {
 
 // One metric's prediction. Values are in the metric's unit (models/io_metrics.h).
 struct MetricPrediction {
-  std::string name;             // "read.iops", "write.clat_p99_us", "total.iops", ...
+  std::string name;             // "read.iops", "write.clat_p99_us", "total.iops", "vm.db.read.iops", ...
+  std::string vm;               // the [[vm]] profile whose figure it is ("" in a single-VM file, and host.total.*)
   double mean = 0;              // the nominal run's mean
   double sim_half_width = 0;    // the nominal run's 95% half-width (simulation noise)
   double param_sd_rel = 0;      // sample sd of ln(metric) over the parameter draws
@@ -52,13 +53,28 @@ struct MetricPrediction {
   bool operator==(const MetricPrediction&) const = default;
 };
 
+// A file of [[vm]] tables: how far each running profile's figures extrapolate. A profile
+// without a calibrated base has no fitted setups: its figures are an unmeasured setup's, with
+// the prior's model error; they still move with the draws where it shares a device or the host's
+// cores with a calibrated profile.
+struct ProfileDistance {
+  std::string vm;
+  bool calibrated = false;
+  std::string distance, distance_note, model_error_source;
+  bool operator==(const ProfileDistance&) const = default;
+};
+
 struct Prediction {
   int draws = 0;                                    // 0: no prediction was made
   std::string source;                               // the [calibration] table's source
   std::vector<std::string> sampled;                 // keys drawn
   std::vector<std::string> fixed_by_set;            // keys given by --set, held at that value
   std::vector<std::vector<std::string>> overrides;  // per draw, the "key=value" of the sampled keys
-  std::vector<MetricPrediction> metrics;            // in io_metric_names() order
+  // In io_metric_names() order; a job file of several jobs adds each job's (<job>.read.iops); a
+  // file of [[vm]] tables has every running profile's (vm.<name>.read.iops,
+  // vm.<name>.<job>.read.iops) and the host's (host.total.iops, host.total.lat_mean_us), as has
+  // a single-VM file with vm.count > 1.
+  std::vector<MetricPrediction> metrics;
   // How far the prediction extrapolates: "fitted setup" (the calibration measured this setup),
   // "another workload" (a measured configuration running another workload: iodepth, jobs, rw,
   // mix, block size or engine) or "unmeasured setup" (another configuration: a knob of the VM,
@@ -66,6 +82,13 @@ struct Prediction {
   std::string distance;
   std::string distance_note;       // why the distance is not the signature's, or ""
   std::string model_error_source;  // where the model-error terms come from
+  // A file of [[vm]] tables: each running profile's distance (the fields above are the first
+  // running profile's), and that profile's name, which a metric without vm.<name>. means.
+  std::vector<ProfileDistance> profiles;
+  std::string first_vm;
+  // The prediction of `metric`, or null: a name without vm.<name>. or host. in a file of [[vm]]
+  // tables is the first running profile's (as io_metric reads it).
+  const MetricPrediction* find(const std::string& metric) const;
   bool operator==(const Prediction&) const = default;
 };
 
@@ -92,6 +115,14 @@ std::string setup_distance(const models::IoScenario& s);
 // when there are none or they change nothing.
 std::string configuration_changed_by(const models::ScenarioSource& file, const std::vector<std::string>& overrides,
                                      const std::vector<std::string>& fitted_keys);
+
+// The same for one profile of a file of [[vm]] tables: the overrides outside the run's length,
+// the fitted keys, the workload and the signature's keys of this profile (and the edits of
+// every VM's workload, which its signature sees) that change this profile's MVA figures (the
+// multi-class MVA where several profiles run): its own configuration, or its neighbours' load on
+// what it shares with them (a device, host.cores). "" when there are none.
+std::string configuration_changed_for_profile(const models::ScenarioSource& file, const std::vector<std::string>& overrides,
+                                              const std::vector<std::string>& fitted_keys, const std::string& vm);
 
 // The same for a setup_signature against a list of them (calibrate classifies its leave-one-out
 // folds and held-out runs with it).
@@ -137,6 +168,11 @@ std::uint64_t draw_seed(std::uint64_t nominal_seed, int draw);
 // iops, bw_kib, lat_mean_us, clat_mean_us, clat_p50_us, clat_p99_us, clat_p99.9_us, and
 // total.iops when both directions are active.
 std::vector<std::string> prediction_metric_names(const models::IoRunReport& nominal_report);
+// What `predict` covers for scenario `s`: the list above for a single-VM file of one job; with a
+// job file of several jobs each job's too (<job>.read.iops, ...); with vm.count > 1 host.total.iops
+// and host.total.lat_mean_us; in a file of [[vm]] tables every running profile's figures and its
+// jobs' under vm.<name>., then the host's.
+std::vector<std::string> prediction_metric_names(const models::IoScenario& s, const models::IoRunReport& nominal_report);
 
 // Simulates every parameter draw of `nominal` (load_io_scenario(scenario_path, overrides + the
 // draw's overrides), one replication, the nominal's seed, I/O count and runtime), and the
