@@ -71,7 +71,8 @@ int bench_e2e(const std::vector<std::string>& args) {
   po::options_description opts(
       "usage: vqsim bench e2e [options]\n\n"
       "Simulates one replication of an I/O-path scenario on one thread, --repeat times, and prints\n"
-      "simulated I/Os per wall-clock second (median) and events per second; then, with --long-ios,\n"
+      "simulated I/Os per wall-clock second (median), events per second, and the same per CPU second\n"
+      "(steadier on a shared machine) with the events per I/O; then, with --long-ios,\n"
       "one long run and the peak resident set size of the process (target: <= 64 MiB at 100M I/Os).\n\n"
       "With --vms K, the scenario becomes one [[vm]] profile of K VMs whose disks share one [[backend]]\n"
       "(the consolidation path); --ios is then per VM, the rate counts every VM's I/Os, and the wall\n"
