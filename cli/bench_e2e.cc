@@ -4,6 +4,7 @@
 // becomes one [[vm]] profile of N VMs on one [[backend]] (the consolidation path: per-VM
 // stations, shared device and return routing), to show what each VM costs.
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,6 +26,14 @@ namespace vqsim::cli {
 namespace po = boost::program_options;
 
 namespace {
+// CPU time of this process: on a shared machine a run descheduled for a while loses wall time
+// but not CPU time, so the CPU rate is the steadier figure when other work competes for the cores.
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 double peak_rss_mib() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
@@ -62,7 +71,8 @@ int bench_e2e(const std::vector<std::string>& args) {
   po::options_description opts(
       "usage: vqsim bench e2e [options]\n\n"
       "Simulates one replication of an I/O-path scenario on one thread, --repeat times, and prints\n"
-      "simulated I/Os per wall-clock second (median) and events per second; then, with --long-ios,\n"
+      "simulated I/Os per wall-clock second (median), events per second, and the same per CPU second\n"
+      "(steadier on a shared machine) with the events per I/O; then, with --long-ios,\n"
       "one long run and the peak resident set size of the process (target: <= 64 MiB at 100M I/Os).\n\n"
       "With --vms K, the scenario becomes one [[vm]] profile of K VMs whose disks share one [[backend]]\n"
       "(the consolidation path); --ios is then per VM, the rate counts every VM's I/Os, and the wall\n"
@@ -95,19 +105,26 @@ int bench_e2e(const std::vector<std::string>& args) {
     for (const auto& inst : instances) done += m.get(inst.prefix + "read.ios") + m.get(inst.prefix + "write.ios");
     return done;
   };
-  std::vector<double> rates, event_rates;
+  std::vector<double> rates, event_rates, cpu_rates;
+  double events_per_io = 0;
   for (int r = 0; r < repeat; ++r) {
     sim::RunResult run;
+    const double cpu0 = cpu_seconds();
     const auto t0 = std::chrono::steady_clock::now();
     const sim::Metrics m = models::run_io_replication(s, static_cast<std::uint64_t>(r), &run);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double cpu = cpu_seconds() - cpu0;
     const double done = completed(m);
     rates.push_back(done / seconds);
+    cpu_rates.push_back(done / cpu);
     event_rates.push_back(static_cast<double>(run.events) / seconds);
+    events_per_io = static_cast<double>(run.events) / done;  // the same in every run but for noise
   }
   std::sort(rates.begin(), rates.end());
   std::sort(event_rates.begin(), event_rates.end());
+  std::sort(cpu_rates.begin(), cpu_rates.end());
   const double median = rates[rates.size() / 2], median_events = event_rates[event_rates.size() / 2];
+  const double median_cpu = cpu_rates[cpu_rates.size() / 2];
   const double rss_before = peak_rss_mib();
   double long_seconds = 0, rss_after = rss_before;
   if (long_ios > 0) {
@@ -126,6 +143,9 @@ int bench_e2e(const std::vector<std::string>& args) {
     j["simulated_ios_per_wall_s_median"] = median;
     j["wall_ns_per_simulated_io_median"] = 1e9 / median;
     j["events_per_wall_s_median"] = median_events;
+    j["simulated_ios_per_cpu_s_median"] = median_cpu;
+    j["cpu_ns_per_simulated_io_median"] = 1e9 / median_cpu;
+    j["events_per_simulated_io"] = events_per_io;
     j["peak_rss_mib_after_timed_runs"] = rss_before;
     if (long_ios > 0) {
       j["long_run_ios"] = long_ios;
@@ -141,6 +161,8 @@ int bench_e2e(const std::vector<std::string>& args) {
       "  %lld I/Os per %srun, %d runs on one thread: median %.3g simulated I/Os per wall second (%.3g events/s), "
       "%.0f ns of wall time per simulated I/O\n",
       ios, wrapped ? "VM per " : "", repeat, median, median_events, 1e9 / median);
+  std::printf("  CPU time: median %.3g simulated I/Os per CPU second, %.0f ns per simulated I/O; %.2f events per I/O\n",
+              median_cpu, 1e9 / median_cpu, events_per_io);
   std::printf("  peak RSS after the timed runs: %.1f MiB\n", rss_before);
   if (long_ios > 0) std::printf("  long run: %lld I/Os in %.1f s; peak RSS %.1f MiB\n", long_ios, long_seconds, rss_after);
   return 0;

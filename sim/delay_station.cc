@@ -7,8 +7,16 @@ DelayStation::DelayStation(Simulator& sim, std::string name, Distribution delay)
 
 time_ns DelayStation::delay_ns(JobId) { return delay_.sample_ns(rng_); }
 
+// A delay below 2^32 ns (4.3 s: every delay of the I/O path) travels in the event itself, with
+// the job: no slot to fill and free, so a visit touches only the station. Longer ones keep a slot.
 void DelayStation::accept(JobId job, int) {
   const time_ns now = sim_.now();
+  flow_.arrive(now);
+  const time_ns delay = delay_ns(job);
+  if (static_cast<std::uint64_t>(delay) < (std::uint64_t{1} << 32)) {
+    sim_.schedule_in(delay, this, kInline, static_cast<std::uint64_t>(delay) << 32 | job);
+    return;
+  }
   std::uint32_t slot;
   if (free_.empty()) {
     slot = static_cast<std::uint32_t>(slots_.size());
@@ -18,15 +26,21 @@ void DelayStation::accept(JobId job, int) {
     free_.pop_back();
     slots_[slot] = Slot{job, now};
   }
-  flow_.arrive(now);
-  sim_.schedule_in(delay_ns(job), this, 0, slot);
+  sim_.schedule_in(delay, this, kSlot, slot);
 }
 
-void DelayStation::handle(std::uint32_t, std::uint64_t payload) {
+void DelayStation::handle(std::uint32_t kind, std::uint64_t payload) {
+  const time_ns now = sim_.now();
+  if (kind == kInline) {
+    const auto job = static_cast<JobId>(payload & 0xffffffffu);
+    flow_.depart(now, static_cast<time_ns>(payload >> 32));
+    out.send(job);
+    return;
+  }
   const auto slot = static_cast<std::uint32_t>(payload);
   const Slot s = slots_[slot];
   free_.push_back(slot);
-  flow_.depart(sim_.now(), sim_.now() - s.arrival);
+  flow_.depart(now, now - s.arrival);
   out.send(s.job);
 }
 

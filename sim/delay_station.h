@@ -1,6 +1,7 @@
 // Infinite-server station (pure delay): every job is held for its own service time at once,
 // with no waiting. Models think times, fixed latencies and wire delays.
-// Cost per job: one event; slots are recycled through a free list.
+// Cost per job: one event, which carries the job and its delay (a delay of 4.3 s or more takes a
+// slot, recycled through a free list).
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,7 @@ class DelayStation : public Component {
   virtual time_ns delay_ns(JobId job);
 
  private:
+  enum Timer : std::uint32_t { kSlot = 0, kInline = 1 };
   struct Slot {
     JobId job;
     time_ns arrival;

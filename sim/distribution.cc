@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
 
@@ -165,13 +168,36 @@ Distribution Distribution::lognormal(double median, double sigma) {
   // between, exact (Acklam's quantile, then exp) in the first and last cell where the curve
   // bends most: one uniform draw and a few flops instead of a normal draw and an exp. The
   // interpolation moves the mean by less than 1e-5 of itself at sigma = 1.
-  if (sigma > 0) {
-    d.p_.resize(kLognormalGrid + 1);
-    for (int k = 1; k < kLognormalGrid; ++k)
-      d.p_[static_cast<std::size_t>(k)] =
-          std::exp(d.a_ + sigma * standard_normal_quantile(static_cast<double>(k) / kLognormalGrid));
-  }
+  if (sigma > 0) d.table_ = lognormal_table(d.a_, sigma);
   return d;
+}
+
+std::shared_ptr<const double[]> Distribution::lognormal_table(double mu, double sigma) {
+  // Interned by the exact bits of (mu, sigma): every holder of a table gets the same values it
+  // would have computed itself. The cache holds weak references, so tables of parameters no
+  // longer in use (a calibration tries thousands) are freed; expired entries are swept when the
+  // cache has doubled since the last sweep.
+  struct Cache {
+    std::mutex mutex;
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::weak_ptr<const double[]>> tables;
+    std::size_t sweep_at = 64;
+  };
+  static Cache cache;
+  std::uint64_t mu_bits = 0, sigma_bits = 0;
+  std::memcpy(&mu_bits, &mu, sizeof mu);
+  std::memcpy(&sigma_bits, &sigma, sizeof sigma);
+  const std::lock_guard<std::mutex> lock(cache.mutex);
+  std::weak_ptr<const double[]>& slot = cache.tables[{mu_bits, sigma_bits}];
+  if (std::shared_ptr<const double[]> shared = slot.lock()) return shared;
+  std::shared_ptr<double[]> t(new double[kLognormalGrid + 1]());
+  for (int k = 1; k < kLognormalGrid; ++k)
+    t[static_cast<std::size_t>(k)] = std::exp(mu + sigma * standard_normal_quantile(static_cast<double>(k) / kLognormalGrid));
+  slot = t;
+  if (cache.tables.size() >= cache.sweep_at) {
+    std::erase_if(cache.tables, [](const auto& entry) { return entry.second.expired(); });
+    cache.sweep_at = std::max<std::size_t>(64, 2 * cache.tables.size());
+  }
+  return t;
 }
 
 Distribution Distribution::lognormal_mean_cv(double mean, double cv) {

@@ -47,13 +47,30 @@ std::uint64_t FioHistogram::index_to_value(unsigned index) noexcept {
   return bin_lower_ns(index) + (std::uint64_t{1} << (e - 1));
 }
 
-void FioHistogram::merge(const FioHistogram& other) noexcept {
-  for (unsigned i = 0; i < kBins; ++i) bins_[i] += other.bins_[i];
+void FioHistogram::allocate() { bins_ = std::make_unique<std::uint64_t[]>(kBins); }  // value-initialized: 0
+
+FioHistogram& FioHistogram::operator=(const FioHistogram& other) {
+  if (this == &other) return *this;
+  count_ = other.count_;
+  if (!other.bins_) {
+    bins_.reset();
+    return *this;
+  }
+  if (!bins_) allocate();
+  std::copy_n(other.bins_.get(), kBins, bins_.get());
+  return *this;
+}
+
+void FioHistogram::merge(const FioHistogram& other) {
+  if (other.bins_) {
+    if (!bins_) allocate();
+    for (unsigned i = 0; i < kBins; ++i) bins_[i] += other.bins_[i];
+  }
   count_ += other.count_;
 }
 
 void FioHistogram::clear() noexcept {
-  bins_.fill(0);
+  if (bins_) std::fill_n(bins_.get(), kBins, std::uint64_t{0});
   count_ = 0;
 }
 

@@ -272,6 +272,32 @@ TEST_CASE("Distribution: sampling is reproducible from the stream alone") {
   }
 }
 
+TEST_CASE("Distribution: lognormals of equal parameters share a table and draw bit for bit alike") {
+  // The quantile table is interned by (mu, sigma): a second distribution, one built after every
+  // holder of the first table is gone, and one of other parameters each draw what a table of
+  // their own would give.
+  auto draws = [](const Distribution& d) {
+    Rng rng(2024);
+    std::vector<double> x;
+    for (int i = 0; i < 5000; ++i) x.push_back(d.sample(rng));
+    return x;
+  };
+  std::vector<double> first;
+  {
+    const Distribution a = Distribution::lognormal_mean_cv(1.0, 0.35);
+    const Distribution b = Distribution::lognormal_mean_cv(1.0, 0.35);
+    first = draws(a);
+    CHECK(draws(b) == first);
+  }
+  const Distribution later = Distribution::lognormal_mean_cv(1.0, 0.35);  // the table rebuilt
+  CHECK(draws(later) == first);
+  const Distribution other = Distribution::lognormal_mean_cv(1.0, 0.36);
+  CHECK(draws(other) != first);
+  // Many short-lived parameter sets (a calibration's) leave the cache swept, not grown.
+  for (int i = 0; i < 500; ++i) CHECK(Distribution::lognormal(100.0 + i, 0.5).mean() > 0.0);
+  CHECK(draws(Distribution::lognormal_mean_cv(1.0, 0.35)) == first);
+}
+
 TEST_CASE("Distribution: invalid parameters throw std::invalid_argument") {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();

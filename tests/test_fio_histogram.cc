@@ -272,6 +272,39 @@ TEST_CASE("fio histogram: merge equals adding both sample sets into one histogra
         both.percentiles_ns(FioHistogram::fio_default_percentiles()));
 }
 
+TEST_CASE("fio histogram: an unfilled histogram has no bins yet; copies, merges and clears keep every count") {
+  // The bins are allocated at the first sample (every station has a histogram, many stay empty).
+  FioHistogram empty;
+  CHECK(empty.count() == 0);
+  CHECK(empty.bin(0) == 0);
+  CHECK(empty.bin(FioHistogram::kBins - 1) == 0);
+  FioHistogram filled;
+  for (std::uint64_t v : {5ULL, 5000ULL, 123456ULL, 123456ULL, 40'000'000'000ULL}) filled.add(v);
+  FioHistogram copy(filled);
+  FioHistogram into_empty;
+  into_empty.merge(filled);
+  FioHistogram assigned;
+  assigned = filled;
+  for (const FioHistogram* h : {&copy, &into_empty, &assigned}) {
+    CHECK(h->count() == 5);
+    for (unsigned i = 0; i < FioHistogram::kBins; ++i)
+      if (h->bin(i) != filled.bin(i)) FAIL("bin " << i << " differs");
+  }
+  copy.add(5);  // a deep copy: the original keeps its counts
+  CHECK(filled.bin(5) == 1);
+  CHECK(copy.bin(5) == 2);
+  assigned = empty;
+  CHECK(assigned.count() == 0);
+  CHECK(assigned.bin(FioHistogram::value_to_index(123456)) == 0);
+  filled.merge(empty);
+  CHECK(filled.count() == 5);
+  filled.clear();
+  CHECK(filled.count() == 0);
+  CHECK(filled.bin(FioHistogram::value_to_index(123456)) == 0);
+  CHECK(filled.percentiles_ns(FioHistogram::fio_default_percentiles()) ==
+        std::vector<std::uint64_t>(FioHistogram::fio_default_percentiles().size(), 0));
+}
+
 TEST_CASE("fio histogram: default percentile list is fio's percentile_list default") {
   const std::vector<double> want = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
   const auto got = FioHistogram::fio_default_percentiles();
