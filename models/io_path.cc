@@ -161,8 +161,8 @@ IoPath::IoPath(sim::Simulator& sim, const IoScenario& s) {
     // Several disks: the switches from the VM's shared stages to each disk's.
     DiskSwitch *to_tags = nullptr, *to_ring = nullptr, *to_aio = nullptr, *to_used = nullptr, *to_release = nullptr;
     if (disks > 1) {
-      to_tags = &add<DiskSwitch>(sim, vm, "disk.submit", io_, disks);
-      to_ring = &add<DiskSwitch>(sim, vm, "disk.ring", io_, disks);
+      to_tags = &add<DiskSwitch>(sim, vm, "disk:submit", io_, disks);
+      to_ring = &add<DiskSwitch>(sim, vm, "disk:ring", io_, disks);
       std::vector<const KickPolicy*> kicks;
       for (Virtqueue* q : vq) kicks.push_back(q);
       if (!bare) to_ring->kicks_for(std::move(kicks));
@@ -172,9 +172,9 @@ IoPath::IoPath(sim::Simulator& sim, const IoScenario& s) {
     aio[0] = &add<AioStage>(sim, vm, p, io_);
     for (std::size_t d = 1; d < disks; ++d) aio[d] = &add<AioStage>(sim, disk_vm(d), *disk_view[d], io_);
     if (disks > 1) {
-      if (!bare) to_aio = &add<DiskSwitch>(sim, vm, "disk.aio", io_, disks);
-      if (!bare) to_used = &add<DiskSwitch>(sim, vm, "disk.used", io_, disks);
-      to_release = &add<DiskSwitch>(sim, vm, "disk.release", io_, disks);
+      if (!bare) to_aio = &add<DiskSwitch>(sim, vm, "disk:aio", io_, disks);
+      if (!bare) to_used = &add<DiskSwitch>(sim, vm, "disk:used", io_, disks);
+      to_release = &add<DiskSwitch>(sim, vm, "disk:release", io_, disks);
     }
     for (std::size_t d = 0; d < disks; ++d) {
       const std::string backend = !s.multi_vm() ? ""

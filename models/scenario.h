@@ -185,7 +185,7 @@ struct CalibrationUncertainty {
 struct VmProfile;
 
 // One [[vm.disk]] of a VM: its own virtio-blk device in the guest (its own blk-mq tags, its own
-// virtqueues and interrupts) and in QEMU (its own AIO state and cache mode), on the backend it
+// virtqueues and interrupts) and in QEMU (its own AIO state), on the backend it
 // names; the VM's vCPUs and its QEMU threads (main loop or IOThreads) serve every disk of it.
 inline constexpr std::size_t kMaxDisks = 16;  // [[vm.disk]] tables per VM (IoRequest::disk is a byte)
 struct DiskSpec {
