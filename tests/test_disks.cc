@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/config.h"
+#include "models/io_metrics.h"
 #include "models/io_path.h"
 #include "models/io_path_mva.h"
 #include "models/io_results.h"
@@ -110,6 +111,21 @@ TEST_CASE("two disks on two devices: each job's I/Os reach the device its filena
   const double nvme_in = r.get("disk:vda.read.iops").mean + r.get("disk:vda.write.iops").mean + r.get("web.read.iops").mean +
                          r.get("web.1.read.iops").mean;
   CHECK(r.get("device.throughput_per_s").mean == doctest::Approx(nvme_in).epsilon(0.02));
+}
+
+TEST_CASE("a disk's figures are metrics: vm.<name>.disk:<disk>.<direction>.<figure>") {
+  const models::IoScenario s = short_example();
+  CHECK(models::io_metric_scenario_error(s, "vm.db.disk:vdb.write.iops").empty());
+  CHECK(models::io_metric_scenario_error(s, "vm.db.disk:vdc.write.iops") ==
+        "metric vm.db.disk:vdc.write.iops: vm.db has no disk:vdc; its disks are 'disk:vda', 'disk:vdb'");
+  CHECK(models::io_metric_scenario_error(s, "vm.web.disk:vda.read.iops") ==
+        "metric vm.web.disk:vda.read.iops: vm.web has one disk, so it has no per-disk figures; write vm.web.read.iops");
+  const models::IoRunReport r = models::simulate_io(s, 1);
+  CHECK(models::io_metric(r, "vm.db.disk:vdb.write.iops").mean == r.get("disk:vdb.write.iops").mean);
+  CHECK(models::io_metric(r, "vm.db.disk:vdb.write.iops").mean ==
+        doctest::Approx(models::io_metric(r, "vm.db.log.write.iops").mean));
+  CHECK(models::io_metric(r, "vm.db.disk:vda.total.iops").mean ==
+        doctest::Approx(models::io_metric(r, "vm.db.data.total.iops").mean));
 }
 
 TEST_CASE("two disks on one device: one device, which both disks' I/Os fill") {
