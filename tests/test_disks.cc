@@ -157,6 +157,14 @@ TEST_CASE("a disk pinned to an IOThread: its requests are served there, the othe
   CHECK(r.get("host.iothread1.throughput_per_s").mean == doctest::Approx(2 * r.get("fio:log.write.iops").mean).epsilon(0.02));
 }
 
+TEST_CASE("the VM's QEMU main loop serves both of its disks: every request of either passes it twice") {
+  const models::IoScenario s = short_example({"vm.db.host.iothreads=0"});
+  const models::IoRunReport r = models::simulate_io(s, 1);
+  const double db_ios = r.get("read.iops").mean + r.get("write.iops").mean;  // both disks
+  CHECK(r.get("host.main_loop.throughput_per_s").mean == doctest::Approx(2 * db_ios).epsilon(0.02));
+  CHECK_FALSE(r.has("disk:vdb.host.main_loop.throughput_per_s"));
+}
+
 TEST_CASE("several disks: which job drives which disk is never guessed") {
   const std::string reader = "[global]\nioengine=libaio\n\n[a]\nrw=randread\nfilename=/dev/vda\n\n[b]\nrw=write\n";
   const std::string none = two_disk_file("none", reader);
