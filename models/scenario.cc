@@ -1191,6 +1191,10 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
           }
         } else if (k == "disk") {
           read_disks(vm, x, xe, prefix);
+        } else if (k.rfind("disk.", 0) == 0) {
+          errors.add(xe, where(*xe, k) +
+                             ": a VM's disks are [[vm.disk]] tables (one per disk, in order), not a [vm.disk] "
+                             "table: write [[vm.disk]]");
         } else if (k == "base") {
           if (!x.node->is_string())
             errors.add(xe, where(*xe, k) + ": expected a file name, e.g. base = \"../calibrated/FIT.toml\"");

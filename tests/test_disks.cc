@@ -226,6 +226,9 @@ TEST_CASE("bad [[vm.disk]] input and edits: file, line, key and what to write in
   CHECK(disk_error(typo) == typo +
                                 ":7: vm.db.disk.0.bakend: unknown key of a [[vm.disk]] table (did you mean 'backend'?) (its "
                                 "keys are backend, filename, iothread)");
+  const std::string single =
+      write_disk_file("single.toml", "[[backend]]\nname = \"nvme\"\n[[vm]]\nname = \"db\"\n[vm.disk]\nbackend = \"nvme\"\n");
+  CHECK(disk_error(single).find(single + ":6: vm.db.disk.backend: a VM's disks are [[vm.disk]] tables") == 0);
   std::string many = "[[vm]]\nname = \"db\"\n";
   for (int i = 0; i < 17; ++i) many += "[[vm.disk]]\n";
   CHECK(disk_error(write_disk_file("many.toml", many)).find("17 [[vm.disk]] tables: a VM has 1 to 16 disks") !=
