@@ -76,32 +76,64 @@ std::vector<std::string> replica_prefixes(const models::IoScenario& s) {
   return out;
 }
 
-// Each [[vm]] profile's share (all its VMs together) of the I/Os and of the bytes of the device
-// its disks are on: which VMs fill that device's queue.
-struct DeviceShare {
-  double ios = 0, bytes = 0;
+// Who fills each device: every [[vm]] profile's disk on it (all the profile's VMs together),
+// with its share of the device's I/Os and bytes. A VM of one disk counts its figures; a VM of
+// several counts each disk's own (disk:<name>.*) on the device that disk names.
+struct DeviceUse {
+  std::size_t profile = 0;
+  int disk = -1;              // the disk of a VM of several (models::IoScenario::disks), -1 for a VM of one
+  double ios = 0, bytes = 0;  // shares of the device's
 };
-std::vector<DeviceShare> device_shares(const models::IoScenario& s, const IoRunReport& r) {
-  std::vector<DeviceShare> mine(s.profiles.size());
-  for (const auto& i : models::vm_instances(s)) {
-    auto& m = mine[static_cast<std::size_t>(i.profile)];
-    for (const char* d : kDirs) {
-      m.ios += r.get(i.prefix + d + ".iops").mean;
-      m.bytes += r.get(i.prefix + d + ".bw_bytes_per_s").mean;
+struct DeviceShares {
+  std::string device;  // the [[backend]] name ("" = the file's one [backend])
+  std::vector<DeviceUse> uses;
+};
+std::vector<DeviceShares> device_shares(const models::IoScenario& s, const IoRunReport& r) {
+  std::vector<DeviceShares> out;
+  const auto device = [&](const std::string& name) -> DeviceShares& {
+    for (auto& d : out)
+      if (d.device == name) return d;
+    out.push_back({name, {}});
+    return out.back();
+  };
+  const auto instances = models::vm_instances(s);
+  for (std::size_t p = 0; p < s.profiles.size(); ++p) {
+    const models::VmProfile& vm = s.profiles[p];
+    if (vm.count == 0) continue;
+    const bool several = vm.scenario.multi_disk();
+    for (std::size_t d = 0; d < (several ? vm.scenario.disks.size() : 1); ++d) {
+      const std::string disk = several ? models::disk_prefix(vm.scenario.disks[d]) : "";
+      DeviceUse use{p, several ? static_cast<int>(d) : -1, 0, 0};
+      for (const auto& i : instances) {
+        if (i.profile != static_cast<int>(p)) continue;
+        for (const char* dir : kDirs) {
+          use.ios += r.get(i.prefix + disk + dir + ".iops").mean;
+          use.bytes += r.get(i.prefix + disk + dir + ".bw_bytes_per_s").mean;
+        }
+      }
+      device(several ? vm.scenario.disks[d].backend : vm.backend).uses.push_back(use);
     }
   }
-  std::vector<DeviceShare> out(s.profiles.size());
-  for (std::size_t p = 0; p < s.profiles.size(); ++p) {
-    DeviceShare all;
-    for (std::size_t q = 0; q < s.profiles.size(); ++q)
-      if (s.profiles[q].backend == s.profiles[p].backend) {
-        all.ios += mine[q].ios;
-        all.bytes += mine[q].bytes;
-      }
-    out[p].ios = all.ios > 0 ? mine[p].ios / all.ios : 0;
-    out[p].bytes = all.bytes > 0 ? mine[p].bytes / all.bytes : 0;
+  for (auto& d : out) {
+    double ios = 0, bytes = 0;
+    for (const auto& u : d.uses) {
+      ios += u.ios;
+      bytes += u.bytes;
+    }
+    for (auto& u : d.uses) {
+      u.ios = ios > 0 ? u.ios / ios : 0;
+      u.bytes = bytes > 0 ? u.bytes / bytes : 0;
+    }
   }
   return out;
+}
+
+// The share of profile p's disk `disk` (-1: its one disk, or its first) of its device.
+DeviceUse device_use(const std::vector<DeviceShares>& shares, std::size_t p, int disk) {
+  for (const auto& d : shares)
+    for (const auto& u : d.uses)
+      if (u.profile == p && (u.disk == disk || (disk == -1 && u.disk == 0))) return u;
+  return DeviceUse{p, disk, 0, 0};
 }
 
 void directions_text(std::ostringstream& out, const IoRunReport& r, const std::string& prefix) {
@@ -179,6 +211,31 @@ void jobs_text(std::ostringstream& out, const IoRunReport& r, const models::IoSc
           ? (lat_r * r.get(prefix + "read.lat.mean_ns").mean + lat_w * r.get(prefix + "write.lat.mean_ns").mean) / (lat_r + lat_w)
           : 0;
   out << printf_string(" mean lat %.2f usec\n", lat / 1e3);
+}
+
+// A VM of several disks: one line per disk (its I/Os from every job that drives it), the
+// figures that its jobs' blocks do not show when jobs share a disk.
+// A disk that one job drives has that job's figures: it gets no line of its own.
+void disks_text(std::ostringstream& out, const IoRunReport& r, const models::IoScenario& v, const std::string& prefix) {
+  for (std::size_t k = 0; k < v.disks.size(); ++k) {
+    const models::DiskSpec& d = v.disks[k];
+    int jobs = v.multi_job() ? 0 : v.workload.disk == static_cast<int>(k);
+    for (const auto& j : v.jobs) jobs += j.workload.disk == static_cast<int>(k) && j.phase == 0;
+    if (jobs == 1) continue;
+    out << "disk " << d.name << " (" << d.filename << (d.backend.empty() ? "" : ", on " + d.backend) << "):";
+    bool any = false;
+    for (const char* dir : kDirs) {
+      const std::string p = prefix + models::disk_prefix(d) + dir;
+      const auto iops = r.get(p + ".iops");
+      if (iops.mean <= 0) continue;
+      out << (any ? ";" : "") << " " << dir << " IOPS=" << si(iops.mean) << " ± " << si(iops.half_width)
+          << ", BW=" << bytes_rate(r.get(p + ".bw_bytes_per_s").mean)
+          << printf_string(", clat avg %.2f usec, p99 %.0f usec", r.get(p + ".clat.mean_ns").mean / 1e3,
+                           r.get(p + ".clat.p99.000000_ns").mean / 1e3);
+      any = true;
+    }
+    out << (any ? "\n" : " idle (no job names it)\n");
+  }
 }
 
 }  // namespace
@@ -277,6 +334,9 @@ double offered_iops(const models::IoScenario& s) {
 double capacity_iops(const models::IoScenario& s) {
   models::IoScenario closed = s;
   closed.workload.rate_iops = 0;
+  // A VM of several disks, which the MVA does not model: its first disk's path, for the run-size
+  // estimate only (a rough one: the other disks add their own capacity).
+  if (closed.multi_disk()) closed.disks.clear();
   return models::solve_io_mva(closed).iops;
 }
 
@@ -418,7 +478,14 @@ std::string setup_line(const models::IoScenario& s) {
       os << s.host.iothreads << " IOThread" << (s.host.iothreads > 1 ? "s" : "");
     os << ", aio=" << models::aio_name(s.host.aio) << ", cache=" << models::cache_name(s.host.cache);
   }
-  os << ", " << models::backend_name(s.backend.kind) << "; ";
+  if (s.multi_disk()) {
+    os << ", " << s.disks.size() << " disks:";
+    for (std::size_t d = 0; d < s.disks.size(); ++d)
+      os << (d ? ", " : " ") << s.disks[d].name << " " << models::backend_name(s.disks[d].params.kind);
+    os << "; ";
+  } else {
+    os << ", " << models::backend_name(s.backend.kind) << "; ";
+  }
   if (!s.multi_job()) {
     os << job_line(s.workload);
   } else {
@@ -481,7 +548,15 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
     for (std::size_t p = 0; p < s.profiles.size(); ++p) {
       const models::VmProfile& vm = s.profiles[p];
       out << "vm " << vm.name << ": " << vm.count << " VM" << (vm.count == 1 ? "" : "s");
-      if (!vm.backend.empty()) out << " on backend " << vm.backend;
+      if (vm.scenario.multi_disk()) {
+        std::vector<std::string> names;  // its disks' backends, each once
+        for (const auto& d : vm.scenario.disks)
+          if (!d.backend.empty() && std::find(names.begin(), names.end(), d.backend) == names.end()) names.push_back(d.backend);
+        for (std::size_t k = 0; k < names.size(); ++k)
+          out << (k == 0 ? (names.size() == 1 ? " on backend " : " on backends ") : ", ") << names[k];
+      } else if (!vm.backend.empty()) {
+        out << " on backend " << vm.backend;
+      }
       if (vm.count == 0) {
         out << " (switched off)\n\n";
         continue;
@@ -491,6 +566,7 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
         jobs_text(out, r, vm.scenario, models::vm_profile_prefix(s, p));
       else
         directions_text(out, r, models::vm_profile_prefix(s, p));
+      if (vm.scenario.multi_disk()) disks_text(out, r, vm.scenario, models::vm_profile_prefix(s, p));
       out << "\n";
     }
   }
@@ -501,18 +577,16 @@ std::string io_report_text(const models::IoScenario& s, const IoRunReport& r, co
     for (const auto& vm : s.profiles) vms += vm.count;
     out << "host (" << vms << " VMs): IOPS=" << si(total.mean) << " ± " << si(total.half_width)
         << printf_string(", mean lat %.2f ± %.2f usec\n", lat.mean / 1e3, lat.half_width / 1e3);
-    // Who fills each device: every profile's share of its I/Os and bytes.
-    const std::vector<DeviceShare> shares = device_shares(s, r);
-    std::vector<std::string> devices;
-    for (const auto& vm : s.profiles)
-      if (vm.count > 0 && std::find(devices.begin(), devices.end(), vm.backend) == devices.end()) devices.push_back(vm.backend);
-    for (const auto& d : devices) {
-      out << "  device" << (d.empty() ? std::string() : " " + d) << ":";
+    // Who fills each device: every profile's (or, for a VM of several disks, every disk's)
+    // share of its I/Os and bytes.
+    for (const auto& d : device_shares(s, r)) {
+      out << "  device" << (d.device.empty() ? std::string() : " " + d.device) << ":";
       bool first = true;
-      for (std::size_t p = 0; p < s.profiles.size(); ++p) {
-        if (s.profiles[p].backend != d || s.profiles[p].count == 0) continue;
-        out << (first ? " " : "; ") << s.profiles[p].name
-            << printf_string(" %.1f%% of its I/Os, %.1f%% of its bytes", 100 * shares[p].ios, 100 * shares[p].bytes);
+      for (const auto& u : d.uses) {
+        const models::VmProfile& vm = s.profiles[u.profile];
+        out << (first ? " " : "; ") << vm.name
+            << (u.disk >= 0 ? " " + vm.scenario.disks[static_cast<std::size_t>(u.disk)].name : std::string())
+            << printf_string(" %.1f%% of its I/Os, %.1f%% of its bytes", 100 * u.ios, 100 * u.bytes);
         first = false;
       }
       out << "\n";
@@ -666,7 +740,7 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
     // Each profile's figures are its first VM's (its replicas are the same VM again); the
     // top-level "directions" are the first profile's, as in a single-VM file.
     j["vms"] = nlohmann::ordered_json::array();
-    const std::vector<DeviceShare> shares = device_shares(s, r);
+    const std::vector<DeviceShares> shares = device_shares(s, r);
     const models::HostCoreUse cores = models::host_core_use(s, r);
     for (std::size_t p = 0; p < s.profiles.size(); ++p) {
       const models::VmProfile& vm = s.profiles[p];
@@ -679,8 +753,26 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
       if (vm.count > 0) {
         v["directions"] = directions(models::vm_profile_prefix(s, p));
         if (vm.scenario.multi_job()) v["jobs"] = jobs_json(vm.scenario, models::vm_profile_prefix(s, p));
-        // All its VMs' share of the I/Os and bytes of the device its disks are on.
-        v["device_share"] = {{"ios", shares[p].ios}, {"bytes", shares[p].bytes}};
+        // All its VMs' share of the I/Os and bytes of the device its (first) disk is on.
+        const DeviceUse use = device_use(shares, p, -1);
+        v["device_share"] = {{"ios", use.ios}, {"bytes", use.bytes}};
+        // Several disks: each one's figures (every job that drives it) and its device's share.
+        if (vm.scenario.multi_disk()) {
+          v["disks"] = nlohmann::ordered_json::array();
+          for (std::size_t d = 0; d < vm.scenario.disks.size(); ++d) {
+            const models::DiskSpec& disk = vm.scenario.disks[d];
+            const DeviceUse du = device_use(shares, p, static_cast<int>(d));
+            nlohmann::ordered_json o;
+            o["name"] = disk.name;
+            o["filename"] = disk.filename;
+            o["backend"] = disk.backend;
+            o["where"] = disk.where;
+            if (disk.iothread >= 0) o["iothread"] = disk.iothread;
+            o["directions"] = directions(models::vm_profile_prefix(s, p) + models::disk_prefix(disk));
+            o["device_share"] = {{"ios", du.ios}, {"bytes", du.bytes}};
+            v["disks"].push_back(o);
+          }
+        }
         // With host.cores: all its VMs' threads' share of the cores' busy time, by kind of thread.
         if (cores.present) {
           const models::HostCoreShare& c = cores.profiles[p];

@@ -63,6 +63,11 @@ void refuse_several_jobs_for_mva(const models::IoScenario& s, const std::string&
     throw UsageError(what + ": " + s.path +
                      ": the MVA models one fio job per VM, and this scenario's job file has several; use vqsim run (the "
                      "simulation), or one job at a time (--set workload.fio_job=...)");
+  // Several disks in one VM: the MVA's stations are one disk's path per VM.
+  for (const auto& p : s.profiles)
+    if (p.count > 0 && p.scenario.multi_disk())
+      throw UsageError(what + ": " + s.path + ": vm." + p.name + " has " + std::to_string(p.scenario.disks.size()) +
+                       " disks ([[vm.disk]] tables), and the MVA models one disk per VM; use vqsim run (the simulation)");
 }
 
 nlohmann::ordered_json finite_or_null(double v) {

@@ -18,8 +18,9 @@ bool several_profiles(const models::IoScenario& s);
 // A figure for JSON: null where the MVA has none (an unbounded queue's residence).
 nlohmann::ordered_json finite_or_null(double v);
 
-// The MVA solves one fio job per VM: a job file of several would be solved as its first. Throws
-// UsageError naming `what` (solve, run --compare-mva, sweep --mva) when any running VM has several.
+// The MVA solves one fio job and one disk per VM: a job file of several would be solved as its
+// first. Throws UsageError naming `what` (solve, run --compare-mva, sweep --mva) when any running
+// VM has several jobs or several disks ([[vm.disk]] tables).
 void refuse_several_jobs_for_mva(const models::IoScenario& s, const std::string& what);
 
 // `vqsim solve` on such a file: per profile IOPS and mean latencies (one VM's, and the

@@ -35,6 +35,7 @@ FioWorkload::FioWorkload(sim::Simulator& sim, std::string vm, const IoScenario& 
     IoScenario alone = s_;  // plug merging is decided by the job's own pattern
     alone.workload = *job.w;
     job.merge_ios = plug_merge_ios(alone);
+    job.disk = static_cast<std::uint8_t>(job.w->disk);
     if (job.w->rate_iops > 0) job.interarrival = sim::Distribution::exponential(1e9 / job.w->rate_iops);
     if (k == 0) {
       job.rng = &rng_;
@@ -46,6 +47,8 @@ FioWorkload::FioWorkload(sim::Simulator& sim, std::string vm, const IoScenario& 
     first += job.threads;
     jobs_.push_back(std::move(job));
   }
+  if (s_.multi_disk()) disk_records_.resize(s_.disks.size());
+  for (const DiskSpec& d : s_.disks) disk_iothread_.push_back(d.iothread);
   outstanding_.assign(first, 0);
   backlog_.assign(first, 0);
   next_offset_.assign(first, 0);
@@ -117,6 +120,9 @@ void FioWorkload::issue(std::uint32_t thread, std::uint32_t ios) {
   const int vcpu = static_cast<int>(thread) % s_.guest.vcpus;
   r.queue = static_cast<std::uint32_t>(vcpu % s_.queues());
   r.thread = s_.host.iothreads > 0 ? r.queue % static_cast<std::uint32_t>(s_.host.iothreads) : 0;
+  // A disk on an IOThread of its own (-device virtio-blk-pci,iothread=): every queue of it there.
+  r.disk = job.disk;
+  if (!disk_iothread_.empty() && disk_iothread_[job.disk] >= 0) r.thread = static_cast<std::uint32_t>(disk_iothread_[job.disk]);
   r.step = Step::tag;
   r.issued_ns = now;
   r.submitted_ns = now;
@@ -153,8 +159,8 @@ void FioWorkload::complete(sim::JobId id) {
     const double slat = static_cast<double>(r.submitted_ns - r.issued_ns);
     const double clat = static_cast<double>(now - r.submitted_ns);
     const double lat = static_cast<double>(now - r.issued_ns);
-    for (DirectionRecord* rec :
-         {&records_[static_cast<int>(r.dir)], per_job_ ? &job.records[static_cast<int>(r.dir)] : nullptr}) {
+    for (DirectionRecord* rec : {&records_[static_cast<int>(r.dir)], per_job_ ? &job.records[static_cast<int>(r.dir)] : nullptr,
+                                 disk_records_.empty() ? nullptr : &disk_records_[r.disk][static_cast<int>(r.dir)]}) {
       if (rec == nullptr) continue;
       rec->ios += ios;
       rec->bytes += r.bytes;
@@ -193,6 +199,7 @@ void FioWorkload::reset_statistics(sim::time_ns now) {
   };
   clear(records_);
   for (Job& j : jobs_) clear(j.records);
+  for (auto& d : disk_records_) clear(d);
   flow_.reset(now);
   measure_start_ns_ = now;
 }
@@ -232,6 +239,8 @@ void FioWorkload::report(sim::Metrics& m, sim::time_ns now) const {
   const double seconds = static_cast<double>(now - measure_start_ns_) / 1e9;
   report_records(m, vm(), records_, seconds);
   sim::report_flow(m, name(), flow_, now);
+  for (std::size_t d = 0; d < disk_records_.size(); ++d)
+    report_records(m, vm() + disk_prefix(s_.disks[d]), disk_records_[d], seconds);
   if (!per_job_) return;
   for (const Job& j : jobs_) {
     report_records(m, j.prefix, j.records, seconds);

@@ -93,7 +93,8 @@ class FioWorkload final : public Stage {
     std::string prefix;  // of its figures (vm + "fio:<name>."); "" for a scenario of one job
     std::uint32_t first = 0, threads = 0;
     int depth = 1;
-    int merge_ios = 1;  // fio I/Os per request (plug merging), 1 = none
+    int merge_ios = 1;      // fio I/Os per request (plug merging), 1 = none
+    std::uint8_t disk = 0;  // the VM's disk its I/Os go to (WorkloadParams::disk)
     sim::Distribution interarrival;
     sim::Rng* rng = nullptr;  // the first job draws from the stage's own stream (a one-job file's)
     std::array<DirectionRecord, 2> records;
@@ -116,6 +117,10 @@ class FioWorkload final : public Stage {
   std::vector<std::uint64_t> backlog_;      // open loop: arrivals waiting for a free slot
   std::vector<std::uint64_t> next_offset_;  // sequential patterns: next block per thread
   std::array<DirectionRecord, 2> records_;  // every job's I/Os together: the VM's figures
+  // A VM of several disks: each disk's I/Os (those of the jobs that drive it), its figures
+  // under "<vm>disk:<name>.", and the IOThread each disk is pinned to (-1: the VM's mapping).
+  std::vector<std::array<DirectionRecord, 2>> disk_records_;
+  std::vector<int> disk_iothread_;
   sim::FlowStats flow_;
   sim::time_ns measure_start_ns_ = 0;
 };

@@ -1,5 +1,6 @@
 #include "models/io_metrics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -201,8 +202,22 @@ std::string io_metric_scenario_error(const IoScenario& s, const std::string& nam
     where = "vm." + vm;
   }
   if (is_vm_metric(rest) || rest.rfind("host.", 0) == 0 || !split_job_metric(rest, &job, &tail)) return "";
+  // A disk of a VM of several disks: "disk:vdb.write.iops" (a job named so would be read first).
+  const bool is_job = std::any_of(v->jobs.begin(), v->jobs.end(), [&](const FioJob& j) { return j.name == job; });
+  if (job.rfind("disk:", 0) == 0 && !is_job) {
+    std::string disks;
+    for (const DiskSpec& d : v->disks) {
+      if ("disk:" + d.name == job && v->multi_disk()) return "";
+      disks += (disks.empty() ? "'disk:" : ", 'disk:") + d.name + "'";
+    }
+    if (!v->multi_disk())
+      return "metric " + name + ": " + where + " has one disk, so it has no per-disk figures; write " +
+             (where == "the scenario" ? tail : "vm." + vm + "." + tail);
+    return "metric " + name + ": " + where + " has no " + job + "; its disks are " + disks;
+  }
   std::string names;
   for (const FioJob& j : v->jobs) {
+    if (j.name == job) return "";
     if (j.name == job) return "";
     names += (names.empty() ? "'" : ", '") + j.name + "'";
   }
@@ -272,6 +287,23 @@ sim::Interval job_metric(const IoRunReport& r, const std::string& prefix, const 
   split_job_metric(name, &job, &tail);
   const std::string mine = prefix + job_metric_prefix(job);
   if (r.has(mine + "read.iops")) return io_metric_of(r, mine, tail, interpolated);
+  // One disk of a VM of several disks ([[vm.disk]] tables): "disk:vdb.write.iops".
+  if (job.rfind("disk:", 0) == 0) {
+    if (r.has(prefix + job + ".read.iops")) return io_metric_of(r, prefix + job + ".", tail, interpolated);
+    std::string disks;
+    const std::string head = prefix + "disk:", end = ".read.iops";
+    for (const auto& m : r.summary) {
+      const std::string& n = m.name;
+      if (n.size() > head.size() + end.size() && n.rfind(head, 0) == 0 &&
+          n.compare(n.size() - end.size(), end.size(), end) == 0 && n.find('.', head.size()) == n.size() - end.size())
+        disks += (disks.empty() ? "'" : ", '") + n.substr(head.size() - 5, n.size() - head.size() + 5 - end.size()) + "'";
+    }
+    const std::string whose = vm.empty() ? std::string("the scenario") : vm;
+    throw std::invalid_argument(
+        "metric " + (vm.empty() ? name : vm + "." + name) + ": " + whose +
+        (disks.empty() ? " has one disk, so it has no per-disk figures; write " + (vm.empty() ? tail : vm + "." + tail)
+                       : " has no " + job + "; its disks are " + disks));
+  }
   // The jobs this VM reports: names "<prefix>fio:<job>.read.iops".
   std::string names;
   std::string head = prefix + job_metric_prefix("");  // "<prefix>fio:."

@@ -27,21 +27,56 @@ void IoPath::link(Stage& from, sim::Port& port, Stage& to, int in_port) {
 }
 
 namespace {
-// With several VMs on one backend, the backend's completions go back to the VM that issued them.
+// With several VMs (or disks) on one backend, the backend's completions go back to the AIO stage
+// of the VM and disk that issued them.
 class VmReturn final : public Stage {
  public:
   static constexpr int kIn = 0;
-  // `vms`: the indices (IoRequest.vm) of the VMs whose disks are on this backend.
-  VmReturn(sim::Simulator& sim, const std::string& prefix, IoTable& io, const std::vector<int>& vms)
-      : Stage(sim, prefix, "backend.return"), io_(io), out_(vms.size()) {
-    for (std::size_t i = 0; i < vms.size(); ++i) {
-      const auto v = static_cast<std::size_t>(vms[i]);
-      if (slot_.size() <= v) slot_.resize(v + 1, 0);
-      slot_[v] = i;
+  // `sources`: the (IoRequest.vm, IoRequest.disk) of each AIO stage on this backend, in the order
+  // of the out ports; `by_disk` false when every one is a VM's first disk (the key is the VM).
+  VmReturn(sim::Simulator& sim, const std::string& prefix, IoTable& io, const std::vector<std::pair<int, int>>& sources,
+           bool by_disk)
+      : Stage(sim, prefix, "backend.return"), io_(io), out_(sources.size()), stride_(by_disk ? kMaxDisks : 1) {
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      const std::size_t k = key(static_cast<std::uint32_t>(sources[i].first), static_cast<std::uint32_t>(sources[i].second));
+      if (slot_.size() <= k) slot_.resize(k + 1, 0);
+      slot_[k] = i;
     }
   }
   sim::Port& out(std::size_t i) { return out_[i]; }
-  void accept(sim::JobId job, int) override { out_[slot_[io_[job].vm]].send(job); }
+  void accept(sim::JobId job, int) override {
+    const IoRequest& r = io_[job];
+    out_[slot_[key(r.vm, r.disk)]].send(job);
+  }
+  void validate() const override {
+    for (const sim::Port& p : out_) sim::require_connected(*this, p, "out");
+  }
+  void stations(std::vector<StageInfo>&) const override {}
+  void draw(StageGraph&) const override {}
+  std::vector<PortEnd> entry(int) const override { return {}; }
+  std::vector<PortEnd> exits(const sim::Port&) const override { return {{"", "", kIn}}; }
+
+ private:
+  std::size_t key(std::uint32_t vm, std::uint32_t disk) const { return static_cast<std::size_t>(vm) * stride_ + disk; }
+  IoTable& io_;
+  std::vector<sim::Port> out_;
+  std::size_t stride_;
+  std::vector<std::size_t> slot_;  // by key(vm, disk)
+};
+
+// In a VM of several disks, where the VM's shared stages (fio, its job threads, its QEMU
+// threads) hand a request to one disk's own (its tags, its virtqueue, its AIO state): by the
+// request's disk. Before the virtqueues it also answers the job threads' question whether a
+// submit must kick, for the virtqueue of the request's disk.
+class DiskSwitch final : public Stage, public KickPolicy {
+ public:
+  static constexpr int kIn = 0;
+  DiskSwitch(sim::Simulator& sim, const std::string& vm, const std::string& name, IoTable& io, std::size_t disks)
+      : Stage(sim, vm, name), io_(io), out_(disks) {}
+  sim::Port& out(std::size_t d) { return out_[d]; }
+  void kicks_for(std::vector<const KickPolicy*> vqs) { vqs_ = std::move(vqs); }
+  bool kick_needed(const IoRequest& r) const override { return vqs_[r.disk]->kick_needed(r); }
+  void accept(sim::JobId job, int) override { out_[io_[job].disk].send(job); }
   void validate() const override {
     for (const sim::Port& p : out_) sim::require_connected(*this, p, "out");
   }
@@ -53,7 +88,7 @@ class VmReturn final : public Stage {
  private:
   IoTable& io_;
   std::vector<sim::Port> out_;
-  std::vector<std::size_t> slot_;  // by VM index
+  std::vector<const KickPolicy*> vqs_;
 };
 }  // namespace
 
@@ -63,7 +98,15 @@ IoPath::IoPath(sim::Simulator& sim, const IoScenario& s) {
   const std::vector<VmInstance> vms = vm_instances(s);
   // Shared host cores when the scenario limits them: every VM's vCPU and QEMU threads compete.
   sim::ProcessorSharingStation* host_cpu = nullptr;
-  std::vector<AioStage*> aios;
+  // Every disk's AIO stage, with its VM, disk, the scenario its device is built from and the
+  // backend it names.
+  struct DiskEnd {
+    AioStage* aio;
+    int vm, disk;
+    const IoScenario* view;
+    std::string backend;
+  };
+  std::vector<DiskEnd> ends;
   for (const VmInstance& inst : vms) {
     // The first VM keeps the names (and so the random streams) of a single-VM scenario.
     const std::string& vm = inst.prefix;
@@ -91,80 +134,162 @@ IoPath::IoPath(sim::Simulator& sim, const IoScenario& s) {
       cpus_after_.push_back({&fio, cpu});
     }
 
-    auto& block = add<GuestBlockLayer>(sim, vm, p, io_);
-    GuestDriverLimit* limit = driver.inflight_limit > 0 ? &add<GuestDriverLimit>(sim, vm, driver.inflight_limit) : nullptr;
+    // Each disk's own stages (a VM of one disk has one of each, under the VM's names; the
+    // others go under "disk:<name>."), on the view of its device (the cache semantics depend on
+    // the device's kind). The VM's job threads and its QEMU threads serve every disk.
+    const std::size_t disks = p.multi_disk() ? p.disks.size() : 1;
+    std::vector<const IoScenario*> disk_view(disks, &p);
+    for (std::size_t d = 1; d < disks; ++d) {
+      IoScenario& v = views_.emplace_back(p);
+      v.backend = p.disks[d].params;
+      disk_view[d] = &v;
+    }
+    const auto disk_vm = [&](std::size_t d) { return d == 0 ? vm : vm + disk_prefix(p.disks[d]); };
+    std::vector<GuestBlockLayer*> block(disks);
+    std::vector<GuestDriverLimit*> limit(disks, nullptr);
+    std::vector<Virtqueue*> vq(disks, nullptr);
+    std::vector<AioStage*> aio(disks);
+    block[0] = &add<GuestBlockLayer>(sim, vm, p, io_);
+    if (driver.inflight_limit > 0) limit[0] = &add<GuestDriverLimit>(sim, vm, driver.inflight_limit);
     HostThreads* host = bare ? nullptr : &add<HostThreads>(sim, vm, p, io_, cpu);
-    Virtqueue* vq = bare ? nullptr : &add<Virtqueue>(sim, vm, p, io_, !driver.has_virtqueue);
-    auto& threads = add<GuestThreads>(sim, vm, p, io_, vq, cpu);
-    auto& aio = add<AioStage>(sim, vm, p, io_);
-    aios.push_back(&aio);
+    if (!bare) vq[0] = &add<Virtqueue>(sim, vm, p, io_, !driver.has_virtqueue);
+    for (std::size_t d = 1; d < disks; ++d) {
+      block[d] = &add<GuestBlockLayer>(sim, disk_vm(d), *disk_view[d], io_);
+      if (driver.inflight_limit > 0) limit[d] = &add<GuestDriverLimit>(sim, disk_vm(d), driver.inflight_limit);
+      if (!bare) vq[d] = &add<Virtqueue>(sim, disk_vm(d), *disk_view[d], io_, !driver.has_virtqueue);
+    }
+    // Several disks: the switches from the VM's shared stages to each disk's.
+    DiskSwitch *to_tags = nullptr, *to_ring = nullptr, *to_aio = nullptr, *to_used = nullptr, *to_release = nullptr;
+    if (disks > 1) {
+      to_tags = &add<DiskSwitch>(sim, vm, "disk:submit", io_, disks);
+      to_ring = &add<DiskSwitch>(sim, vm, "disk:ring", io_, disks);
+      std::vector<const KickPolicy*> kicks;
+      for (Virtqueue* q : vq) kicks.push_back(q);
+      if (!bare) to_ring->kicks_for(std::move(kicks));
+    }
+    const KickPolicy* kick = bare ? nullptr : to_ring != nullptr ? static_cast<const KickPolicy*>(to_ring) : vq[0];
+    auto& threads = add<GuestThreads>(sim, vm, p, io_, kick, cpu);
+    aio[0] = &add<AioStage>(sim, vm, p, io_);
+    for (std::size_t d = 1; d < disks; ++d) aio[d] = &add<AioStage>(sim, disk_vm(d), *disk_view[d], io_);
+    if (disks > 1) {
+      if (!bare) to_aio = &add<DiskSwitch>(sim, vm, "disk:aio", io_, disks);
+      if (!bare) to_used = &add<DiskSwitch>(sim, vm, "disk:used", io_, disks);
+      to_release = &add<DiskSwitch>(sim, vm, "disk:release", io_, disks);
+    }
+    for (std::size_t d = 0; d < disks; ++d) {
+      const std::string backend = !s.multi_vm() ? ""
+                                  : disks > 1   ? p.disks[d].backend
+                                                : s.profiles[static_cast<std::size_t>(inst.profile)].backend;
+      ends.push_back({aio[d], inst.index, static_cast<int>(d), disk_view[d], backend});
+    }
 
-    // Submit side.
-    link(fio, fio.submit, block, GuestBlockLayer::kSubmit);
-    if (limit != nullptr) {
-      link(block, block.granted, *limit, GuestDriverLimit::kSubmit);
-      link(*limit, limit->granted, threads, GuestThreads::kSubmit);
+    // Submit side: fio to each disk's tags, the job threads from them, and on to each disk's
+    // ring (or, on bare metal, its AIO stage).
+    if (to_tags != nullptr) {
+      link(fio, fio.submit, *to_tags, DiskSwitch::kIn);
+      for (std::size_t d = 0; d < disks; ++d) link(*to_tags, to_tags->out(d), *block[d], GuestBlockLayer::kSubmit);
     } else {
-      link(block, block.granted, threads, GuestThreads::kSubmit);
+      link(fio, fio.submit, *block[0], GuestBlockLayer::kSubmit);
     }
-    if (bare) {
-      link(threads, threads.submitted, aio, AioStage::kSubmit);
+    for (std::size_t d = 0; d < disks; ++d) {
+      if (limit[d] != nullptr) {
+        link(*block[d], block[d]->granted, *limit[d], GuestDriverLimit::kSubmit);
+        link(*limit[d], limit[d]->granted, threads, GuestThreads::kSubmit);
+      } else {
+        link(*block[d], block[d]->granted, threads, GuestThreads::kSubmit);
+      }
+    }
+    // Where a request goes after the job thread's submit: its disk's ring, or (bare metal) its AIO.
+    const auto after_submit = [&](std::size_t d) -> std::pair<Stage*, int> {
+      if (bare) return {aio[d], AioStage::kSubmit};
+      return {vq[d], Virtqueue::kAvail};
+    };
+    if (to_ring != nullptr) {
+      link(threads, threads.submitted, *to_ring, DiskSwitch::kIn);
+      for (std::size_t d = 0; d < disks; ++d) link(*to_ring, to_ring->out(d), *after_submit(d).first, after_submit(d).second);
     } else {
-      vq->consumed_by(*host);
-      link(threads, threads.submitted, *vq, Virtqueue::kAvail);
-      link(*vq, vq->to_host, *host, HostThreads::kSubmit);
-      link(*host, host->submitted, aio, AioStage::kSubmit);
+      link(threads, threads.submitted, *after_submit(0).first, after_submit(0).second);
     }
-    // Completion side, from the AIO stage back.
-    if (bare) {
-      link(aio, aio.completed, threads, GuestThreads::kComplete);
+    if (!bare) {
+      for (std::size_t d = 0; d < disks; ++d) {
+        vq[d]->consumed_by(*host);
+        link(*vq[d], vq[d]->to_host, *host, HostThreads::kSubmit);
+      }
+      if (to_aio != nullptr) {
+        link(*host, host->submitted, *to_aio, DiskSwitch::kIn);
+        for (std::size_t d = 0; d < disks; ++d) link(*to_aio, to_aio->out(d), *aio[d], AioStage::kSubmit);
+      } else {
+        link(*host, host->submitted, *aio[0], AioStage::kSubmit);
+      }
+    }
+    // Completion side, from each disk's AIO stage back.
+    for (std::size_t d = 0; d < disks; ++d) {
+      if (bare)
+        link(*aio[d], aio[d]->completed, threads, GuestThreads::kComplete);
+      else
+        link(*aio[d], aio[d]->completed, *host, HostThreads::kComplete);
+    }
+    if (!bare) {
+      if (to_used != nullptr) {
+        link(*host, host->completed, *to_used, DiskSwitch::kIn);
+        for (std::size_t d = 0; d < disks; ++d) link(*to_used, to_used->out(d), *vq[d], Virtqueue::kUsed);
+      } else {
+        link(*host, host->completed, *vq[0], Virtqueue::kUsed);
+      }
+      for (std::size_t d = 0; d < disks; ++d) link(*vq[d], vq[d]->interrupt, threads, GuestThreads::kComplete);
+    }
+    // The job thread has reaped it: the driver's slot and the tag of its disk go back.
+    const auto release = [&](std::size_t d) -> std::pair<Stage*, int> {
+      if (limit[d] != nullptr) return {limit[d], GuestDriverLimit::kRelease};
+      return {block[d], GuestBlockLayer::kRelease};
+    };
+    if (to_release != nullptr) {
+      link(threads, threads.completed, *to_release, DiskSwitch::kIn);
+      for (std::size_t d = 0; d < disks; ++d) link(*to_release, to_release->out(d), *release(d).first, release(d).second);
     } else {
-      link(aio, aio.completed, *host, HostThreads::kComplete);
-      link(*host, host->completed, *vq, Virtqueue::kUsed);
-      link(*vq, vq->interrupt, threads, GuestThreads::kComplete);
+      link(threads, threads.completed, *release(0).first, release(0).second);
     }
-    if (limit != nullptr) {
-      link(threads, threads.completed, *limit, GuestDriverLimit::kRelease);
-      link(*limit, limit->released, block, GuestBlockLayer::kRelease);
-    } else {
-      link(threads, threads.completed, block, GuestBlockLayer::kRelease);
+    for (std::size_t d = 0; d < disks; ++d) {
+      if (limit[d] != nullptr) link(*limit[d], limit[d]->released, *block[d], GuestBlockLayer::kRelease);
+      link(*block[d], block[d]->reaped, fio, FioWorkload::kReaped);
     }
-    link(block, block.reaped, fio, FioWorkload::kReaped);
   }
 
   // What the VMs share: each backend device (and the host page cache beside it), built with the
-  // parameters of the first VM whose disk names it. The first device keeps a single-VM
-  // scenario's names; the others are prefixed with their [[backend]] name.
-  std::vector<std::string> devices;  // backend names, in the order first named
-  std::vector<std::vector<int>> on;  // each device's VMs, by index in `vms`
-  for (std::size_t i = 0; i < vms.size(); ++i) {
-    const std::string b = s.multi_vm() ? s.profiles[static_cast<std::size_t>(vms[i].profile)].backend : "";
-    const auto at = std::find(devices.begin(), devices.end(), b);
+  // parameters of the first disk that names it. The first device keeps a single-VM scenario's
+  // names; the others are prefixed with their [[backend]] name.
+  std::vector<std::string> devices;          // backend names, in the order first named
+  std::vector<std::vector<std::size_t>> on;  // each device's disks, by index in `ends`
+  for (std::size_t i = 0; i < ends.size(); ++i) {
+    const auto at = std::find(devices.begin(), devices.end(), ends[i].backend);
     if (at == devices.end()) {
-      devices.push_back(b);
-      on.push_back({static_cast<int>(i)});
+      devices.push_back(ends[i].backend);
+      on.push_back({i});
     } else {
-      on[static_cast<std::size_t>(at - devices.begin())].push_back(static_cast<int>(i));
+      on[static_cast<std::size_t>(at - devices.begin())].push_back(i);
     }
   }
   for (std::size_t d = 0; d < devices.size(); ++d) {
     const std::string prefix = d == 0 ? "" : devices[d] + ".";
     const auto& mine = on[d];
-    auto& backend = add<Backend>(sim, prefix, profile_scenario(s, vms[static_cast<std::size_t>(mine.front())]), io_);
-    for (const int i : mine) {
-      AioStage* aio = aios[static_cast<std::size_t>(i)];
+    auto& backend = add<Backend>(sim, prefix, *ends[mine.front()].view, io_);
+    for (const std::size_t i : mine) {
+      AioStage* aio = ends[i].aio;
       link(*aio, aio->to_device, backend, Backend::kSubmit);
       link(*aio, aio->to_pagecache, backend, Backend::kPagecache);
     }
     if (mine.size() == 1) {
-      link(backend, backend.done, *aios[static_cast<std::size_t>(mine.front())], AioStage::kDone);
+      link(backend, backend.done, *ends[mine.front()].aio, AioStage::kDone);
     } else {
-      std::vector<int> indices;
-      for (const int i : mine) indices.push_back(vms[static_cast<std::size_t>(i)].index);
-      auto& back = add<VmReturn>(sim, prefix, io_, indices);
+      std::vector<std::pair<int, int>> sources;
+      bool by_disk = false;
+      for (const std::size_t i : mine) {
+        sources.emplace_back(ends[i].vm, ends[i].disk);
+        by_disk = by_disk || ends[i].disk > 0;
+      }
+      auto& back = add<VmReturn>(sim, prefix, io_, sources, by_disk);
       link(backend, backend.done, back, VmReturn::kIn);
-      for (std::size_t k = 0; k < mine.size(); ++k)
-        link(back, back.out(k), *aios[static_cast<std::size_t>(mine[k])], AioStage::kDone);
+      for (std::size_t k = 0; k < mine.size(); ++k) link(back, back.out(k), *ends[mine[k]].aio, AioStage::kDone);
     }
   }
 }

@@ -66,7 +66,26 @@ std::vector<MvaDemand> build_stages(const IoScenario& plain, double p_kick, doub
 
 }  // namespace
 
+namespace {
+// The MVA's stations are one disk's path per VM: a VM of several disks (its own tags, rings and
+// AIO state per disk, on devices of their own) is refused, not answered as if it had one.
+void refuse_several_disks(const IoScenario& s) {
+  const auto check = [](const IoScenario& v, const std::string& name) {
+    if (!v.multi_disk()) return;
+    std::string disks;
+    for (const DiskSpec& d : v.disks)
+      disks += (disks.empty() ? "" : ", ") + d.name + (d.backend.empty() ? "" : " on " + d.backend);
+    throw std::invalid_argument(name + " has " + std::to_string(v.disks.size()) + " disks (" + disks +
+                                "): the MVA models one disk per VM; use vqsim run (the simulation), or one disk");
+  };
+  if (!s.multi_vm()) check(s, "the VM");  // a [[vm]] file's own fields are its first profile's
+  for (const VmProfile& p : s.profiles)
+    if (p.count > 0) check(p.scenario, "vm." + p.name);
+}
+}  // namespace
+
 IoMvaResult solve_io_mva(const IoScenario& s) {
+  refuse_several_disks(s);
   if (s.multi_vm()) {
     // One running profile is vm.count identical VMs: the MVA below. Several are a multi-class
     // network (solve_io_mva_classes): this one-class answer says so rather than answer for one.
@@ -228,6 +247,7 @@ std::vector<MvaDemand> class_stages(const ClassPart& p, int cores) {
 }  // namespace
 
 IoMvaClassesResult solve_io_mva_classes(const IoScenario& s) {
+  refuse_several_disks(s);
   std::vector<ClassPart> parts;
   std::vector<std::string> devices;  // backend names, in the order the running VMs first name them
   auto device_prefix = [&](const std::string& b) {

@@ -43,6 +43,8 @@ struct IoMvaResult {
   bool saturated = false;  // open loop beyond capacity
 };
 
+// A VM of several disks ([[vm.disk]] tables) throws std::invalid_argument, here and in
+// solve_io_mva_classes: the stations are one disk's path per VM.
 IoMvaResult solve_io_mva(const IoScenario& s);
 
 // Several VM profiles on one host ([[vm]] tables): multi-class MVA (sim/mva_classes.h), one

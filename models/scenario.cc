@@ -413,6 +413,10 @@ void apply_fio_job_spec(IoScenario& s, const fio::JobSpec& j, const std::string&
   }
   if (unset("workload.runtime") && j.runtime_ns && *j.runtime_ns > 0) w.runtime_ns = *j.runtime_ns;
   if (unset("workload.ramp_time") && j.ramp_time_ns > 0) w.ramp_time_ns = j.ramp_time_ns;
+  // The disk the job drives, in a VM of several disks (derive_multi resolves it).
+  w.filename = j.filename;
+  const auto at = j.origin.find("filename");
+  w.filename_where = at != j.origin.end() ? at->second.str() : j.section.str();
 }
 
 // fio options about how a file's jobs run with each other that vqsim does not model: with
@@ -1039,6 +1043,17 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
   };
 
   // [[vm]] tables.
+  // One [[vm.disk]] table beyond what the VM's first disk shares with a one-disk VM (whose
+  // backend is Vm::backend): its filename and IOThread; for disks after the first, its backend.
+  struct Disk {
+    std::string backend;
+    const Entry* backend_entry = nullptr;
+    std::string filename;  // "" = /dev/<name>
+    const Entry* filename_entry = nullptr;
+    int iothread = -1;
+    const Entry* iothread_entry = nullptr;
+    const Entry* entry = nullptr;  // its table (null for the implicit one disk)
+  };
   struct Vm {
     std::string name;
     int count = 1;
@@ -1048,11 +1063,78 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
     std::map<std::string, Entry> own;      // its keys, as a single-VM file writes them
     std::string base;
     const Entry* base_entry = nullptr;
+    std::vector<Disk> disks;  // at least one once its table is read
   };
   std::vector<Vm> vms;
   std::vector<std::string> vm_names;
   std::vector<std::unique_ptr<Entry>> held;  // entries made here that messages point at
   const auto hold = [&](Entry e) { return held.emplace_back(std::make_unique<Entry>(std::move(e))).get(); };
+  // A VM's [[vm.disk]] tables: each a virtio-blk device of the VM, naming its backend.
+  const auto read_disks = [&](Vm& vm, const Entry& x, const Entry* xe, const std::string& prefix) {
+    const toml::array* list = x.node->as_array();
+    if (list == nullptr || list->empty()) {
+      errors.add(xe, where(*xe, "disk") + ": expected [[vm.disk]] tables, each with backend = \"<name>\"");
+      return;
+    }
+    if (list->size() > kMaxDisks) {
+      errors.add(xe, where(*xe, "disk") + ": " + std::to_string(list->size()) + " [[vm.disk]] tables: a VM has 1 to " +
+                         std::to_string(kMaxDisks) + " disks here");
+      return;
+    }
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const toml::table* d = list->get(i)->as_table();
+      Entry de = inside(x, *list->get(i));
+      de.vm = prefix;
+      const std::string dk = "disk." + std::to_string(i);
+      Disk disk;
+      disk.entry = hold(de);
+      if (d == nullptr) {
+        errors.add(disk.entry, where(de, dk) + ": expected a [[vm.disk]] table, e.g. backend = \"nvme\"");
+        continue;
+      }
+      for (const auto& [key, node] : *d) {
+        const std::string kk(key.str());
+        Entry ke = inside(x, node);
+        ke.vm = prefix;
+        const Entry* kep = hold(ke);
+        if (kk == "backend" || kk == "filename") {
+          if (!node.is_string()) {
+            errors.add(kep, where(ke, dk + "." + kk) + ": expected " +
+                                (kk == "backend" ? "the name of a [[backend]] table, e.g. backend = \"nvme\""
+                                                 : "the guest path a fio job names, e.g. filename = \"/dev/vdb\""));
+            continue;
+          }
+          (kk == "backend" ? disk.backend : disk.filename) = *node.value<std::string>();
+          (kk == "backend" ? disk.backend_entry : disk.filename_entry) = kep;
+        } else if (kk == "iothread") {
+          const auto v = node.value_exact<std::int64_t>();
+          if (!v || *v < 0 || *v > 4095) {
+            errors.add(kep, where(ke, dk + ".iothread") +
+                                ": expected the index of one of the VM's IOThreads (0 to host.iothreads - 1), got " +
+                                node_text(node));
+            continue;
+          }
+          disk.iothread = static_cast<int>(*v);
+          disk.iothread_entry = kep;
+        } else {
+          errors.add(kep, where(ke, dk + "." + kk) + ": unknown key of a [[vm.disk]] table" +
+                              did_you_mean(kk, {"backend", "filename", "iothread"}) +
+                              " (its keys are backend, filename, iothread)");
+        }
+      }
+      if (i == 0 && disk.backend_entry) {
+        if (vm.backend_entry) {
+          errors.add(disk.backend_entry, where(*disk.backend_entry, "disk.0.backend") +
+                                             ": the VM's first disk names its backend twice (backend in the [[vm]] table "
+                                             "and in its first [[vm.disk]]): keep one");
+        } else {
+          vm.backend = disk.backend;
+          vm.backend_entry = disk.backend_entry;
+        }
+      }
+      vm.disks.push_back(std::move(disk));
+    }
+  };
   if (vm_entry) {
     for (const auto& n : *vm_entry->node->as_array()) {
       const Entry e = inside(*vm_entry, n);
@@ -1081,7 +1163,7 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
           twice = true;
         }
       if (twice) continue;
-      Vm vm{nm, 1, "", nullptr, e, {}, "", nullptr};
+      Vm vm{nm, 1, "", nullptr, e, {}, "", nullptr, {}};
       const std::string prefix = "vm." + nm + ".";
       std::map<std::string, Entry> mine;
       flatten(*t, "", e.file, e.level, mine);
@@ -1108,21 +1190,11 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
             vm.backend_entry = xe;
           }
         } else if (k == "disk") {
-          const toml::array* disks = x.node->as_array();
-          const toml::table* d = disks && disks->size() == 1 ? disks->get(0)->as_table() : nullptr;
-          const toml::node* b = d ? d->get("backend") : nullptr;
-          if (!d || d->size() != 1 || !b || !b->is_string()) {
-            errors.add(xe, where(*xe, k) +
-                               ": one disk per VM is modelled: write one [[vm.disk]] with only backend = \"<name>\" (or "
-                               "backend = \"<name>\" in the [[vm]] table)");
-          } else if (vm.backend_entry) {
-            errors.add(xe, where(*xe, k) + ": the VM's disk names its backend twice (backend and [[vm.disk]]): keep one");
-          } else {
-            vm.backend = *b->value<std::string>();
-            Entry be = inside(*vm_entry, *b);
-            be.vm = prefix;
-            vm.backend_entry = hold(be);
-          }
+          read_disks(vm, x, xe, prefix);
+        } else if (k.rfind("disk.", 0) == 0) {
+          errors.add(xe, where(*xe, k) +
+                             ": a VM's disks are [[vm.disk]] tables (one per disk, in order), not a [vm.disk] "
+                             "table: write [[vm.disk]]");
         } else if (k == "base") {
           if (!x.node->is_string())
             errors.add(xe, where(*xe, k) + ": expected a file name, e.g. base = \"../calibrated/FIT.toml\"");
@@ -1145,10 +1217,63 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
           vm.own[k] = x;
         }
       }
+      if (vm.disks.empty()) vm.disks.emplace_back();  // a VM without [[vm.disk]] tables has one disk
       vms.push_back(std::move(vm));
       vm_names.push_back(nm);
     }
   }
+  // An edit of one disk: vm.<name>.disk.<i>.<key> (vm.<name>.backend is disk 0's).
+  const auto edit_disk = [&](Vm& vm, const std::string& sub, const Entry& e, const Entry* xe, const std::string& key) {
+    const std::string rest = sub.substr(5);
+    const auto dot = rest.find('.');
+    const std::string index_text = rest.substr(0, dot), field = dot == std::string::npos ? "" : rest.substr(dot + 1);
+    const bool number = !index_text.empty() && index_text.size() < 4 &&
+                        std::all_of(index_text.begin(), index_text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const std::string disks = std::to_string(vm.disks.size());
+    if (!number || field.empty()) {
+      errors.add(xe, where(e, key) + ": expected vm." + vm.name + ".disk.<i>.<key>, the disk by its index (0 to " +
+                         std::to_string(vm.disks.size() - 1) + ") and one of backend, filename, iothread");
+      return;
+    }
+    const auto i = static_cast<std::size_t>(std::stoi(index_text));
+    if (i >= vm.disks.size()) {
+      errors.add(xe, where(e, key) + ": vm." + vm.name + " has " + disks + " disk" + (vm.disks.size() == 1 ? "" : "s") +
+                         " (disk." +
+                         (vm.disks.size() == 1 ? std::string("0") : "0 to disk." + std::to_string(vm.disks.size() - 1)) +
+                         "); an edit cannot add one: write another [[vm.disk]] table in the file");
+      return;
+    }
+    Disk& d = vm.disks[i];
+    if (field == "backend" || field == "filename") {
+      if (!e.node->is_string()) {
+        errors.add(xe, where(e, key) + ": expected " +
+                           (field == "backend" ? "the name of a [[backend]] table" : "a guest path such as /dev/vdb"));
+        return;
+      }
+      if (field == "filename") {
+        d.filename = *e.node->value<std::string>();
+        d.filename_entry = xe;
+      } else if (i == 0) {
+        vm.backend = *e.node->value<std::string>();
+        vm.backend_entry = xe;
+      } else {
+        d.backend = *e.node->value<std::string>();
+        d.backend_entry = xe;
+      }
+    } else if (field == "iothread") {
+      const auto v = e.node->value_exact<std::int64_t>();
+      if (!v || *v < -1 || *v > 4095) {
+        errors.add(xe, where(e, key) + ": expected the index of one of the VM's IOThreads (-1: the VM's mapping), got " +
+                           node_text(*e.node));
+        return;
+      }
+      d.iothread = static_cast<int>(*v);
+      d.iothread_entry = *v >= 0 ? xe : nullptr;
+    } else {
+      errors.add(xe, where(e, key) + ": unknown key of a disk" + did_you_mean(field, {"backend", "filename", "iothread"}) +
+                         " (a disk's keys are backend, filename, iothread)");
+    }
+  };
   const auto vm_index = [&](const std::string& name) {
     for (std::size_t i = 0; i < vms.size(); ++i)
       if (vms[i].name == name) return static_cast<int>(i);
@@ -1198,16 +1323,12 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
                              node_text(*e.node));
         else
           vm.count = static_cast<int>(*c);
-      } else if (sub == "backend" || sub == "disk.0.backend") {
-        if (!e.node->is_string())
-          errors.add(xe, where(e, key) + ": expected the name of a [[backend]] table");
-        else {
-          vm.backend = *e.node->value<std::string>();
-          vm.backend_entry = xe;
-        }
-      } else if (sub.rfind("disk.", 0) == 0) {
-        errors.add(xe, where(e, key) + ": one disk per VM is modelled: its backend is vm." + name + ".backend (or vm." + name +
-                           ".disk.0.backend)");
+      } else if (sub == "backend" && vm.disks.size() > 1) {
+        errors.add(xe, where(e, key) + ": vm." + name + " has " + std::to_string(vm.disks.size()) +
+                           " disks: name the one whose backend this is, vm." + name + ".disk.<i>.backend (i from 0 to " +
+                           std::to_string(vm.disks.size() - 1) + ")");
+      } else if (sub == "backend" || sub.rfind("disk.", 0) == 0) {
+        edit_disk(vm, sub == "backend" ? "disk.0.backend" : sub, e, xe, key);
       } else if (sub == "base") {
         errors.add(xe, where(e, key) + ": a [[vm]]'s base is read from the file only: edit base = \"...\" there");
       } else if (shared_key(sub)) {
@@ -1274,9 +1395,44 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
     Vm* vm;
     int backend;
     std::map<std::string, Entry> keys;
+    std::vector<int> disk_backends;  // each disk's device (the first is `backend`)
   };
   std::vector<VmView> views;
+  // The device a VM's disk after the first names: its [[backend]] index, -1 for the file's one
+  // [backend] table, or -2 after an error.
+  const auto disk_backend = [&](const Vm& vm, std::size_t i) {
+    const Disk& d = vm.disks[i];
+    const std::string key = "disk." + std::to_string(i) + ".backend";
+    if (d.backend_entry) {
+      if (!be_entry) {
+        errors.add(d.backend_entry, where(*d.backend_entry, key) + ": names \"" + d.backend +
+                                        "\", but this file has no [[backend]] tables (its one [backend] table, or the default "
+                                        "NVMe, holds every disk): remove it, or add [[backend]] tables with names");
+        return -2;
+      }
+      const int b = backend_index(d.backend);
+      if (b < 0)
+        errors.add(d.backend_entry, where(*d.backend_entry, key) + ": no [[backend]] named \"" + d.backend + "\"" +
+                                        did_you_mean(d.backend, backend_names) + "; the backends are " +
+                                        join_names(backend_names));
+      return b < 0 ? -2 : b;
+    }
+    if (be_entry && backends.size() != 1) {
+      errors.add(d.entry, where(*d.entry, key) + ": missing: each disk names its device among several, e.g. backend = \"" +
+                              (backends.empty() ? std::string("nvme") : backends.front().name) +
+                              "\" (backends: " + join_names(backend_names) + ")");
+      return -2;
+    }
+    return be_entry ? 0 : -1;
+  };
   for (Vm& vm : vms) {
+    std::vector<int> disk_backends(vm.disks.size(), -1);
+    bool disk_error = false;
+    for (std::size_t i = 1; i < vm.disks.size(); ++i) {
+      disk_backends[i] = disk_backend(vm, i);
+      disk_error = disk_error || disk_backends[i] == -2;
+    }
+    if (disk_error) continue;
     int b = -1;
     if (vm.backend_entry) {
       if (!be_entry) {
@@ -1332,13 +1488,16 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
         if (at == view.end() || at->second.level > shifted.level) view[k] = shifted;
       }
     }
-    if (b >= 0 && vm.count > 0) used[static_cast<std::size_t>(b)] = true;
-    views.push_back(VmView{&vm, b, std::move(view)});
+    disk_backends[0] = b;
+    for (const int d : disk_backends)
+      if (d >= 0 && vm.count > 0) used[static_cast<std::size_t>(d)] = true;
+    views.push_back(VmView{&vm, b, std::move(view), std::move(disk_backends)});
   }
   // One device, one set of backend.* values: every VM whose disk names a device sees the values
   // any of them gives it (its [[backend]] table, or a calibrated base's fitted device figures),
   // so that a fitted device is the same device for its neighbours whatever the order of the
   // [[vm]] tables; two VMs giving one key two values is an error, not a silent choice.
+  std::vector<std::map<std::string, Entry>> device_keys(backends.size());
   for (std::size_t d = 0; d < backends.size(); ++d) {
     std::map<std::string, std::pair<const VmView*, Entry>> given;
     for (const VmView& v : views) {
@@ -1362,7 +1521,149 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
       if (v.backend == static_cast<int>(d))
         for (const auto& [k, x] : given)
           if (!v.keys.count(k)) v.keys.emplace(k, x.second);
+    // What a disk after a VM's first sees of this device: the same values (a VM's calibrated
+    // base brings device figures for its first disk's device only).
+    device_keys[d] = backend_keys[d];
+    for (const auto& [k, x] : given) device_keys[d][k] = x.second;
   }
+  // A profile's disks (DiskSpec), each disk's device parameters, and the disk each of its fio
+  // jobs drives (filename=). False after an error.
+  const auto resolve_disks = [&](VmProfile& p, const Vm& vm, const VmView& v, const Loader& one) {
+    IoScenario& s = p.scenario;
+    const std::string prefix = "vm." + vm.name + ".";
+    bool ok = true;
+    for (std::size_t i = 0; i < vm.disks.size(); ++i) {
+      const Disk& d = vm.disks[i];
+      DiskSpec spec;
+      // Linux's virtio_blk names its disks vda, vdb, ... in probe order (virtblk_name_format).
+      spec.name = std::string("vd") + static_cast<char>('a' + i);
+      spec.filename = d.filename.empty() ? "/dev/" + spec.name : d.filename;
+      spec.iothread = d.iothread;
+      if (d.entry) spec.where = d.entry->file + ":" + line_of(*d.entry->node);
+      const int b = v.disk_backends[i];
+      spec.backend = b >= 0 ? backends[static_cast<std::size_t>(b)].name : "";
+      spec.params = s.backend;
+      if (b != v.backend && b >= 0) {
+        // Another device: the VM as it is, on that device's values.
+        Loader other;
+        for (const auto& [k, x] : one.entries)
+          if (k.rfind("backend.", 0) != 0) other.entries.emplace(k, x);
+        for (const auto& [k, x] : device_keys[static_cast<std::size_t>(b)]) other.entries[k] = x;
+        try {
+          spec.params = derive_io_scenario(path, other).backend;
+        } catch (const ConfigError& ex) {
+          for (const auto& m : ex.messages())
+            if (seen.insert(m).second) errors.add(&vm.entry, m);
+          ok = false;
+        }
+      }
+      if (d.iothread_entry && s.guest.driver != GuestDriver::virtio_blk) {
+        errors.add(d.iothread_entry, where(*d.iothread_entry, "disk." + std::to_string(i) + ".iothread") +
+                                         ": a disk's IOThread is a virtio-blk device's (iothread=), and vm." + vm.name +
+                                         " has guest.driver = " + driver_name(s.guest.driver) + ": remove it");
+        ok = false;
+      } else if (d.iothread_entry && (s.host.iothreads == 0 || d.iothread >= s.host.iothreads)) {
+        errors.add(d.iothread_entry,
+                   where(*d.iothread_entry, "disk." + std::to_string(i) + ".iothread") + ": IOThread " +
+                       std::to_string(d.iothread) + ", but the VM has " +
+                       (s.host.iothreads == 0
+                            ? std::string("none (host.iothreads = 0: the QEMU main loop serves its disks)")
+                            : std::to_string(s.host.iothreads) + " (0 to " + std::to_string(s.host.iothreads - 1) + ")") +
+                       ": set " + prefix + "host.iothreads, or give an IOThread it has");
+        ok = false;
+      }
+      for (const DiskSpec& before : s.disks)
+        if (before.filename == spec.filename) {
+          errors.add(d.filename_entry ? d.filename_entry : d.entry,
+                     where(d.filename_entry ? *d.filename_entry : *d.entry, "disk." + std::to_string(i) + ".filename") +
+                         ": two disks with filename " + spec.filename + " (" + before.name + " and " + spec.name +
+                         "): a fio job's filename= names one disk; give each its own");
+          ok = false;
+        }
+      s.disks.push_back(std::move(spec));
+    }
+    if (!s.multi_disk() || !ok) return ok;
+    const std::string disk0 = s.disks.front().filename, disk1 = s.disks[1].filename;
+    std::string listed;
+    for (const DiskSpec& d : s.disks)
+      listed += (listed.empty() ? "" : ", ") + d.filename + (d.backend.empty() ? "" : " on " + d.backend);
+    if (s.guest.driver != GuestDriver::virtio_blk) {
+      errors.add(vm.disks[1].entry, where(*vm.disks[1].entry, "disk.1") +
+                                        ": several disks are modelled with guest.driver = "
+                                        "virtio-blk (each disk its own virtio-blk device), and vm." +
+                                        vm.name + " has " + driver_name(s.guest.driver) +
+                                        " (one controller's LUNs, or vhost devices with workers of their own, are not modelled): "
+                                        "use virtio-blk, or one disk");
+      return false;
+    }
+    // Which disk each fio job drives: the one its filename= names. A VM of several disks and a
+    // job that names none, or several (fio then spreads its I/O over them), is refused rather
+    // than guessed.
+    const auto job_file = s.workload.fio_job.empty() ? one.entries.end() : one.entries.find("workload.fio_job");
+    const auto resolve = [&](WorkloadParams& w, const std::string& job) {
+      const std::string what = job.empty() ? "its fio job" : "job '" + job + "'";
+      const std::string at = w.filename_where.empty() ? "" : w.filename_where + ": ";
+      const auto fail_job = [&](const std::string& why) {
+        if (job_file != one.entries.end())
+          errors.add(&job_file->second, where(job_file->second, "workload.fio_job") + ": " + at + what + ": " + why);
+        else
+          errors.add(&vm.entry, where(vm.entry, prefix + "disk") + ": " + what + " (its [vm.workload] keys): " + why);
+        ok = false;
+      };
+      if (w.filename.empty()) {
+        fail_job("names no disk, and vm." + vm.name + " has " + std::to_string(s.disks.size()) + " (" + listed + "): " +
+                 (job_file != one.entries.end() ? "write filename=" + disk0 + " (or " + disk1 + ", ...) in its section"
+                                                : "give the VM a job file (workload.fio_job) with a job per disk, each with "
+                                                  "filename=" +
+                                                      disk0 + " or " + disk1 + ", ..."));
+        return;
+      }
+      // fio: "filename=a:b" is two files, a colon in a name is written "\:".
+      std::string name;
+      bool several = false;
+      for (std::size_t k = 0; k < w.filename.size(); ++k) {
+        if (w.filename[k] == '\\' && k + 1 < w.filename.size() && w.filename[k + 1] == ':') {
+          name += ':';
+          ++k;
+        } else if (w.filename[k] == ':') {
+          several = true;
+        } else {
+          name += w.filename[k];
+        }
+      }
+      if (several) {
+        fail_job("filename=" + w.filename +
+                 " names several files, over which fio spreads the job's I/O (file_service_type); vqsim runs each job on "
+                 "one disk: write a job per disk, e.g. [" +
+                 (job.empty() ? std::string("data") : job) + "-" + s.disks.front().name + "] with filename=" + disk0 + " and [" +
+                 (job.empty() ? std::string("data") : job) + "-" + s.disks[1].name + "] with filename=" + disk1 +
+                 ", each with its share of numjobs or iodepth");
+        return;
+      }
+      for (std::size_t i = 0; i < s.disks.size(); ++i)
+        if (s.disks[i].filename == name) {
+          w.disk = static_cast<int>(i);
+          return;
+        }
+      fail_job("filename=" + w.filename + " is none of vm." + vm.name + "'s disks (" + listed +
+               "): name one of them (a [[vm.disk]] table's filename = \"...\" sets the path a job names)");
+    };
+    if (s.multi_job()) {
+      for (FioJob& j : s.jobs) resolve(j.workload, j.name);
+      s.workload.disk = s.jobs.front().workload.disk;
+    } else {
+      resolve(s.workload, "");
+    }
+    if (!ok) return false;
+    for (std::size_t i = 0; i < s.disks.size(); ++i) {
+      bool named = s.multi_job() ? false : s.workload.disk == static_cast<int>(i);
+      for (const FioJob& j : s.jobs) named = named || j.workload.disk == static_cast<int>(i);
+      if (!named)
+        s.warnings.push_back(where(*vm.disks[i].entry, "disk." + std::to_string(i)) + ": no fio job of vm." + vm.name +
+                             " names " + s.disks[i].filename + " (filename=): the disk is idle");
+    }
+    return true;
+  };
   for (VmView& v : views) {
     Vm& vm = *v.vm;
     const int b = v.backend;
@@ -1380,6 +1681,7 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
       continue;
     }
     p.scenario.vms = std::max(1, vm.count);
+    if (!resolve_disks(p, vm, v, one)) continue;
     // A fitted key that this file sets itself (the VM's table, its backend's, an edit) is not
     // the fit's any more: it stays where the file puts it.
     CalibrationUncertainty& c = p.scenario.calibration;
@@ -1826,6 +2128,8 @@ const IoScenario& profile_scenario(const IoScenario& s, const VmInstance& i) {
 }
 
 std::string vm_profile_prefix(const IoScenario& s, std::size_t p) { return p == 0 ? "" : s.profiles[p].name + "."; }
+
+std::string disk_prefix(const DiskSpec& d) { return "disk:" + d.name + "."; }
 
 bool is_io_scenario_file(const std::string& path) {
   try {

@@ -57,6 +57,11 @@ struct WorkloadParams {
   sim::time_ns ramp_time_ns = 0;
   std::uint64_t ios = 0;  // measured I/Os per replication (when runtime is 0)
   std::string fio_job;    // the job file it came from, if any
+  // fio's filename= as the job file writes it ("/dev/vdb"; a colon-separated list in fio) and
+  // where ("file:line"; the job's section when it is inherited): in a VM of several disks it
+  // names the disk the job drives, which the loader resolves to `disk`.
+  std::string filename, filename_where;
+  int disk = 0;  // the VM's disk (IoScenario::disks) this job's I/Os go to
   int effective_depth() const { return ioengine == FioEngine::psync ? 1 : iodepth; }
 };
 
@@ -179,6 +184,19 @@ struct CalibrationUncertainty {
 
 struct VmProfile;
 
+// One [[vm.disk]] of a VM: its own virtio-blk device in the guest (its own blk-mq tags, its own
+// virtqueues and interrupts) and in QEMU (its own AIO state), on the backend it
+// names; the VM's vCPUs and its QEMU threads (main loop or IOThreads) serve every disk of it.
+inline constexpr std::size_t kMaxDisks = 16;  // [[vm.disk]] tables per VM (IoRequest::disk is a byte)
+struct DiskSpec {
+  std::string name;      // the guest's name for it, by position as Linux's virtio_blk names disks: vda, vdb, ...
+  std::string filename;  // what a fio job writes to drive it (filename=): "/dev/<name>" unless the table says otherwise
+  std::string backend;   // the [[backend]] it names; "" = the file's one [backend] table
+  BackendParams params;  // that device's parameters (one device: the same for every disk naming it)
+  int iothread = -1;     // the IOThread its queues are on (QEMU -device virtio-blk-pci,iothread=); -1 = the VM's mapping
+  std::string where;     // "file:line" of its [[vm.disk]] table ("" for the implicit one disk)
+};
+
 // One job (section) of a fio job file with several jobs, as the VM runs it: its numjobs threads
 // share the VM's vCPUs, queues and QEMU process with the other jobs' threads.
 struct FioJob {
@@ -213,6 +231,10 @@ struct IoScenario {
   // then the first job's. Empty for one job, whether from a job file or the workload keys.
   // The scenario a simulation runs holds the jobs of one phase (phase_scenario).
   std::vector<FioJob> jobs;
+  // A [[vm]] profile's disks ([[vm.disk]] tables; the first is the one a single-VM file has,
+  // its `params` are `backend` above); empty for a single-VM file and a VM without [[vm.disk]]
+  // tables. Every job's workload.disk indexes it.
+  std::vector<DiskSpec> disks;
   std::vector<std::string> notes;  // e.g. fio job options that are not modelled
   // Setups the loader accepts the way fio or QEMU would, but that probably say something other
   // than what was meant (psync at iodepth 32, rwmixread on a pure direction): the commands print
@@ -223,6 +245,7 @@ struct IoScenario {
   int queues() const { return guest.num_queues > 0 ? guest.num_queues : guest.vcpus; }
   bool multi_vm() const { return !profiles.empty(); }
   bool multi_job() const { return !jobs.empty(); }
+  bool multi_disk() const { return disks.size() > 1; }
   // The fio threads the VM runs: every job's numjobs together (workload.numjobs for one job).
   int fio_threads() const;
 };
@@ -231,7 +254,7 @@ struct IoScenario {
 struct VmProfile {
   std::string name;
   int count = 1;        // 0 when an edit (--set vm.<name>.count=0) switches the profile off
-  std::string backend;  // the [[backend]] its disk names; "" = the file's one [backend] table
+  std::string backend;  // the [[backend]] its (first) disk names; "" = the file's one [backend] table
   IoScenario scenario;  // one VM of the profile alone (scenario.vms = count)
 };
 
@@ -247,6 +270,11 @@ std::vector<VmInstance> vm_instances(const IoScenario& s);
 const IoScenario& profile_scenario(const IoScenario& s, const VmInstance& i);
 // The prefix of the figures of profile p of a [[vm]] file (those of its first VM).
 std::string vm_profile_prefix(const IoScenario& s, std::size_t p);
+// The prefix, after its VM's prefix, of one disk's figures in a VM of several disks
+// ("disk:vdb.read.iops") and of the components of every disk but the first (which keep a
+// one-disk VM's names and random streams). The colon keeps them apart from any VM's and
+// backend's prefix (those names have none).
+std::string disk_prefix(const DiskSpec& d);
 
 // Stonewall groups ("phases"): a job file's jobs before its first `stonewall` job are phase 0,
 // and so on; fio starts a phase's jobs once every job of the previous one has finished. The
