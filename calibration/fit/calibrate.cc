@@ -264,6 +264,7 @@ class Fitter {
   }
 
   const Eigen::VectorXd& lower() const { return lower_; }
+  Eigen::VectorXd inside(const Eigen::VectorXd& v) const { return v.cwiseMax(lower_).cwiseMin(upper_); }
   const Eigen::VectorXd& upper() const { return upper_; }
 
   // The DES of `runs` at u (common random numbers: the same seed every time). Runs that are one
@@ -934,16 +935,24 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       for (long k = 0; k < p; ++k) rw.prior_shift[k] = o.prior_log_sd * sim::standard_normal(rng);
     }
     say(o, "parameter draws: " + res.draws_method);
+    // The same refit of the data as measured (no reweighting): where the surrogate's descent from
+    // each optimum ends by itself. A draw is the optimum moved by as much as its replicate's refit
+    // ends away from that one, so the draws hold what the resampling changes, not how far the
+    // surrogate's own optimum lies from the simulated one (the rounds stop where the simulation
+    // stops agreeing with the surrogate's descent; beyond, the surrogate extrapolates).
+    const Eigen::VectorXd u_self = fitter->fit(fit_runs, u, 30, false, nullptr, 1, true).u;
+    const Eigen::VectorXd ua_self = alt_fitter ? alt_fitter->fit(fit_runs, ua, 30, false, nullptr, 1, true).u : ua;
+    say(o, fmt("the surrogate's own optimum lies %.3g (log) from the estimate", (u_self - u).lpNorm<Eigen::Infinity>()));
     boot_u.resize(static_cast<std::size_t>(B));
     boot_mode.assign(static_cast<std::size_t>(B), 0);
     parallel_for(static_cast<std::size_t>(B), o.threads, [&](std::size_t b) {
       LmResult a = fitter->fit(fit_runs, u, 30, false, &rws[b], 1, true);
       if (a.stop_reason == "cancelled") throw std::runtime_error("calibration cancelled");
-      boot_u[b] = a.u;
+      boot_u[b] = fitter->inside(u + a.u - u_self);
       if (alt_fitter) {
         const LmResult c = alt_fitter->fit(fit_runs, ua, 30, false, &rws[b], 1, true);
         if (c.cost < a.cost) {
-          boot_u[b] = c.u;
+          boot_u[b] = fitter->inside(ua + c.u - ua_self);
           boot_mode[b] = 1;
         }
       }
@@ -1070,21 +1079,27 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     if (fit_runs.size() < 2) throw models::ConfigError("--cv loo needs at least two fitted runs");
     CvSummary cv;
     std::vector<Eigen::VectorXd> fold_u, fold_alt_u;
+    // Each fold's fit is the estimate moved by as much as the refit without its run ends away
+    // from the same refit with every run (as the parameter draws are): what leaving the run out
+    // changes, not the surrogate's drift away from the simulated optimum.
+    const Eigen::VectorXd u_self = fitter->fit(fit_runs, u, 30).u;
+    const Eigen::VectorXd ua_self =
+        res.alternative && alt_fitter && o.refit_alternative ? alt_fitter->fit(fit_runs, ua, 30).u : ua;
     for (std::size_t f = 0; f < fit_runs.size(); ++f) {
       std::vector<std::size_t> rest;
       for (std::size_t j : fit_runs)
         if (j != fit_runs[f]) rest.push_back(j);
       say(o, "cross-validation: leaving out run " + std::to_string(f + 1) + "/" + std::to_string(fit_runs.size()) + " '" +
                  d.runs[fit_runs[f]].name + "'");
-      fold_u.push_back(fitter->fit(rest, u, 30).u);
+      fold_u.push_back(fitter->inside(u + fitter->fit(rest, u, 30).u - u_self));
       // The second explanation without the run too, moved as the estimate moved (a refit of each
       // would double the folds' cost): the fold's interval holds both, as a held-out run's does,
       // so that the model-error estimate does not count their spread twice.
       if (res.alternative) {
         if (alt_fitter && o.refit_alternative)
-          fold_alt_u.push_back(alt_fitter->fit(rest, ua, 30).u);
+          fold_alt_u.push_back(fitter->inside(ua + alt_fitter->fit(rest, ua, 30).u - ua_self));
         else
-          fold_alt_u.push_back(((ua + fold_u.back() - u).cwiseMax(fitter->lower())).cwiseMin(fitter->upper()));
+          fold_alt_u.push_back(fitter->inside(ua + fold_u.back() - u));
       }
     }
     std::vector<DesPoint> fold_points(fit_runs.size()), fold_alt(fit_runs.size());
