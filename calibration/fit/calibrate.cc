@@ -240,8 +240,11 @@ class Fitter {
   // `rw`: a bootstrap replicate's reweighting; `threads` (0: the options') for the Jacobian;
   // `coarse`: converged at a relative cost decrease of 1e-4 or a step of 1e-3 in log (a draw
   // needs a precision far below its spread, not the estimate's), and no Jacobian at the answer.
+  // `radius`: the descent stays within that distance (log, every parameter) of the start: the
+  // region where the rounds trust the surrogate.
   LmResult fit(const std::vector<std::size_t>& runs, const Eigen::VectorXd& start, int max_iterations, bool squares = false,
-               const Reweighting* rw = nullptr, int threads = 0, bool coarse = false) const {
+               const Reweighting* rw = nullptr, int threads = 0, bool coarse = false,
+               double radius = std::numeric_limits<double>::infinity()) const {
     LmOptions lo;
     if (coarse) {
       lo.tolerance_cost = 1e-4;
@@ -251,19 +254,26 @@ class Fitter {
     lo.threads = threads > 0 ? threads : o_.threads;
     lo.max_iterations = max_iterations;
     lo.cancelled = o_.cancelled;
-    return levenberg_marquardt([&](const Eigen::VectorXd& u) { return residuals(runs, u, squares, rw); }, start, lower_, upper_,
+    const Eigen::VectorXd lower = lower_.cwiseMax((start.array() - radius).matrix());
+    const Eigen::VectorXd upper = upper_.cwiseMin((start.array() + radius).matrix());
+    return levenberg_marquardt([&](const Eigen::VectorXd& u) { return residuals(runs, u, squares, rw); }, start, lower, upper,
                                lo);
   }
 
   // From a start far from the answer: least squares first, then the chosen loss from there.
-  LmResult fit_from_afar(const std::vector<std::size_t>& runs, const Eigen::VectorXd& start, int max_iterations) const {
-    if (o_.robust_scale <= 0) return fit(runs, start, max_iterations);
-    const LmResult warm = fit(runs, start, max_iterations, true);
+  LmResult fit_from_afar(const std::vector<std::size_t>& runs, const Eigen::VectorXd& start, int max_iterations,
+                         double radius = std::numeric_limits<double>::infinity()) const {
+    if (o_.robust_scale <= 0) return fit(runs, start, max_iterations, false, nullptr, 0, false, radius);
+    const LmResult warm = fit(runs, start, max_iterations, true, nullptr, 0, false, radius);
     if (warm.stop_reason == "cancelled") return warm;
-    return fit(runs, warm.u, max_iterations);
+    // The second descent keeps to the first one's region around `start`.
+    const Eigen::VectorXd left = (warm.u - start).cwiseAbs();
+    return fit(runs, warm.u, max_iterations, false, nullptr, 0, false,
+               std::isinf(radius) ? radius : std::max(0.0, radius - left.maxCoeff()));
   }
 
   const Eigen::VectorXd& lower() const { return lower_; }
+  Eigen::VectorXd inside(const Eigen::VectorXd& v) const { return v.cwiseMax(lower_).cwiseMin(upper_); }
   const Eigen::VectorXd& upper() const { return upper_; }
 
   // The DES of `runs` at u (common random numbers: the same seed every time). Runs that are one
@@ -310,19 +320,26 @@ class Fitter {
   // Re-anchors the surrogate on the DES at u: corrections so that it equals the DES there, and
   // the slopes of the DES-only parameters measured by one more DES each. Returns the largest
   // |ln DES - ln surrogate| at u before re-anchoring: how far the old surrogate was off.
-  double anchor(const std::map<std::size_t, DesPoint>& des_points, const Eigen::VectorXd& u) {
+  // The largest |ln DES - ln surrogate| at u: how far the surrogate is off there.
+  double mismatch(const std::map<std::size_t, DesPoint>& des_points, const Eigen::VectorXd& u) const {
     double worst = 0;
+    for (const auto& [run, p] : des_points) {
+      const auto before = surrogate(run, u);
+      if (!before) return std::numeric_limits<double>::infinity();
+      for (std::size_t t = 0; t < before->size(); ++t) worst = std::max(worst, std::fabs(std::log(p.value[t] / (*before)[t])));
+    }
+    return worst;
+  }
+
+  double anchor(const std::map<std::size_t, DesPoint>& des_points, const Eigen::VectorXd& u) {
+    const double worst = mismatch(des_points, u);
     std::vector<std::size_t> runs;
     for (const auto& [run, p] : des_points) {
       runs.push_back(run);
-      const auto before = surrogate(run, u);
       const auto raw = mva(run, u);
-      if (!before || !raw)
+      if (!raw || !std::isfinite(worst))
         throw std::runtime_error(d_.runs[run].where + ": the MVA cannot evaluate this run at these parameters");
-      for (std::size_t t = 0; t < raw->size(); ++t) {
-        worst = std::max(worst, std::fabs(std::log(p.value[t] / (*before)[t])));
-        correction_[run][t] = p.value[t] / (*raw)[t];
-      }
+      for (std::size_t t = 0; t < raw->size(); ++t) correction_[run][t] = p.value[t] / (*raw)[t];
     }
     u_ref_ = u;
     // First-order correction: the surrogate's slope in every parameter is made the DES's, so a
@@ -673,11 +690,14 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   say(o, "fitting " + std::to_string(p) + " parameters to " + std::to_string(n_data) + " figures of " +
              std::to_string(fit_runs.size()) + " runs");
 
-  // Space mapping rounds. Each round fits the corrected MVA, simulates the answer and re-anchors
-  // the corrections there. The best point so far (lowest cost by the DES's own figures) is kept:
-  // the surrogate can overshoot where the DES responds differently, and simulation noise makes
-  // late rounds wander. Converged when the surrogate predicted the simulation at its optimum
-  // within 1%, or when a round no longer lowers the DES cost by 1%.
+  // Space mapping rounds in a trust region. Each round fits the corrected MVA within the region
+  // around the best point so far, simulates the answer and, when the simulation agrees that it
+  // fits better, re-anchors the corrections there. When it does not, the surrogate has
+  // extrapolated past what the simulation does: the region shrinks to a quarter of the step and
+  // the round is fitted again from the best point (one simulation of the runs, no re-anchoring).
+  // Converged when the surrogate predicted the simulation at its optimum within 1%, when a round
+  // no longer lowers the DES cost by 1%, or when no better point is found within 1% (log) of the
+  // best.
   Eigen::VectorXd u = u0, best_u = u0;
   std::vector<Eigen::VectorXd> starts;  // the multi-start's other end points
   std::map<std::size_t, DesPoint> best_des;
@@ -686,9 +706,13 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   LmResult lm;
   double mismatch = 1;
   bool anchored_at_best = true;
-  for (int round = 1; round <= o.max_rounds; ++round) {
+  double radius = std::numeric_limits<double>::infinity();
+  int shrinks = 0;
+  constexpr int kMaxShrinks = 8;
+  for (int round = 1; round <= o.max_rounds + shrinks; ++round) {
     res.rounds = round;
-    lm = round == 1 ? fitter->fit_from_afar(fit_runs, best_u, 60) : fitter->fit(fit_runs, best_u, 60);
+    lm = round == 1 ? fitter->fit_from_afar(fit_runs, best_u, 60, radius)
+                    : fitter->fit(fit_runs, best_u, 60, false, nullptr, 0, false, radius);
     // A hidden parameter has no slope at its default, so the descent never moves it; start once
     // more from ten times its value and keep the better fit.
     if (round == 1) {
@@ -722,23 +746,39 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     const double moved = (lm.u - best_u).lpNorm<Eigen::Infinity>();
     u = lm.u;
     std::map<std::size_t, DesPoint> des_at_u = fitter->des(fit_runs, u);
-    mismatch = fitter->anchor(des_at_u, u);
+    mismatch = fitter->mismatch(des_at_u, u);
     const double cost = fitter->des_cost(fit_runs, des_at_u, u);
     const double gain = (best_cost - cost) / std::max(best_cost, 1e-12);
     say(o, fmt("round %.0f: surrogate cost %.4g, parameters moved %.3g (log)", round, lm.cost, moved) +
                fmt("; simulated cost %.4g (best before %.4g)", cost, best_cost) +
                fmt("; simulation vs surrogate %.2f%%", 100 * mismatch));
-    anchored_at_best = cost < best_cost;
-    if (anchored_at_best) {
+    if (cost < best_cost) {
+      fitter->anchor(des_at_u, u);
       best_u = u;
       best_des = std::move(des_at_u);
       best_cost = cost;
+      if (!std::isinf(radius)) radius *= 2;
+      if (mismatch < 0.01 || (round > 1 && gain < 0.01)) {
+        res.converged = true;
+        break;
+      }
+      continue;
     }
-    if (mismatch < 0.01 || (round > 1 && gain < 0.01)) {
-      res.converged = true;
+    // Rejected: the surrogate stays anchored at the best point; a smaller region around it.
+    radius = moved / 4;
+    if (radius < 0.01 || shrinks == kMaxShrinks) {
+      res.converged = radius < 0.01;
       break;
     }
+    ++shrinks;
+    say(o, fmt("the simulation does not confirm that step: the next round keeps within %.3g (log) of the best point", radius));
   }
+  // The region in which the last round's simulation confirmed the surrogate: the refits of the
+  // parameter draws and of the leave-one-out folds keep to it around their optimum, as a round of
+  // the search would (beyond it the surrogate extrapolates its slopes where no simulation has
+  // checked them). Unbounded when no step was ever refused.
+  const double trusted = radius;
+  if (!std::isinf(trusted)) say(o, fmt("the surrogate is trusted within %.3g (log) of the estimate", trusted));
   std::map<std::size_t, DesPoint> alt_des_kept;  // the DES of the fitted runs at the second explanation
   // A second explanation: the multi-start's end point farthest from the best (some parameter at
   // least 1.5x apart) among those the simulation says fit about as well — within twice the
@@ -934,19 +974,27 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       for (long k = 0; k < p; ++k) rw.prior_shift[k] = o.prior_log_sd * sim::standard_normal(rng);
     }
     say(o, "parameter draws: " + res.draws_method);
+    // The same refit of the data as measured (no reweighting): where the surrogate's descent from
+    // each optimum ends by itself. A draw is the optimum moved by as much as its replicate's refit
+    // ends away from that one, so the draws hold what the resampling changes, not how far the
+    // surrogate's own optimum lies from the simulated one (the rounds stop where the simulation
+    // stops agreeing with the surrogate's descent; beyond, the surrogate extrapolates).
+    const Eigen::VectorXd u_self = fitter->fit(fit_runs, u, 30, false, nullptr, 1, true, trusted).u;
+    const Eigen::VectorXd ua_self = alt_fitter ? alt_fitter->fit(fit_runs, ua, 30, false, nullptr, 1, true, trusted).u : ua;
+    // With a second explanation, each optimum takes its likelihood weight's share of the draws
+    // (alternative_weight, from the simulated costs). A replicate's two refits are not compared:
+    // each descends on a surrogate anchored at its own optimum, and far from it the one that
+    // extrapolates more hopefully would win the draws whatever the simulation says.
+    const int in_alt_draws = alt_fitter ? std::clamp(static_cast<int>(std::lround(res.alternative_weight * B)), 1, B - 1) : 0;
+    say(o, fmt("the surrogate's own optimum lies %.3g (log) from the estimate", (u_self - u).lpNorm<Eigen::Infinity>()));
     boot_u.resize(static_cast<std::size_t>(B));
     boot_mode.assign(static_cast<std::size_t>(B), 0);
     parallel_for(static_cast<std::size_t>(B), o.threads, [&](std::size_t b) {
-      LmResult a = fitter->fit(fit_runs, u, 30, false, &rws[b], 1, true);
+      const bool alt = static_cast<int>(b) < in_alt_draws;
+      const LmResult a = (alt ? *alt_fitter : *fitter).fit(fit_runs, alt ? ua : u, 30, false, &rws[b], 1, true, trusted);
       if (a.stop_reason == "cancelled") throw std::runtime_error("calibration cancelled");
-      boot_u[b] = a.u;
-      if (alt_fitter) {
-        const LmResult c = alt_fitter->fit(fit_runs, ua, 30, false, &rws[b], 1, true);
-        if (c.cost < a.cost) {
-          boot_u[b] = c.u;
-          boot_mode[b] = 1;
-        }
-      }
+      boot_u[b] = fitter->inside(alt ? Eigen::VectorXd(ua + a.u - ua_self) : Eigen::VectorXd(u + a.u - u_self));
+      boot_mode[b] = alt ? 1 : 0;
     });
     int in_alt = 0;
     Eigen::MatrixXd C = Eigen::MatrixXd::Zero(p, p);
@@ -982,8 +1030,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     if (res.alternative) {
       res.alternative_weight = static_cast<double>(in_alt) / B;
       res.notes.push_back("of the " + std::to_string(B) + " parameter draws (" + res.draws_method + "), " +
-                          std::to_string(in_alt) +
-                          " fit the second explanation better than the estimate: its share of the draws");
+                          std::to_string(in_alt) + " are refits at the second explanation: its likelihood weight's share");
     }
   }
 
@@ -1070,21 +1117,28 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     if (fit_runs.size() < 2) throw models::ConfigError("--cv loo needs at least two fitted runs");
     CvSummary cv;
     std::vector<Eigen::VectorXd> fold_u, fold_alt_u;
+    // Each fold's fit is the estimate moved by as much as the refit without its run ends away
+    // from the same refit with every run (as the parameter draws are): what leaving the run out
+    // changes, not the surrogate's drift away from the simulated optimum.
+    const Eigen::VectorXd u_self = fitter->fit(fit_runs, u, 30, false, nullptr, 0, false, trusted).u;
+    const Eigen::VectorXd ua_self = res.alternative && alt_fitter && o.refit_alternative
+                                        ? alt_fitter->fit(fit_runs, ua, 30, false, nullptr, 0, false, trusted).u
+                                        : ua;
     for (std::size_t f = 0; f < fit_runs.size(); ++f) {
       std::vector<std::size_t> rest;
       for (std::size_t j : fit_runs)
         if (j != fit_runs[f]) rest.push_back(j);
       say(o, "cross-validation: leaving out run " + std::to_string(f + 1) + "/" + std::to_string(fit_runs.size()) + " '" +
                  d.runs[fit_runs[f]].name + "'");
-      fold_u.push_back(fitter->fit(rest, u, 30).u);
+      fold_u.push_back(fitter->inside(u + fitter->fit(rest, u, 30, false, nullptr, 0, false, trusted).u - u_self));
       // The second explanation without the run too, moved as the estimate moved (a refit of each
       // would double the folds' cost): the fold's interval holds both, as a held-out run's does,
       // so that the model-error estimate does not count their spread twice.
       if (res.alternative) {
         if (alt_fitter && o.refit_alternative)
-          fold_alt_u.push_back(alt_fitter->fit(rest, ua, 30).u);
+          fold_alt_u.push_back(fitter->inside(ua + alt_fitter->fit(rest, ua, 30, false, nullptr, 0, false, trusted).u - ua_self));
         else
-          fold_alt_u.push_back(((ua + fold_u.back() - u).cwiseMax(fitter->lower())).cwiseMin(fitter->upper()));
+          fold_alt_u.push_back(fitter->inside(ua + fold_u.back() - u));
       }
     }
     std::vector<DesPoint> fold_points(fit_runs.size()), fold_alt(fit_runs.size());

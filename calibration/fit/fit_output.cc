@@ -160,7 +160,7 @@ std::string fit_toml(const Dataset& d, const CalibrationResult& r, const std::st
       for (int m : r.draw_mode) in_alt += m == 1;
       t += "# a second explanation the data fit about as well (simulated cost " + toml_num(finite(r.alternative_cost)) + " vs " +
            toml_num(finite(r.best_cost)) + "), " + std::to_string(in_alt) + " of the " + std::to_string(r.draws.size()) +
-           " draws fell into it: [";
+           " draws are refits at it: [";
       for (std::size_t i = 0; i < r.alternative->size(); ++i) t += (i ? ", " : "") + toml_num(finite((*r.alternative)[i]));
       t += "]\n";
     }
