@@ -47,14 +47,14 @@ int run_io(const IoRunOptions& o) {
   check_run_size(s, o.allow_long_runs);
   std::optional<models::IoMvaResult> mva;
   std::optional<models::IoMvaClassesResult> mva_classes;  // several [[vm]] profiles: one class each
-  if (o.compare_mva) refuse_several_jobs_for_mva(s, "--compare-mva");
+  if (o.compare_mva) refuse_several_disks_for_mva(s, "--compare-mva");
   if (o.compare_mva) try {
-      if (several_profiles(s))
+      if (mva_by_classes(s))
         mva_classes = models::solve_io_mva_classes(s);
       else
         mva = models::solve_io_mva(s);
     } catch (const std::invalid_argument& e) {
-      if (!s.multi_vm()) throw;
+      if (!s.multi_vm() && !s.multi_job()) throw;
       throw UsageError("--compare-mva: " + s.path + ": " + e.what());
     }
 

@@ -48,6 +48,10 @@ int solve_main(const std::vector<std::string>& args) {
       "shared): exact MVA when the population lattice is small, Schweitzer-Bard approximate MVA\n"
       "otherwise (the first line says which); per profile IOPS, mean latencies and per-class\n"
       "utilization of every station.\n\n"
+      "A VM whose fio job file has several jobs is solved the same way, one class per job: the\n"
+      "jobs share that VM's vCPUs, virtqueue, QEMU threads and AIO, each with its own population\n"
+      "(iodepth x numjobs) and demands; stonewall groups are solved one after the other. Per job:\n"
+      "IOPS, mean latencies, its utilization of every station it visits.\n\n"
       "Example: vqsim solve scenarios/seed004-vm.toml --set host.iothreads=4\n\nOptions");
   opts.add_options()("help,h", "show this help")("scenario", po::value(&path), "scenario TOML file")(
       "set", po::value(&overrides)->composing(), "override a scenario key (repeatable)")(
@@ -59,10 +63,11 @@ int solve_main(const std::vector<std::string>& args) {
   if (format != "text" && format != "json")
     throw UsageError("--format must be text or json" + did_you_mean(format, {"text", "json"}));
   const models::IoScenario s = load_for(path, overrides, "solve");
-  refuse_several_jobs_for_mva(s, "solve");
+  refuse_several_disks_for_mva(s, "solve");
   const auto t0 = std::chrono::steady_clock::now();
-  if (several_profiles(s)) {
-    // [[vm]] tables of several running profiles: one class per profile (multi-class MVA).
+  if (mva_by_classes(s)) {
+    // [[vm]] tables of several running profiles, or a VM of several fio jobs: one class per
+    // profile and job (multi-class MVA).
     const models::IoMvaClassesResult r = [&] {
       try {
         return models::solve_io_mva_classes(s);

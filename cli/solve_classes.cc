@@ -48,6 +48,44 @@ DesProfile des_profile(const models::IoRunReport& des, const std::string& name) 
           models::io_metric(des, "vm." + name + ".total.lat_mean_us").mean * 1e3};
 }
 
+// One fio job's (one VM's), under its VM's metric prefix ("vm.<name>." or "" in a single-VM
+// file); zeros where the report has no such job.
+DesProfile des_job(const models::IoRunReport& des, const std::string& vm, const std::string& job) {
+  const std::string at = (vm.empty() ? "" : "vm." + vm + ".") + job + ".";
+  try {
+    return {models::io_metric(des, at + "total.iops").mean, models::io_metric(des, at + "total.lat_mean_us").mean * 1e3};
+  } catch (const std::invalid_argument&) {
+    return {};
+  }
+}
+
+bool mva_jobs(const models::IoMvaClassesResult& r) {
+  for (const auto& p : r.profiles)
+    if (!p.jobs.empty()) return true;
+  return false;
+}
+
+std::string vm_label(const std::string& name) { return name.empty() ? "the VM" : "vm " + name; }
+
+std::string stage_table(const std::vector<models::IoMvaStage>& stages, const char* indent) {
+  std::string out = fmt("%s%-28s %14s %12s %10s\n", indent, "stage", "residence (µs)", "utilization", "number");
+  for (const auto& st : stages)
+    out += fmt("%s%-28s %14s %12.3f %10s\n", indent, st.name.c_str(), us(st.residence_ns).c_str(), st.utilization,
+               std::isfinite(st.number_mean) ? fmt("%.2f", st.number_mean).c_str() : "unbounded");
+  return out;
+}
+
+nlohmann::ordered_json stages_json(const std::vector<models::IoMvaStage>& stages) {
+  nlohmann::ordered_json a = nlohmann::ordered_json::array();
+  for (const auto& st : stages)
+    a.push_back({{"name", st.name},
+                 {"residence_ns", finite_or_null(st.residence_ns)},
+                 {"demand_ns", st.demand_ns},
+                 {"utilization", finite_or_null(st.utilization)},
+                 {"number_mean", finite_or_null(st.number_mean)}});
+  return a;
+}
+
 const models::StageRow* des_row(const models::IoRunReport& des, const std::string& name) {
   for (const auto& row : des.stages)
     if (row.name == name) return &row;
@@ -56,13 +94,7 @@ const models::StageRow* des_row(const models::IoRunReport& des, const std::strin
 
 }  // namespace
 
-void refuse_several_jobs_for_mva(const models::IoScenario& s, const std::string& what) {
-  bool several = s.multi_job();
-  for (const auto& p : s.profiles) several = several || (p.count > 0 && p.scenario.multi_job());
-  if (several)
-    throw UsageError(what + ": " + s.path +
-                     ": the MVA models one fio job per VM, and this scenario's job file has several; use vqsim run (the "
-                     "simulation), or one job at a time (--set workload.fio_job=...)");
+void refuse_several_disks_for_mva(const models::IoScenario& s, const std::string& what) {
   // Several disks in one VM: the MVA's stations are one disk's path per VM.
   for (const auto& p : s.profiles)
     if (p.count > 0 && p.scenario.multi_disk())
@@ -80,27 +112,45 @@ bool several_profiles(const models::IoScenario& s) {
   return running > 1;
 }
 
+bool mva_by_classes(const models::IoScenario& s) {
+  bool jobs = !s.multi_vm() && s.multi_job();
+  for (const auto& p : s.profiles) jobs = jobs || (p.count > 0 && p.scenario.multi_job());
+  return jobs || several_profiles(s);
+}
+
 std::string mva_classes_text(const models::IoScenario& s, const models::IoMvaClassesResult& r, double solve_ms) {
   std::string out = fmt("vqsim %s solve %s (%s; %.1f ms)\n%s\n\n", VQSIM_VERSION, s.path.c_str(), method_line(r).c_str(),
                         solve_ms, setup_line(s).c_str());
   int vms = 0;
   for (const auto& p : r.profiles) vms += p.count;
-  out += fmt("host: %zu VM profiles, %s: IOPS %.0f, mean lat %s µs over every VM's I/Os; bottleneck %s\n", r.profiles.size(),
-             vms_word(vms).c_str(), r.total_iops, us(r.lat_mean_ns).c_str(), r.bottleneck.c_str());
+  out += fmt("host: %zu VM profile%s, %s: IOPS %.0f, mean lat %s µs over every VM's I/Os; bottleneck %s\n", r.profiles.size(),
+             r.profiles.size() == 1 ? "" : "s", vms_word(vms).c_str(), r.total_iops, us(r.lat_mean_ns).c_str(),
+             r.bottleneck.c_str());
   if (r.saturated) out += "some stage is over 100% busy: the open network's mean latencies are unbounded\n";
+  bool jobs = false;
   for (const auto& p : r.profiles) {
     const auto& f = p.figures;
-    out +=
-        fmt("\nvm %s (%s, %d in flight per VM): one VM: IOPS %.0f (read %.0f, write %.0f); mean lat %s µs = slat %s + clat %s\n",
-            p.name.c_str(), vms_word(p.count).c_str(), p.population, f.iops, f.read_iops, f.write_iops, us(f.lat_mean_ns).c_str(),
-            us(f.slat_mean_ns).c_str(), us(f.clat_mean_ns).c_str());
+    out += fmt("\n%s (%s, %d in flight per VM): one VM: IOPS %.0f (read %.0f, write %.0f); mean lat %s µs = slat %s + clat %s\n",
+               vm_label(p.name).c_str(), vms_word(p.count).c_str(), p.population, f.iops, f.read_iops, f.write_iops,
+               us(f.lat_mean_ns).c_str(), us(f.slat_mean_ns).c_str(), us(f.clat_mean_ns).c_str());
     out += fmt("  the profile's %s: IOPS %.0f; bottleneck %s\n", vms_word(p.count).c_str(), f.total_iops, f.bottleneck.c_str());
-    out += fmt("  %-28s %14s %12s %10s\n", "stage", "residence (µs)", "utilization", "number");
-    for (const auto& st : f.stages)
-      out += fmt("  %-28s %14s %12.3f %10s\n", st.name.c_str(), us(st.residence_ns).c_str(), st.utilization,
-                 std::isfinite(st.number_mean) ? fmt("%.2f", st.number_mean).c_str() : "unbounded");
+    if (!p.jobs.empty())
+      out += fmt("  (over its %s jobs; residence: the mean over their I/Os)\n", r.phases > 1 ? "first stonewall group's" : "fio");
+    out += stage_table(f.stages, "  ");
+    for (const auto& j : p.jobs) {
+      jobs = true;
+      const auto& g = j.figures;
+      out += fmt("  job %s%s (%d in flight per VM): IOPS %.0f (read %.0f, write %.0f); mean lat %s µs = slat %s + clat %s\n",
+                 j.name.c_str(), r.phases > 1 ? fmt(", group %d", j.phase).c_str() : "", j.population, g.iops, g.read_iops,
+                 g.write_iops, us(g.lat_mean_ns).c_str(), us(g.slat_mean_ns).c_str(), us(g.clat_mean_ns).c_str());
+      out += stage_table(g.stages, "    ");
+    }
   }
-  out += "\n(per-VM stations: one VM's utilization; shared stations: the profile's share, all its VMs)\n";
+  out += "\n(per-VM stations: one VM's utilization; shared stations: the profile's share, all its VMs";
+  out += jobs ? "; a job's rows: its part of them)\n" : ")\n";
+  if (r.phases > 1)
+    out +=
+        fmt("(%d stonewall groups, solved one after the other; the host and the shared stations: the first group)\n", r.phases);
   out += "\nshared stations: utilization per server, by VM profile\n";
   std::string head = fmt("%-28s %8s %8s", "station", "servers", "total");
   for (const auto& p : r.profiles) head += fmt(" %10.10s", p.name.c_str());
@@ -125,6 +175,7 @@ nlohmann::ordered_json mva_classes_json(const models::IoMvaClassesResult& r) {
   }
   j["open_loop"] = r.open_loop;
   j["saturated"] = r.saturated;
+  j["stonewall_groups"] = r.phases;
   j["host"] = {{"total_iops", r.total_iops}, {"lat_mean_ns", finite_or_null(r.lat_mean_ns)}, {"bottleneck", r.bottleneck}};
   j["vms"] = nlohmann::ordered_json::array();
   for (const auto& p : r.profiles) {
@@ -141,13 +192,25 @@ nlohmann::ordered_json mva_classes_json(const models::IoMvaClassesResult& r) {
     v["slat_mean_ns"] = finite_or_null(f.slat_mean_ns);
     v["clat_mean_ns"] = finite_or_null(f.clat_mean_ns);
     v["bottleneck"] = f.bottleneck;
-    v["stages"] = nlohmann::ordered_json::array();
-    for (const auto& st : f.stages)
-      v["stages"].push_back({{"name", st.name},
-                             {"residence_ns", finite_or_null(st.residence_ns)},
-                             {"demand_ns", st.demand_ns},
-                             {"utilization", finite_or_null(st.utilization)},
-                             {"number_mean", finite_or_null(st.number_mean)}});
+    v["stages"] = stages_json(f.stages);
+    if (!p.jobs.empty()) {
+      v["jobs"] = nlohmann::ordered_json::array();
+      for (const auto& jb : p.jobs) {
+        const auto& g = jb.figures;
+        v["jobs"].push_back({{"name", jb.name},
+                             {"group", jb.phase},
+                             {"requests_in_flight", jb.population},
+                             {"iops", g.iops},
+                             {"read_iops", g.read_iops},
+                             {"write_iops", g.write_iops},
+                             {"total_iops", g.total_iops},
+                             {"lat_mean_ns", finite_or_null(g.lat_mean_ns)},
+                             {"slat_mean_ns", finite_or_null(g.slat_mean_ns)},
+                             {"clat_mean_ns", finite_or_null(g.clat_mean_ns)},
+                             {"bottleneck", g.bottleneck},
+                             {"stages", stages_json(g.stages)}});
+      }
+    }
     j["vms"].push_back(v);
   }
   j["shared_stations"] = nlohmann::ordered_json::array();
@@ -164,16 +227,26 @@ nlohmann::ordered_json mva_classes_json(const models::IoMvaClassesResult& r) {
 
 std::string mva_classes_compare_text(const models::IoScenario& s, const models::IoRunReport& des,
                                      const models::IoMvaClassesResult& mva) {
-  std::string out = "MVA (" + method_line(mva) + "), per VM profile, one VM's figures:\n";
+  std::string out = "MVA (" + method_line(mva) + "), per VM profile" + std::string(mva_jobs(mva) ? " and fio job" : "") +
+                    ", one VM's figures:\n";
   bool far = false;
   for (const auto& p : mva.profiles) {
     const DesProfile d = des_profile(des, p.name);
     const double d_iops = d.iops > 0 ? (p.figures.iops - d.iops) / d.iops : 0;
     const double d_lat = d.lat_ns > 0 ? (p.figures.lat_mean_ns - d.lat_ns) / d.lat_ns : 0;
     far = far || std::fabs(d_iops) > 0.10 || std::fabs(d_lat) > 0.10;
-    out +=
-        fmt("  vm %s: MVA %.0f IOPS, mean lat %s µs (%+.1f%% and %+.1f%% vs the simulation's %.0f IOPS, %s µs)\n", p.name.c_str(),
-            p.figures.iops, us(p.figures.lat_mean_ns).c_str(), 100 * d_iops, 100 * d_lat, d.iops, us(d.lat_ns).c_str());
+    out += fmt("  %s: MVA %.0f IOPS, mean lat %s µs (%+.1f%% and %+.1f%% vs the simulation's %.0f IOPS, %s µs)\n",
+               vm_label(p.name).c_str(), p.figures.iops, us(p.figures.lat_mean_ns).c_str(), 100 * d_iops, 100 * d_lat, d.iops,
+               us(d.lat_ns).c_str());
+    for (const auto& jb : p.jobs) {
+      const DesProfile dj = des_job(des, p.name, jb.name);
+      const double j_iops = dj.iops > 0 ? (jb.figures.iops - dj.iops) / dj.iops : 0;
+      const double j_lat = dj.lat_ns > 0 ? (jb.figures.lat_mean_ns - dj.lat_ns) / dj.lat_ns : 0;
+      far = far || std::fabs(j_iops) > 0.10 || std::fabs(j_lat) > 0.10;
+      out += fmt("    job %s: MVA %.0f IOPS, mean lat %s µs (%+.1f%% and %+.1f%% vs the simulation's %.0f IOPS, %s µs)\n",
+                 jb.name.c_str(), jb.figures.iops, us(jb.figures.lat_mean_ns).c_str(), 100 * j_iops, 100 * j_lat, dj.iops,
+                 us(dj.lat_ns).c_str());
+    }
     // Its own stations whose time per I/O differs by more than 10% (and 1 µs).
     for (const auto& st : p.figures.stages) {
       const models::StageRow* row = des_row(des, st.name);
@@ -197,7 +270,7 @@ std::string mva_classes_compare_text(const models::IoScenario& s, const models::
   }
   if (far)
     out +=
-        "MVA and DES disagree by more than 10% for some profile: the stages' non-exponential times, token limits, "
+        "MVA and DES disagree by more than 10% for some profile or job: the stages' non-exponential times, token limits, "
         "state-dependent "
         "kicks or the QEMU threads held while they wait for a core matter here; trust the DES\n";
   (void)s;
@@ -211,6 +284,11 @@ nlohmann::ordered_json mva_classes_compare_json(const models::IoScenario& s, con
     const DesProfile d = des_profile(des, mva.profiles[c].name);
     j["vms"][c]["des_iops"] = d.iops;
     j["vms"][c]["des_lat_mean_ns"] = d.lat_ns;
+    for (std::size_t k = 0; k < mva.profiles[c].jobs.size(); ++k) {
+      const DesProfile dj = des_job(des, mva.profiles[c].name, mva.profiles[c].jobs[k].name);
+      j["vms"][c]["jobs"][k]["des_iops"] = dj.iops;
+      j["vms"][c]["jobs"][k]["des_lat_mean_ns"] = dj.lat_ns;
+    }
   }
   j["host"]["des_total_iops"] = models::io_metric(des, "host.total.iops").mean;
   (void)s;

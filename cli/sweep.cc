@@ -85,12 +85,13 @@ nlohmann::ordered_json evaluate(const models::SweepSpec& spec, const models::Swe
   for (const auto& [k, v] : p.settings) row["settings"][k] = display(v);
   row["method"] = mva ? "mva" : "des";
   if (mva) {
-    refuse_several_jobs_for_mva(s, "sweep --mva");
-    // Several running [[vm]] profiles: the multi-class MVA (one class per profile); a point where
-    // one runs (a count swept from 0) is that profile's one-class MVA.
+    refuse_several_disks_for_mva(s, "sweep --mva");
+    // Several running [[vm]] profiles or a VM of several fio jobs: the multi-class MVA (one class
+    // per profile and job); a point where one single-job profile runs (a count swept from 0) is
+    // that profile's one-class MVA.
     std::optional<models::IoMvaClassesResult> classes;
     models::IoMvaResult one;
-    if (several_profiles(s)) {
+    if (mva_by_classes(s)) {
       try {
         classes = models::solve_io_mva_classes(s);
       } catch (const std::invalid_argument& e) {

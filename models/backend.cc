@@ -369,21 +369,43 @@ std::vector<PortEnd> Backend::exits(const sim::Port&) const {
 }
 
 namespace {
+// What the VM keeps outstanding at the device: its requests in flight (every fio job's, when
+// its job file has several: the MVA solves each job with the scenario's `jobs` beside it), and
+// its I/Os in flight (the depth an HDD's NCQ sees).
+struct Outstanding {
+  double requests = 0, ios = 0;
+};
+Outstanding vm_outstanding(const IoScenario& s) {
+  if (!s.multi_job())
+    return {static_cast<double>(s.workload.numjobs * plug_merged_requests_per_job(s)),
+            static_cast<double>(s.workload.numjobs * s.workload.effective_depth())};
+  Outstanding o;
+  for (const FioJob& j : s.jobs) {
+    IoScenario one = s;  // plug merging is decided by the job's own pattern
+    one.workload = j.workload;
+    one.jobs.clear();
+    o.requests += j.workload.numjobs * plug_merged_requests_per_job(one);
+    o.ios += j.workload.numjobs * j.workload.effective_depth();
+  }
+  return o;
+}
+
 // Mean device time of one request of the workload's mix on `d`.
 double device_mean_ns(const DeviceSpec& d, const IoScenario& s) {
   const auto& w = s.workload;
+  const Outstanding vm = vm_outstanding(s);
   auto one = [&](Direction dir) {
     const double bytes = static_cast<double>(dir == Direction::read ? w.bs_read_bytes : w.bs_write_bytes);
     if (d.kind == BackendKind::hdd) {
       // NCQ shortens positioning with the queue; the MVA assumes the drive sees every
       // outstanding request queued, which is right when it is the bottleneck.
-      const double queued = std::min<double>(w.numjobs * w.effective_depth() - 1, d.ncq_depth - 1);
+      const double queued = std::min<double>(vm.ios - 1, d.ncq_depth - 1);
       return hdd_service_ns(d, bytes, dir, w.random, queued, queued >= 1, d.seek_ns + d.rotation_ns / 2);
     }
     // Transfer at bandwidth / (requests in service), taking the device as busy with as many as
-    // are outstanding (up to its channels): exact when it is the bottleneck, and when alone.
-    const double outstanding = static_cast<double>(w.numjobs * plug_merged_requests_per_job(s));
-    const double sharing = std::clamp(outstanding, 1.0, static_cast<double>(d.channels));
+    // the VM keeps outstanding (up to its channels): exact when it is the bottleneck, and when
+    // alone. A job of a VM of several shares the bandwidth with the other jobs' requests too.
+    const double sharing = std::clamp(vm.requests, 1.0, static_cast<double>(d.channels));
     const double base = dir == Direction::read ? d.read_ns : d.write_ns;
     return base + std::max(0.0, bytes - 4096) / (d.bandwidth_of(dir) / sharing) * 1e9;
   };

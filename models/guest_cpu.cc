@@ -114,7 +114,9 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   // An interrupt delivers its first completion and those that reach the ring within irq_us, so
   // each I/O pays the per-interrupt cost divided by the mean batch, 1 + (rate per queue) x irq_us.
   const double guest_complete = s.guest.fio_complete_ns * m + drv.complete_ns + (bare ? 0.0 : s.vq.irq_handler_ns * in.irq_share);
-  if (w.numjobs > s.guest.vcpus || s.host.cores > 0) {
+  // The VM's fio threads (every job's: a job of several is one class among them) decide whether
+  // they share its vCPUs, as the simulation's GuestThreads do.
+  if (s.fio_threads() > s.guest.vcpus || s.host.cores > 0) {
     const int c = s.host.cores > 0 ? s.host.cores : s.guest.vcpus;
     out.push_back({"guest.vcpus (submit)", sim::MvaStationKind::MultiServer, c, guest_submit, MvaDemand::Slat::all});
     out.push_back({"guest.vcpus (complete)", sim::MvaStationKind::MultiServer, c, guest_complete});

@@ -441,13 +441,43 @@ double io_metric_mva_classes(const IoMvaClassesResult& r, const IoScenario& s, c
     if (r.profiles.empty()) throw std::invalid_argument("metric " + name + ": the MVA has no running VM");
     vm = r.profiles.front().name;
   }
-  if (!is_vm_metric(rest) && split_job_metric(rest, &job, &tail))
-    throw std::invalid_argument("metric " + name + ": the MVA gives one figure per VM, not per fio job; run the simulation");
+  // The profile's scenario: its [[vm]] table's, or the file's own in a single-VM file.
+  const IoScenario* v = nullptr;
+  if (!s.multi_vm()) {
+    if (!vm.empty()) throw std::invalid_argument("metric " + name + ": no running VM named '" + vm + "'");
+    v = &s;
+  }
+  for (const VmProfile& p : s.profiles)
+    if (p.name == vm && p.count > 0) v = &p.scenario;
+  const IoMvaProfile* prof = nullptr;
   for (const IoMvaProfile& p : r.profiles)
-    if (p.name == vm)
-      for (const VmProfile& v : s.profiles)
-        if (v.name == vm) return io_metric_mva(p.figures, v.scenario, rest);
-  throw std::invalid_argument("metric " + name + ": no running VM named '" + vm + "'");
+    if (p.name == vm) prof = &p;
+  if (v == nullptr || prof == nullptr) throw std::invalid_argument("metric " + name + ": no running VM named '" + vm + "'");
+  // One job's figure: its class's, read with its own workload (block sizes for bw_kib).
+  const auto job_scenario = [&](const std::string& j) {
+    IoScenario one = *v;
+    for (const FioJob& f : v->jobs)
+      if (f.name == j) one.workload = f.workload;
+    one.jobs.clear();
+    return one;
+  };
+  if (!is_vm_metric(rest) && split_job_metric(rest, &job, &tail)) {
+    for (const IoMvaJob& j : prof->jobs)
+      if (j.name == job) return io_metric_mva(j.figures, job_scenario(job), tail);
+    std::string names;
+    for (const IoMvaJob& j : prof->jobs) names += (names.empty() ? "" : ", ") + j.name;
+    throw std::invalid_argument(
+        "metric " + name + ": " + (vm.empty() ? "the VM" : "vm." + vm) + " runs no fio job named '" + job + "'" +
+        (names.empty() ? " (it runs one job: write the metric without a job)" : " (its jobs: " + names + ")"));
+  }
+  // A VM of several jobs: its bandwidth is its first group's jobs' together (block sizes differ).
+  if (!prof->jobs.empty() && rest.size() > 7 && rest.compare(rest.size() - 7, 7, ".bw_kib") == 0) {
+    double kib = 0;
+    for (const IoMvaJob& j : prof->jobs)
+      if (j.phase == 0) kib += io_metric_mva(j.figures, job_scenario(j.name), rest);
+    return kib;
+  }
+  return io_metric_mva(prof->figures, *v, rest);
 }
 
 }  // namespace vqsim::models

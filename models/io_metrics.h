@@ -56,10 +56,12 @@ std::string first_profile_metric_warning(const IoScenario& s, const std::string&
 // The same metric from the MVA answer (means only; percentiles are not available and throw).
 double io_metric_mva(const IoMvaResult& r, const IoScenario& s, const std::string& name);
 
-// The same from the multi-class MVA of a file of several running [[vm]] profiles
-// (solve_io_mva_classes): vm.<name>.<metric> is that profile's one-VM figure, host.total.iops and
-// host.total.lat_mean_us the host's, a name without vm.<name>. the first running profile's.
-// Throws std::invalid_argument for a percentile, a job's metric or a profile that does not run.
+// The same from the multi-class MVA (solve_io_mva_classes: several running [[vm]] profiles, or
+// VMs of several fio jobs): vm.<name>.<metric> is that profile's one-VM figure (over its first
+// stonewall group's jobs), vm.<name>.<job>.<metric> (<job>.<metric> in a single-VM file) one
+// job's, host.total.iops and host.total.lat_mean_us the host's, a name without vm.<name>. the
+// first running profile's. Throws std::invalid_argument for a percentile, a job or a profile
+// that does not run.
 double io_metric_mva_classes(const IoMvaClassesResult& r, const IoScenario& s, const std::string& name);
 
 }  // namespace vqsim::models

@@ -205,25 +205,41 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
 
 }  // namespace vqsim::models
 
-// ---- Several VM profiles: one class per profile (io_path_mva.h says how the host is mapped).
+// ---- Several VM profiles and jobs: one class per profile and fio job (io_path_mva.h says how
+// the host is mapped).
 namespace vqsim::models {
 
 namespace {
 
-// One running profile's part of the network.
-struct ClassPart {
+// One running VM profile: its VMs' own stations, and the fixed point of its host threads.
+struct VmPart {
   std::string name, prefix, device_prefix;  // the profile, its first VM's names, its backend's
   int count = 1;
-  IoScenario s;  // one VM of it (vms = 1)
+  IoScenario s;  // one VM of it (vms = 1), running one stonewall group
   double p_kick = 1, p_wake = 1, irq_share = 1;
+  std::vector<std::size_t> classes;  // its jobs' classes
+};
+
+// One class: one fio job of one VM profile (the profile itself for a VM of one job).
+struct ClassPart {
+  std::size_t vm = 0;
+  std::string job;       // "" for a VM of one job
+  int phase = 0;         // its stonewall group
+  int first_thread = 0;  // its threads' index among the VM's (the simulation's guest.fio_job<t>)
+  IoScenario s;          // the VM with this job's workload (jobs: the group's, for fio_threads())
   std::vector<MvaDemand> stages;
 };
 
-// The profile's stations with host.cores folded into one station: its vCPUs' two halves
+// The job's stations with host.cores folded into one station: its vCPUs' two halves
 // (guest_thread_demands' "guest.vcpus (submit)" and "(complete)", each with host.cores servers)
-// become "host.cpu", which also takes the QEMU threads' work when they run on the cores.
-std::vector<MvaDemand> class_stages(const ClassPart& p, int cores) {
-  std::vector<MvaDemand> st = build_stages(p.s, p.p_kick, p.p_wake, p.irq_share);
+// become "host.cpu", which also takes the QEMU threads' work when they run on the cores. The
+// job's own threads take the names the simulation gives them among the VM's threads.
+std::vector<MvaDemand> class_stages(const ClassPart& c, const VmPart& vm, int cores) {
+  std::vector<MvaDemand> st = build_stages(c.s, vm.p_kick, vm.p_wake, vm.irq_share);
+  const std::string thread = "guest.fio_job";
+  for (MvaDemand& d : st)
+    if (d.name.rfind(thread, 0) == 0 && c.first_thread > 0)
+      d.name = thread + std::to_string(std::stoi(d.name.substr(thread.size())) + c.first_thread);
   if (cores <= 0) return st;
   MvaDemand cpu{"host.cpu", sim::MvaStationKind::MultiServer, cores, 0};
   cpu.shared = true;
@@ -236,7 +252,7 @@ std::vector<MvaDemand> class_stages(const ClassPart& p, int cores) {
       continue;
     }
     // A vhost-user backend polls on cores of its own (as the simulation's HostThreads).
-    if (d.host_thread && p.s.guest.driver != GuestDriver::vhost_user_blk) cpu.demand_ns += d.demand_ns;
+    if (d.host_thread && c.s.guest.driver != GuestDriver::vhost_user_blk) cpu.demand_ns += d.demand_ns;
     out.push_back(d);
   }
   cpu.slat_whole_ns = cpu.demand_ns;
@@ -244,10 +260,103 @@ std::vector<MvaDemand> class_stages(const ClassPart& p, int cores) {
   return out;
 }
 
-}  // namespace
+// The VM's classes: one per job of the group it runs (its job file's), or the VM's one workload.
+void add_classes(std::vector<VmPart>& vms, std::vector<ClassPart>& classes, VmPart vm, int phase) {
+  const std::size_t v = vms.size();
+  if (!vm.s.multi_job()) {
+    ClassPart c;
+    c.vm = v;
+    c.phase = phase;
+    c.s = vm.s;
+    vm.classes.push_back(classes.size());
+    classes.push_back(std::move(c));
+  } else {
+    int first = 0;
+    for (const FioJob& j : vm.s.jobs) {
+      ClassPart c;
+      c.vm = v;
+      c.job = j.name;
+      c.phase = phase;
+      c.first_thread = first;
+      c.s = vm.s;
+      c.s.workload = j.workload;
+      first += j.workload.numjobs;
+      vm.classes.push_back(classes.size());
+      classes.push_back(std::move(c));
+    }
+  }
+  vms.push_back(std::move(vm));
+}
 
-IoMvaClassesResult solve_io_mva_classes(const IoScenario& s) {
-  refuse_several_disks(s);
+// Figures of a set of classes (one job, or every job of a VM) from the solved network.
+struct Solved {
+  const std::vector<sim::MvaClassStation>& net;
+  const std::vector<std::vector<std::size_t>>& where;  // [class][stage]: its station
+  const std::vector<std::vector<double>>& residence;   // [station][class], one VM's
+  const std::vector<std::vector<double>>& util;
+  const std::vector<std::vector<double>>& number;
+  const std::vector<double>& x;           // requests per ns, one VM
+  const std::vector<double>& total_util;  // per station, every class
+};
+
+IoMvaResult figures_of(const std::vector<std::size_t>& members, const std::vector<ClassPart>& classes, const VmPart& vm,
+                       const Solved& n, bool open_loop) {
+  IoMvaResult r;
+  r.open_loop = open_loop;
+  double io_rate = 0;        // I/Os per ns, over the members
+  double lat = 0, slat = 0;  // I/O-rate weighted sums
+  // The stations the members visit, in the order the first one meets them.
+  std::vector<std::size_t> order;
+  std::vector<double> res_sum(n.net.size(), 0), dem_sum(n.net.size(), 0), u_sum(n.net.size(), 0), q_sum(n.net.size(), 0);
+  for (const std::size_t c : members) {
+    const ClassPart& p = classes[c];
+    const double per_request = open_loop ? 1.0 : ios_per_request(p.s);
+    const double ios = n.x[c] * per_request;
+    io_rate += ios;
+    r.read_iops += ios * 1e9 * p.s.workload.read_fraction;
+    r.write_iops += ios * 1e9 * (1 - p.s.workload.read_fraction);
+    double total = 0, submit = 0;
+    for (std::size_t i = 0; i < p.stages.size(); ++i) {
+      const MvaDemand& d = p.stages[i];
+      const std::size_t k = n.where[c][i];
+      if (d.name == "fio.thinktime") continue;
+      const double res = n.residence[k][c];
+      total += res;
+      if (d.slat == MvaDemand::Slat::all)
+        submit += res;
+      else if (d.slat == MvaDemand::Slat::share && d.slat_whole_ns > 0)
+        submit += res * d.slat_part_ns / d.slat_whole_ns;
+      if (std::find(order.begin(), order.end(), k) == order.end()) order.push_back(k);
+      const double share = n.net[k].owner < 0 ? vm.count : 1;  // a shared station: all the profile's VMs
+      // Per I/O over the members' I/Os: a request's residence is shared by the I/Os it carries.
+      res_sum[k] += n.x[c] * res;
+      dem_sum[k] += n.x[c] * n.net[k].demand[c];
+      u_sum[k] += n.util[k][c] * share;
+      q_sum[k] += n.number[k][c] * share;
+    }
+    lat += n.x[c] * total;
+    slat += n.x[c] * submit;
+  }
+  r.iops = io_rate * 1e9;
+  r.total_iops = r.iops * vm.count;
+  r.lat_mean_ns = io_rate > 0 ? lat / io_rate : 0;
+  r.slat_mean_ns = io_rate > 0 ? slat / io_rate : 0;
+  r.clat_mean_ns = r.lat_mean_ns - r.slat_mean_ns;
+  double busiest = -1;
+  for (const std::size_t k : order) {
+    r.stages.push_back(
+        {n.net[k].name, io_rate > 0 ? res_sum[k] / io_rate : 0, u_sum[k], q_sum[k], io_rate > 0 ? dem_sum[k] / io_rate : 0});
+    if (n.net[k].kind != sim::MvaStationKind::Delay && n.total_util[k] > busiest) {
+      busiest = n.total_util[k];
+      r.bottleneck = n.net[k].name;
+    }
+  }
+  return r;
+}
+
+// One stonewall group of the scenario (a scenario of one phase): its classes solved together.
+IoMvaClassesResult solve_group(const IoScenario& s, int phase) {
+  std::vector<VmPart> vms;
   std::vector<ClassPart> parts;
   std::vector<std::string> devices;  // backend names, in the order the running VMs first name them
   auto device_prefix = [&](const std::string& b) {
@@ -256,40 +365,49 @@ IoMvaClassesResult solve_io_mva_classes(const IoScenario& s) {
     return at == devices.begin() ? std::string() : b + ".";
   };
   if (!s.multi_vm()) {
-    ClassPart p;
-    p.count = std::max(1, s.vms);
-    p.s = s;
-    p.s.vms = 1;
-    parts.push_back(p);
+    VmPart v;
+    v.count = std::max(1, s.vms);
+    v.s = s;
+    v.s.vms = 1;
+    add_classes(vms, parts, std::move(v), phase);
   } else {
     for (std::size_t i = 0; i < s.profiles.size(); ++i) {
       const VmProfile& vp = s.profiles[i];
       if (vp.count <= 0) continue;
-      ClassPart p;
-      p.name = vp.name;
-      p.prefix = vm_profile_prefix(s, i);
-      p.device_prefix = device_prefix(vp.backend);
-      p.count = vp.count;
-      p.s = vp.scenario;
-      p.s.vms = 1;
-      p.s.host.cores = s.host.cores;
-      parts.push_back(p);
+      VmPart v;
+      v.name = vp.name;
+      v.prefix = vm_profile_prefix(s, i);
+      v.device_prefix = device_prefix(vp.backend);
+      v.count = vp.count;
+      v.s = vp.scenario;
+      v.s.vms = 1;
+      v.s.host.cores = s.host.cores;
+      add_classes(vms, parts, std::move(v), phase);
     }
   }
-  if (parts.empty()) throw std::invalid_argument("no VM profile runs (every count is 0)");
+  if (vms.empty()) throw std::invalid_argument("no VM profile runs (every count is 0)");
   const std::size_t C = parts.size();
   int open = 0;
   for (const ClassPart& p : parts) open += p.s.workload.rate_iops > 0 ? 1 : 0;
-  if (open != 0 && open != static_cast<int>(C))
-    throw std::invalid_argument(
-        "some VM profiles run open loop (rate_iops) and others closed loop: the MVA solves either "
-        "kind of network, not a mix; use vqsim run (the simulation)");
+  if (open != 0 && open != static_cast<int>(C)) {
+    // Within one VM's job file, or between profiles: say which.
+    std::string within;
+    for (const VmPart& v : vms) {
+      int mine = 0;
+      for (const std::size_t c : v.classes) mine += parts[c].s.workload.rate_iops > 0 ? 1 : 0;
+      if (mine != 0 && mine != static_cast<int>(v.classes.size())) within = v.name.empty() ? "the VM" : "vm." + v.name;
+    }
+    throw std::invalid_argument((within.empty() ? std::string("some VM profiles") : within + "'s fio jobs: some") +
+                                " run open loop (rate_iops) and others closed loop: the MVA solves either kind of network, "
+                                "not a mix; use vqsim run (the simulation)");
+  }
   const bool open_loop = open > 0;
 
   IoMvaClassesResult out;
   out.open_loop = open_loop;
-  // The network: shared stations keyed by their name (a backend's under its prefix), each
-  // profile's own stations owned by its class. where[c][i]: the station of part c's stage i.
+  // The network: shared stations keyed by their name (a backend's under its prefix), each VM's
+  // own stations owned by its VM (its first class; every job of the VM visits the same one).
+  // where[c][i]: the station of class c's stage i.
   std::vector<sim::MvaClassStation> net;
   std::vector<std::vector<std::size_t>> where(C);
   std::vector<sim::MvaClass> classes;
@@ -300,22 +418,26 @@ IoMvaClassesResult solve_io_mva_classes(const IoScenario& s) {
     classes.clear();
     for (std::size_t c = 0; c < C; ++c) {
       ClassPart& p = parts[c];
-      p.stages = class_stages(p, s.host.cores);
+      const VmPart& v = vms[p.vm];
+      const int owner = static_cast<int>(v.classes.front());
+      p.stages = class_stages(p, v, s.host.cores);
       where[c].clear();
       for (const MvaDemand& d : p.stages) {
-        const std::string name = d.shared ? (d.name == "host.cpu" ? d.name : p.device_prefix + d.name) : p.prefix + d.name;
+        const std::string name = d.shared ? (d.name == "host.cpu" ? d.name : v.device_prefix + d.name) : v.prefix + d.name;
         std::size_t k = net.size();
-        if (d.shared)
-          for (std::size_t j = 0; j < net.size(); ++j)
-            if (net[j].owner < 0 && net[j].name == name) k = j;
+        for (std::size_t j = 0; j < net.size() && k == net.size(); ++j)
+          if (net[j].name == name && net[j].owner == (d.shared ? -1 : owner)) k = j;
         if (k == net.size()) {
-          net.push_back({name, d.kind, d.servers, std::vector<double>(C, 0.0), d.shared ? -1 : static_cast<int>(c)});
+          net.push_back({name, d.kind, d.servers, std::vector<double>(C, 0.0), d.shared ? -1 : owner});
           for (auto& other : net) other.demand.resize(C, 0.0);
         }
         net[k].demand[c] += std::max(0.0, d.demand_ns);
         where[c].push_back(k);
       }
-      classes.push_back({p.name, p.s.workload.numjobs * plug_merged_requests_per_job(p.s), p.count});
+      std::string name = v.name;
+      if (!p.job.empty()) name += (name.empty() ? "" : "/") + p.job;
+      classes.push_back({name, p.s.workload.numjobs * plug_merged_requests_per_job(p.s), v.count,
+                         v.classes.size() > 1 ? static_cast<int>(p.vm) : -1});
     }
     const std::size_t K = net.size();
     residence.assign(K, std::vector<double>(C, 0));
@@ -327,7 +449,7 @@ IoMvaClassesResult solve_io_mva_classes(const IoScenario& s) {
       for (std::size_t k = 0; k < K; ++k) {
         const auto& st = net[k];
         double u = 0;  // per server, every VM that visits it
-        for (std::size_t c = 0; c < C; ++c) u += x[c] * st.demand[c] * (st.owner < 0 ? parts[c].count : 1) / st.servers;
+        for (std::size_t c = 0; c < C; ++c) u += x[c] * st.demand[c] * (st.owner < 0 ? vms[parts[c].vm].count : 1) / st.servers;
         if (st.kind != sim::MvaStationKind::Delay && u >= 1) out.saturated = true;
         for (std::size_t c = 0; c < C; ++c) {
           const double d = st.demand[c];
@@ -351,35 +473,38 @@ IoMvaClassesResult solve_io_mva_classes(const IoScenario& s) {
       util = r.utilization;
       number = r.queue_length;
     }
-    // Each profile's kicks and wake-ups, from its own host threads (as solve_io_mva does).
-    for (std::size_t c = 0; c < C; ++c) {
-      ClassPart& p = parts[c];
-      double u_host = 0, x_thread = x[c];
+    // Each VM's kicks and wake-ups, from its own host threads (as solve_io_mva does), which
+    // every job of the VM keeps busy.
+    for (VmPart& v : vms) {
+      const ClassPart& lead = parts[v.classes.front()];
+      double u_host = 0, x_vm = 0;
       int threads = 0;
-      for (std::size_t i = 0; i < p.stages.size(); ++i)
-        if (p.stages[i].host_thread) {
-          u_host += util[where[c][i]][c];
+      for (const std::size_t c : v.classes) x_vm += x[c];
+      for (std::size_t i = 0; i < lead.stages.size(); ++i)
+        if (lead.stages[i].host_thread) {
+          for (const std::size_t c : v.classes) u_host += util[where[v.classes.front()][i]][c];
           ++threads;
         }
+      double x_thread = x_vm;
       if (threads > 0) {
         u_host /= threads;
-        x_thread = x[c] / threads;
+        x_thread = x_vm / threads;
       }
       double asleep = std::clamp(1 - u_host, 0.0, 1.0);
-      if (p.s.host.iothreads > 0 && p.s.host.poll_max_ns > 0) asleep *= std::exp(-x_thread * p.s.host.poll_max_ns);
-      if (p.s.guest.driver == GuestDriver::vhost_user_blk) asleep = 0;
-      p.p_wake = asleep;
-      p.irq_share = 1.0 / (1.0 + x[c] / std::max(1, p.s.queues()) * p.s.vq.irq_ns);
-      p.p_kick = p.s.vq.event_idx ? asleep : 1.0;
-      if (p.s.guest.driver == GuestDriver::scsi_hba) p.p_kick = 1.0;
+      if (v.s.host.iothreads > 0 && v.s.host.poll_max_ns > 0) asleep *= std::exp(-x_thread * v.s.host.poll_max_ns);
+      if (v.s.guest.driver == GuestDriver::vhost_user_blk) asleep = 0;
+      v.p_wake = asleep;
+      v.irq_share = 1.0 / (1.0 + x_vm / std::max(1, v.s.queues()) * v.s.vq.irq_ns);
+      v.p_kick = v.s.vq.event_idx ? asleep : 1.0;
+      if (v.s.guest.driver == GuestDriver::scsi_hba) v.p_kick = 1.0;
     }
   }
 
-  // Totals per shared station, and the busiest queueing station.
+  // Totals per station (every class, every VM), and the busiest queueing station.
   const std::size_t K = net.size();
   std::vector<double> total_util(K, 0);
   for (std::size_t k = 0; k < K; ++k)
-    for (std::size_t c = 0; c < C; ++c) total_util[k] += util[k][c] * (net[k].owner < 0 ? parts[c].count : 1);
+    for (std::size_t c = 0; c < C; ++c) total_util[k] += util[k][c] * (net[k].owner < 0 ? vms[parts[c].vm].count : 1);
   double worst = -1;
   for (std::size_t k = 0; k < K; ++k) {
     if (net[k].kind == sim::MvaStationKind::Delay) continue;
@@ -391,49 +516,54 @@ IoMvaClassesResult solve_io_mva_classes(const IoScenario& s) {
   for (std::size_t k = 0; k < K; ++k) {
     if (net[k].owner >= 0) continue;
     IoMvaSharedStation sh{net[k].name, net[k].servers, net[k].kind == sim::MvaStationKind::Delay, total_util[k], {}};
-    for (std::size_t c = 0; c < C; ++c) sh.by_profile.push_back(util[k][c] * parts[c].count);
+    for (const VmPart& v : vms) {
+      double u = 0;
+      for (const std::size_t c : v.classes) u += util[k][c] * v.count;
+      sh.by_profile.push_back(u);
+    }
     out.shared.push_back(sh);
   }
+  const Solved solved{net, where, residence, util, number, x, total_util};
   double lat_weighted = 0;
-  for (std::size_t c = 0; c < C; ++c) {
-    const ClassPart& p = parts[c];
-    const auto& w = p.s.workload;
-    const double per_request = open_loop ? 1.0 : ios_per_request(p.s);
-    IoMvaProfile prof{p.name, p.count, classes[c].population, {}};
-    IoMvaResult& r = prof.figures;
-    r.open_loop = open_loop;
-    r.saturated = out.saturated;
-    r.iops = x[c] * 1e9 * per_request;
-    r.total_iops = r.iops * p.count;
-    r.read_iops = r.iops * w.read_fraction;
-    r.write_iops = r.iops - r.read_iops;
-    double total = 0, submit = 0, busiest = -1;
-    for (std::size_t i = 0; i < p.stages.size(); ++i) {
-      const MvaDemand& d = p.stages[i];
-      const std::size_t k = where[c][i];
-      if (d.name == "fio.thinktime") continue;
-      const double res = residence[k][c];
-      total += res;
-      if (d.slat == MvaDemand::Slat::all)
-        submit += res;
-      else if (d.slat == MvaDemand::Slat::share && d.slat_whole_ns > 0)
-        submit += res * d.slat_part_ns / d.slat_whole_ns;
-      const double share = net[k].owner < 0 ? p.count : 1;  // a shared station: all this profile's VMs
-      IoMvaStage stage{net[k].name, res / per_request, util[k][c] * share, number[k][c] * share, net[k].demand[c] / per_request};
-      r.stages.push_back(stage);
-      if (net[k].kind != sim::MvaStationKind::Delay && total_util[k] > busiest) {
-        busiest = total_util[k];
-        r.bottleneck = net[k].name;
+  for (const VmPart& v : vms) {
+    int population = 0;
+    for (const std::size_t c : v.classes) population += classes[c].population;
+    IoMvaProfile prof{v.name, v.count, population, figures_of(v.classes, parts, v, solved, open_loop), {}};
+    prof.figures.saturated = out.saturated;
+    if (v.s.multi_job())
+      for (const std::size_t c : v.classes) {
+        IoMvaJob job{parts[c].job, phase, classes[c].population, figures_of({c}, parts, v, solved, open_loop)};
+        job.figures.saturated = out.saturated;
+        prof.jobs.push_back(std::move(job));
       }
-    }
-    r.lat_mean_ns = total;
-    r.slat_mean_ns = submit;
-    r.clat_mean_ns = total - submit;
-    out.total_iops += r.total_iops;
-    lat_weighted += r.total_iops * total;
+    out.total_iops += prof.figures.total_iops;
+    lat_weighted += prof.figures.total_iops * prof.figures.lat_mean_ns;
     out.profiles.push_back(std::move(prof));
   }
   out.lat_mean_ns = out.total_iops > 0 ? lat_weighted / out.total_iops : 0;
+  return out;
+}
+
+}  // namespace
+
+IoMvaClassesResult solve_io_mva_classes(const IoScenario& s) {
+  refuse_several_disks(s);
+  // Stonewall groups run one after the other (as simulate_io runs them): each is a network of
+  // its own. The answer is the first group's (its VMs' figures, shared stations and host
+  // totals, as the simulation's report is), with every later group's jobs added to their VM's.
+  const int phases = scenario_phases(s);
+  IoMvaClassesResult out = solve_group(phases > 1 ? phase_scenario(s, 0) : s, 0);
+  out.phases = phases;
+  for (int k = 1; k < phases; ++k) {
+    const IoMvaClassesResult later = solve_group(phase_scenario(s, k), k);
+    for (const IoMvaProfile& p : later.profiles)
+      for (IoMvaProfile& mine : out.profiles)
+        if (mine.name == p.name) mine.jobs.insert(mine.jobs.end(), p.jobs.begin(), p.jobs.end());
+    out.exact = out.exact && later.exact;
+    out.converged = out.converged && later.converged;
+    out.saturated = out.saturated || later.saturated;
+    if (later.method != out.method) out.method += ", then " + later.method;
+  }
   return out;
 }
 

@@ -44,11 +44,15 @@ struct IoMvaResult {
 };
 
 // A VM of several disks ([[vm.disk]] tables) throws std::invalid_argument, here and in
-// solve_io_mva_classes: the stations are one disk's path per VM.
+// solve_io_mva_classes: the stations are one disk's path per VM. A job file of several jobs is
+// solved here as its first job (what a run-size estimate needs); every answer that users see
+// goes through solve_io_mva_classes, one class per job.
 IoMvaResult solve_io_mva(const IoScenario& s);
 
-// Several VM profiles on one host ([[vm]] tables): multi-class MVA (sim/mva_classes.h), one
-// class per profile, its population one VM's numjobs x iodepth requests (as above), and the
+// Several VM profiles on one host ([[vm]] tables), or VMs of several fio jobs: multi-class MVA
+// (sim/mva_classes.h), one class per profile and fio job, its population one VM's numjobs x
+// iodepth requests of that job (as above), its demands the job's own (block size, read/write
+// mix, depth), and the
 // profile's `count` VMs its replicas: each VM has its own copy of the stations that are not
 // shared (its fio jobs or vCPUs, virtqueue, QEMU main loop / IOThreads, AIO hand-off) and only
 // its own requests visit them -- K identical classes, not one class spread over K copies as
@@ -59,17 +63,34 @@ IoMvaResult solve_io_mva(const IoScenario& s);
 // thread there also stays a one-server queue of its own: the thread is held while it runs on a
 // core, so its work is counted at both (its service time twice in the latency: the price of
 // keeping both its own bound and the cores' in a product-form network).
+// The jobs of one VM are classes of one VM (sim::MvaClass::vm): replica r of each job runs in VM
+// r and visits VM r's stations -- its vCPUs, virtqueue, QEMU main loop or IOThreads, AIO --
+// shared by the VM's jobs; each job's fio threads are stations of their own (guest.fio_job<t>,
+// numbered over the VM's threads as the simulation numbers them). Stonewall groups run one after
+// the other, as simulate_io runs them: each group is a network of its own.
 // Exact MVA over the population lattice when it is small, Schweitzer-Bard otherwise (`method`).
 // Open loop (every profile with rate_iops): the open network's formulas per class; a mix of
 // open and closed profiles throws std::invalid_argument. A single-VM file is one profile.
+// One fio job of a VM of several (one VM's figures; total_iops: the profile's VMs together).
+struct IoMvaJob {
+  std::string name;    // the job's section name
+  int phase = 0;       // its stonewall group
+  int population = 0;  // its requests in flight in one VM
+  // stages: those its requests visit, per-VM ones with its part of one VM's utilization, shared
+  // ones with its part over the profile's VMs.
+  IoMvaResult figures;
+};
+
 struct IoMvaProfile {
   std::string name;    // the [[vm]] name ("" in a single-VM file)
   int count = 1;       // VMs of the profile
-  int population = 0;  // requests in flight in one VM (closed loop)
-  // One VM's figures (total_iops: the profile's VMs together); stages: those this profile's
-  // requests visit, per-VM ones under the first VM's name with one VM's utilization, shared
-  // ones with this profile's share of it (all its VMs).
+  int population = 0;  // requests in flight in one VM (closed loop; every job of the first group)
+  // One VM's figures (total_iops: the profile's VMs together), over every job of the first
+  // stonewall group (as the simulation's VM figures are); stages: those this profile's requests
+  // visit, per-VM ones under the first VM's name with one VM's utilization, shared ones with
+  // this profile's share of it (all its VMs); a stage's residence is the mean over its I/Os.
   IoMvaResult figures;
+  std::vector<IoMvaJob> jobs;  // a VM of several fio jobs: each job, group by group; else empty
 };
 
 struct IoMvaSharedStation {
@@ -92,6 +113,7 @@ struct IoMvaClassesResult {
   bool converged = true;
   bool open_loop = false, saturated = false;
   std::string bottleneck;  // the busiest queueing station, shared or any VM's
+  int phases = 1;          // stonewall groups; all but `jobs` above are the first group's
 };
 
 IoMvaClassesResult solve_io_mva_classes(const IoScenario& s);

@@ -41,6 +41,16 @@ bool percentile_of(const std::string& name, std::string* dir, std::string* numbe
   }
   const auto dot = name.find('.');
   if (dot == std::string::npos) return false;
+  // <job>.read.clat_p99_us: one fio job's percentile; its direction is <job>.read (a job's name
+  // may hold dots, the direction is the last word before clat_p).
+  const auto at = name.rfind(".clat_p");
+  if (at != std::string::npos && at > dot) {
+    const std::string job_dir = name.substr(0, at), word = job_dir.substr(job_dir.rfind('.') + 1);
+    if (word != "read" && word != "write" && word != "total") return false;
+    if (!percentile_of(word + name.substr(at), dir, number)) return false;
+    *dir = job_dir;
+    return true;
+  }
   const std::string rest = name.substr(dot + 1), prefix = "clat_p", suffix = "_us";
   if (rest.rfind(prefix, 0) != 0 || rest.size() <= prefix.size() + suffix.size() ||
       rest.substr(rest.size() - suffix.size()) != suffix)
@@ -233,21 +243,23 @@ class Planner {
 const std::vector<double>& Planner::mva_raw(long long t) {
   if (auto it = mva_raw_.find(t); it != mva_raw_.end()) return it->second;
   const IoScenario s = scenario_at(value_at(t), false);
-  // Several running [[vm]] profiles: their multi-class MVA (one class per profile), never one
-  // profile's answer for the others; where it cannot help (a VM of several fio jobs, open and
-  // closed profiles mixed) it throws and the simulation searches alone (run()).
+  // Several running [[vm]] profiles, or a VM of several fio jobs: their multi-class MVA (one
+  // class per profile and job), never one profile's or the first job's answer for the others;
+  // where it cannot help (open- and closed-loop jobs or profiles mixed, a VM of several disks)
+  // it throws and the simulation searches alone (run()).
   int running = 0;
-  for (const VmProfile& p : s.profiles) running += p.count > 0 ? 1 : 0;
+  bool jobs = !s.multi_vm() && s.multi_job();
+  for (const VmProfile& p : s.profiles)
+    if (p.count > 0) {
+      ++running;
+      jobs = jobs || p.scenario.multi_job();
+    }
   std::optional<IoMvaClassesResult> classes;
   IoMvaResult one;
-  if (running > 1) {
-    for (const VmProfile& p : s.profiles)
-      if (p.count > 0 && p.scenario.multi_job())
-        throw std::invalid_argument("vm." + p.name + " runs a job file of several fio jobs, and the MVA models one job per VM");
+  if (running > 1 || jobs)
     classes = solve_io_mva_classes(s);
-  } else {
+  else
     one = solve_io_mva(s);
-  }
   const bool saturated = classes ? classes->saturated : one.saturated;
   std::vector<double> values;
   for (const auto& c : req_.constraints) {

@@ -217,6 +217,17 @@ MvaClassResult mva_classes(const std::vector<MvaClassStation>& stations, const s
                                   " replicas; both must be >= 1");
     lattice *= std::pow(classes[c].population + 1.0, classes[c].replicas);
   }
+  // same_vm(a, b): classes a and b run in the same VMs (jobs of one profile), or are one class.
+  for (std::size_t a = 0; a < C; ++a)
+    for (std::size_t b = 0; b < a; ++b)
+      if (classes[a].vm >= 0 && classes[a].vm == classes[b].vm && classes[a].replicas != classes[b].replicas)
+        throw std::invalid_argument(std::string(fn) + ": classes '" + classes[b].name + "' and '" + classes[a].name +
+                                    "' are jobs of one VM (vm " + std::to_string(classes[a].vm) + ") but have " +
+                                    std::to_string(classes[b].replicas) + " and " + std::to_string(classes[a].replicas) +
+                                    " replicas");
+  const auto same_vm = [&](std::size_t a, std::size_t b) {
+    return a == b || (classes[a].vm >= 0 && classes[a].vm == classes[b].vm);
+  };
   for (std::size_t k = 0; k < K; ++k) {
     const MvaClassStation& s = stations[k];
     check_demands(fn, s.name, k, s.demand, C, s.kind, s.servers);
@@ -224,9 +235,9 @@ MvaClassResult mva_classes(const std::vector<MvaClassStation>& stations, const s
       throw std::invalid_argument(std::string(fn) + ": " + label(s.name, k) + " has owner " + std::to_string(s.owner) +
                                   "; it must be -1 (shared) or a class index");
     for (std::size_t c = 0; c < C; ++c)
-      if (s.owner >= 0 && static_cast<int>(c) != s.owner && s.demand[c] != 0)
+      if (s.owner >= 0 && !same_vm(c, static_cast<std::size_t>(s.owner)) && s.demand[c] != 0)
         throw std::invalid_argument(std::string(fn) + ": " + label(s.name, k) + " belongs to class " + std::to_string(s.owner) +
-                                    " but has demand for class " + std::to_string(c));
+                                    "'s VM but has demand for class " + std::to_string(c) + " of another VM");
   }
   for (std::size_t c = 0; c < C; ++c) {
     double total = 0;
@@ -289,10 +300,12 @@ MvaClassResult mva_classes(const std::vector<MvaClassStation>& stations, const s
           for (int r = 0; r < classes[c].replicas; ++r) e.demand[first[c] + static_cast<std::size_t>(r)] = s.demand[c];
         net.push_back(std::move(e));
       } else {
+        // Copy r is VM r's: replica r of every class of the owner's VM visits it.
         const auto o = static_cast<std::size_t>(s.owner);
         for (int r = 0; r < classes[o].replicas; ++r) {
           MvaStation e{s.name + "#" + std::to_string(r), s.kind, s.servers, std::vector<double>(E, 0)};
-          e.demand[first[o] + static_cast<std::size_t>(r)] = s.demand[o];
+          for (std::size_t c = 0; c < C; ++c)
+            if (same_vm(c, o)) e.demand[first[c] + static_cast<std::size_t>(r)] = s.demand[c];
           net.push_back(std::move(e));
         }
       }
@@ -302,7 +315,7 @@ MvaClassResult mva_classes(const std::vector<MvaClassStation>& stations, const s
       out.throughput[c] = r.throughput[first[c]];
       out.cycle_time[c] = r.cycle_time[first[c]];
       for (std::size_t k = 0; k < K; ++k) {
-        if (stations[k].owner >= 0 && stations[k].owner != static_cast<int>(c)) continue;
+        if (stations[k].owner >= 0 && !same_vm(c, static_cast<std::size_t>(stations[k].owner))) continue;
         out.residence[k][c] = r.residence[copy[k]][first[c]];
         out.queue_length[k][c] = r.queue_length[copy[k]][first[c]];
         out.utilization[k][c] = r.utilization[copy[k]][first[c]];
@@ -316,13 +329,15 @@ MvaClassResult mva_classes(const std::vector<MvaClassStation>& stations, const s
 
   if (!(tolerance > 0) || !std::isfinite(tolerance)) throw std::invalid_argument(std::string(fn) + ": tolerance must be > 0");
   if (max_iterations < 1) throw std::invalid_argument(std::string(fn) + ": max_iterations must be >= 1");
-  // Schweitzer–Bard on one representative replica per class. weight[k][c]: how many chains of
-  // class c share station k's queue (every replica at a shared station, one at an owned copy).
+  // Schweitzer–Bard on one representative replica per class (the representatives of one VM's
+  // classes are in one VM). weight[k][c]: how many chains of class c share station k's queue
+  // (every replica at a shared station, one at an owned copy of its VM's).
   std::vector<std::vector<double>> weight(K, std::vector<double>(C, 0));
   std::vector<double> visited(C, 0);
   for (std::size_t k = 0; k < K; ++k)
     for (std::size_t c = 0; c < C; ++c) {
-      weight[k][c] = stations[k].owner < 0 ? classes[c].replicas : (stations[k].owner == static_cast<int>(c) ? 1.0 : 0.0);
+      weight[k][c] =
+          stations[k].owner < 0 ? classes[c].replicas : (same_vm(c, static_cast<std::size_t>(stations[k].owner)) ? 1.0 : 0.0);
       if (stations[k].demand[c] > 0) ++visited[c];
     }
   std::vector<std::vector<double>> Q(K, std::vector<double>(C, 0)), Qa = Q, R = Q, Ra = Q;

@@ -7,7 +7,10 @@
 // shared (every replica of every class visits the same one: the host cores, a backend device) or
 // owned by one class: then each replica of that class has a copy of its own that no other chain
 // visits (a VM's vCPUs, its QEMU main loop or IOThread). Owned stations carry demand for their
-// class only.
+// class only -- or, when several classes are the jobs of one VM (MvaClass::vm: a fio job file of
+// a reader and a writer), for any class of that VM: the VM's own stations are then copied per
+// replica of the VM and visited by replica r of each of its classes (VM r's jobs share VM r's
+// vCPUs and threads, never another VM's).
 //
 // Why replicas and not one class of K x population customers that visits each of K copies with
 // probability 1/K (what the single-profile MVA does): in that form a VM's customers are not
@@ -47,6 +50,10 @@ struct MvaClass {
   std::string name;
   int population = 1;  // customers of one replica
   int replicas = 1;    // identical chains (VMs) of this class
+  // The VM profile the class is a job of: classes with the same vm >= 0 are the jobs of one
+  // profile (the same replicas), replica r of each in VM r, sharing that VM's owned stations.
+  // -1: the class is a VM of its own.
+  int vm = -1;
 };
 
 struct MvaClassStation {
@@ -54,7 +61,9 @@ struct MvaClassStation {
   MvaStationKind kind = MvaStationKind::Queue;
   int servers = 1;             // MultiServer only
   std::vector<double> demand;  // per class: one customer's demand per cycle, >= 0
-  int owner = -1;              // -1: shared; c: one copy per replica of class c, visited by it alone
+  // -1: shared; c: one copy per replica of class c's VM, visited by that VM's classes alone
+  // (class c alone when its vm is -1).
+  int owner = -1;
 };
 
 enum class MvaMethod { automatic, exact, approximate };
@@ -91,7 +100,8 @@ MvaResult mva_exact_multiclass_ld(const std::vector<MvaStation>& stations, const
 // Solves a network of replicated classes (see the top of this file). Throws
 // std::invalid_argument on: no stations or classes, population or replicas < 1, a demand count
 // different from classes.size(), negative or non-finite demands, an owned station with demand
-// for another class or an owner out of range, servers < 1, a class with total demand 0, or
+// for a class of another VM or an owner out of range, classes of one vm with different replicas,
+// servers < 1, a class with total demand 0, or
 // method = exact on a lattice larger than max_lattice_points.
 MvaClassResult mva_classes(const std::vector<MvaClassStation>& stations, const std::vector<MvaClass>& classes,
                            MvaMethod method = MvaMethod::automatic, double max_lattice_points = 2e5, double tolerance = 1e-10,

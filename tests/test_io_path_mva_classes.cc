@@ -134,3 +134,99 @@ TEST_CASE("the multi-class MVA refuses a mix of open- and closed-loop profiles")
       models::load_io_scenario(scenario_path("consolidation/noisy-neighbour.toml"), {"vm.db.workload.rate_iops=1000"});
   CHECK_THROWS_WITH_AS(models::solve_io_mva_classes(s), doctest::Contains("open loop"), std::invalid_argument);
 }
+
+namespace {
+// A single-VM file running `jobfile` on an NVMe drive (2 vCPUs, one IOThread, aio=native).
+std::string jobs_vm(const std::string& name, const std::string& jobfile, int vcpus = 2) {
+  write_file(name + ".fio", jobfile);
+  return write_file(name + ".toml",
+                    "[run]\nseed = 1\nreplications = 2\n[workload]\nfio_job = \"" + name +
+                        ".fio\"\nios = 8000\nramp_time = \"5ms\"\n[guest]\nvcpus = " + std::to_string(vcpus) +
+                        "\n[host]\niothreads = 1\naio = \"native\"\ncache = \"none\"\n[backend]\nkind = \"nvme\"\n");
+}
+const std::string kJobGlobal = "[global]\nioengine=libaio\ndirect=1\n";
+}  // namespace
+
+TEST_CASE("a VM's fio jobs are classes of one VM: reader-writer.toml's reader and writer, each near the simulation") {
+  const models::IoScenario s = models::load_io_scenario(scenario_path("consolidation/reader-writer.toml"));
+  const models::IoMvaClassesResult r = models::solve_io_mva_classes(s);
+  CHECK(r.exact);
+  CHECK(r.lattice_points == doctest::Approx(9.0 * 2.0 * 2.0 * 2.0));  // reader 8 in flight, writer 1, two web VMs of 1
+  REQUIRE(r.profiles.size() == 2);
+  const models::IoMvaProfile& app = r.profiles[0];
+  REQUIRE(app.jobs.size() == 2);
+  CHECK(app.jobs[0].name == "reader");
+  CHECK(app.jobs[1].name == "writer");
+  CHECK(app.population == 9);
+  CHECK(r.profiles[1].jobs.empty());  // web runs one job
+  const models::IoMvaResult &reader = app.jobs[0].figures, &writer = app.jobs[1].figures;
+  // The VM's figures are its jobs' together; its own stations are the jobs' one station each.
+  CHECK(app.figures.iops == doctest::Approx(reader.iops + writer.iops));
+  CHECK(app.figures.read_iops == doctest::Approx(reader.iops));
+  CHECK(app.figures.write_iops == doctest::Approx(writer.iops));
+  CHECK(app.figures.lat_mean_ns ==
+        doctest::Approx((reader.iops * reader.lat_mean_ns + writer.iops * writer.lat_mean_ns) / app.figures.iops));
+  CHECK(stage(app.figures, "host.iothread").utilization ==
+        doctest::Approx(stage(reader, "host.iothread").utilization + stage(writer, "host.iothread").utilization));
+  // Each job visits the device with its own demand (16 KiB writes, 4 KiB reads).
+  CHECK(stage(writer, "device").demand_ns != doctest::Approx(stage(reader, "device").demand_ns));
+  // Metric names: vm.<name>.<job>.*, the VM's bandwidth from each job's block size.
+  CHECK(models::io_metric_mva_classes(r, s, "vm.app.writer.write.iops") == doctest::Approx(writer.write_iops));
+  CHECK(models::io_metric_mva_classes(r, s, "vm.app.reader.read.lat_mean_us") == doctest::Approx(reader.lat_mean_ns / 1e3));
+  CHECK(models::io_metric_mva_classes(r, s, "vm.app.total.bw_kib") ==
+        doctest::Approx((reader.iops * 4096 + writer.iops * 16384) / 1024));
+  CHECK_THROWS_WITH_AS(models::io_metric_mva_classes(r, s, "vm.app.scan.read.iops"), doctest::Contains("no fio job named 'scan'"),
+                       std::invalid_argument);
+  // Against the simulation, job by job (measured: reader +1.2% IOPS, writer -0.5%).
+  const models::IoRunReport des = models::simulate_io(s, 1);
+  for (const auto& [job, mva] : {std::pair{"reader", &reader}, std::pair{"writer", &writer}}) {
+    CAPTURE(job);
+    const std::string at = std::string("vm.app.") + job + ".total.";
+    CHECK(mva->iops == doctest::Approx(models::io_metric(des, at + "iops").mean).epsilon(0.05));
+    CHECK(mva->lat_mean_ns / 1e3 == doctest::Approx(models::io_metric(des, at + "lat_mean_us").mean).epsilon(0.05));
+  }
+}
+
+TEST_CASE("two identical jobs in a VM of one vCPU are the one job of numjobs 2, split in half") {
+  // With more fio threads than vCPUs both networks have the same stations (the vCPUs shared by
+  // every thread), so the two classes must add up to the one class exactly.
+  const std::string job = "rw=randread\nbs=4k\niodepth=4\n";
+  const models::IoScenario two = models::load_io_scenario(jobs_vm("twins", kJobGlobal + "[a]\n" + job + "[b]\n" + job, 1));
+  const models::IoScenario one = models::load_io_scenario(jobs_vm("one", kJobGlobal + "[a]\n" + job + "numjobs=2\n", 1));
+  const models::IoMvaClassesResult r = models::solve_io_mva_classes(two);
+  const models::IoMvaResult single = models::solve_io_mva(one);
+  REQUIRE(r.profiles.size() == 1);
+  REQUIRE(r.profiles[0].jobs.size() == 2);
+  CHECK(r.profiles[0].figures.iops == doctest::Approx(single.iops).epsilon(1e-6));
+  CHECK(r.profiles[0].figures.lat_mean_ns == doctest::Approx(single.lat_mean_ns).epsilon(1e-6));
+  CHECK(r.profiles[0].jobs[0].figures.iops == doctest::Approx(single.iops / 2).epsilon(1e-6));
+  CHECK(r.profiles[0].jobs[1].figures.iops == doctest::Approx(single.iops / 2).epsilon(1e-6));
+  // Single-VM metric names: <job>.<metric>.
+  CHECK(models::io_metric_mva_classes(r, two, "b.read.iops") == doctest::Approx(single.iops / 2).epsilon(1e-6));
+}
+
+TEST_CASE("stonewall groups are solved one after the other: a later group's job is that job alone") {
+  const models::IoScenario s = models::load_io_scenario(jobs_vm(
+      "groups",
+      kJobGlobal + "[reader]\nrw=randread\nbs=4k\niodepth=4\nnumjobs=2\n[writer]\nstonewall\nrw=randwrite\nbs=16k\niodepth=2\n"));
+  const models::IoMvaClassesResult r = models::solve_io_mva_classes(s);
+  CHECK(r.phases == 2);
+  REQUIRE(r.profiles[0].jobs.size() == 2);
+  CHECK(r.profiles[0].jobs[1].phase == 1);
+  // The VM's and the host's figures are the first group's (as the simulation's report is).
+  CHECK(r.total_iops == doctest::Approx(r.profiles[0].jobs[0].figures.iops));
+  const auto alone = [](const std::string& name, const std::string& job) {
+    return models::solve_io_mva(models::load_io_scenario(jobs_vm(name, kJobGlobal + job)));
+  };
+  const models::IoMvaResult writer = alone("writer-alone", "[writer]\nrw=randwrite\nbs=16k\niodepth=2\n");
+  const models::IoMvaResult reader = alone("reader-alone", "[reader]\nrw=randread\nbs=4k\niodepth=4\nnumjobs=2\n");
+  CHECK(r.profiles[0].jobs[1].figures.iops == doctest::Approx(writer.iops).epsilon(1e-9));
+  CHECK(r.profiles[0].jobs[1].figures.lat_mean_ns == doctest::Approx(writer.lat_mean_ns).epsilon(1e-9));
+  CHECK(r.profiles[0].jobs[0].figures.iops == doctest::Approx(reader.iops).epsilon(1e-9));
+}
+
+TEST_CASE("the multi-class MVA refuses a VM whose fio jobs mix open and closed loop") {
+  const models::IoScenario s =
+      models::load_io_scenario(jobs_vm("mixed", kJobGlobal + "[a]\nrw=randread\nrate_iops=1000\n[b]\nrw=randwrite\n"));
+  CHECK_THROWS_WITH_AS(models::solve_io_mva_classes(s), doctest::Contains("open loop"), std::invalid_argument);
+}
