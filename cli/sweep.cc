@@ -77,6 +77,16 @@ models::IoScenario point_scenario(const models::SweepSpec& spec, const models::S
   return source.scenario();
 }
 
+// Whether `metric` names a [[vm]] profile this point switches off (vm.<name>.count = 0: a sweep
+// from none): its figures are empty there, as a point where that VM does not run has none.
+bool switched_off(const models::IoScenario& s, const std::string& metric) {
+  if (!s.multi_vm() || metric.rfind("vm.", 0) != 0) return false;
+  const std::string name = metric.substr(3, metric.find('.', 3) - 3);
+  for (const auto& p : s.profiles)
+    if (p.name == name) return p.count == 0;
+  return false;
+}
+
 // One point's result as a journal row: one line of JSON.
 nlohmann::ordered_json evaluate(const models::SweepSpec& spec, const models::SweepPoint& p, bool mva) {
   const models::IoScenario s = point_scenario(spec, p);
@@ -120,6 +130,10 @@ nlohmann::ordered_json evaluate(const models::SweepSpec& spec, const models::Swe
     prediction = predict::predict(spec.scenario, point_overrides(spec, p), s, r, 1);
   }
   for (const auto& m : spec.metrics) {
+    if (switched_off(s, m)) {
+      row["metrics"][m] = nullptr;
+      continue;
+    }
     const sim::Interval i = models::io_metric(r, m);
     row["metrics"][m] = {{"mean", i.mean}, {"half_width_95", i.half_width}};
     if (const predict::MetricPrediction* pm = prediction.find(m)) {

@@ -99,5 +99,15 @@ assert len(rows) == 2 and all(float(r['read.iops_pred_lower']) < float(r['read.i
 "$vqsim" sweep "$tmp/cal.toml" --out "$tmp/cal2" --jobs 2 >/dev/null 2>&1
 check "... the same files with --jobs 2" same_tree "$tmp/cal" "$tmp/cal2"
 
+# Issue 19: a sweep from none (vm.<name>.count = 0 at a point) over a [[vm]] file: that profile's
+# metrics are empty at that point, the others' are there, and the sweep does not fail.
+printf 'scenario = "%s/scenarios/consolidation/noisy-neighbour.toml"\nmetrics = ["vm.db.read.clat_p99_us", "vm.backup.read.iops"]\nios = 3000\nreplications = 2\n[[axis]]\nkey = "vm.backup.count"\nvalues = [0, 1]\n' "$src" >"$tmp/none.toml"
+"$vqsim" sweep "$tmp/none.toml" --out "$tmp/none" --jobs 1 >/dev/null 2>"$tmp/none.err"
+check "a sweep of a count from 0 runs every point" test $? -eq 0
+check "... the switched-off VM's metrics empty at 0, present at 1; the other VM's at both" python3 -c "
+import csv; rows = list(csv.DictReader(open('$tmp/none/results.csv')))
+assert [r['vm.backup.read.iops'] == '' for r in rows] == [True, False], rows
+assert all(float(r['vm.db.read.clat_p99_us']) > 0 for r in rows)"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
