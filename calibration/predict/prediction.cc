@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <stdexcept>
@@ -160,20 +161,19 @@ std::string setup_distance(const models::IoScenario& s) {
   return distance_between(models::setup_signature(s), s.calibration.fitted_setups);
 }
 
-std::string configuration_changed_by(const models::ScenarioSource& file, const std::vector<std::string>& overrides,
-                                     const std::vector<std::string>& fitted_keys) {
-  // Overrides the signature sees (the workload, the keys it holds), the run's own length and the
-  // fitted keys (held by --set, a case of their own) stay on both sides; each other one is
-  // tested by what it does: the MVA of the scenario with and without it.
-  const auto& in_signature = models::setup_signature_keys();
+namespace {
+
+// The edits among `overrides` that change a configuration, joined ("" for none): those `stays`
+// holds (the signature sees them, or they are fitted) apply on both sides; the others together
+// are tested by what they do to `figures` (MVA figures of the scenario). Whatever the MVA cannot
+// tell apart (it throws, or the figures are none) is taken as a change: the wider interval.
+std::string changed_by(const models::ScenarioSource& file, const std::vector<std::string>& overrides,
+                       const std::function<bool(const std::string&)>& stays,
+                       const std::function<std::vector<double>(const models::IoScenario&)>& figures) {
   models::ScenarioSource without = file;
   std::vector<std::string> others;
   for (const std::string& o : overrides) {
-    const std::string key = o.substr(0, o.find('='));
-    const bool seen = key.rfind("workload.", 0) == 0 || key.rfind("run.", 0) == 0 ||
-                      std::find(in_signature.begin(), in_signature.end(), key) != in_signature.end() ||
-                      std::find(fitted_keys.begin(), fitted_keys.end(), key) != fitted_keys.end();
-    if (seen)
+    if (stays(o.substr(0, o.find('='))))
       without.set(o);
     else
       others.push_back(o);
@@ -184,12 +184,35 @@ std::string configuration_changed_by(const models::ScenarioSource& file, const s
   std::string joined;
   for (const std::string& o : others) joined += (joined.empty() ? "" : ", ") + o;
   try {
-    const models::IoMvaResult a = models::solve_io_mva(without.scenario()), b = models::solve_io_mva(with.scenario());
-    if (a.iops == b.iops && a.lat_mean_ns == b.lat_mean_ns && a.slat_mean_ns == b.slat_mean_ns) return "";
+    const std::vector<double> a = figures(without.scenario()), b = figures(with.scenario());
+    if (!a.empty() && a == b) return "";
   } catch (const std::exception&) {
-    // Whatever the MVA cannot tell apart is taken as a change: the wider interval.
   }
   return joined;
+}
+
+bool in_signature(const std::string& key) {
+  const auto& keys = models::setup_signature_keys();
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+}  // namespace
+
+std::string configuration_changed_by(const models::ScenarioSource& file, const std::vector<std::string>& overrides,
+                                     const std::vector<std::string>& fitted_keys) {
+  // Overrides the signature sees (the workload, the keys it holds), the run's own length and the
+  // fitted keys (held by --set, a case of their own) stay on both sides; each other one is
+  // tested by what it does: the MVA of the scenario with and without it.
+  return changed_by(
+      file, overrides,
+      [&](const std::string& key) {
+        return key.rfind("workload.", 0) == 0 || key.rfind("run.", 0) == 0 || in_signature(key) ||
+               std::find(fitted_keys.begin(), fitted_keys.end(), key) != fitted_keys.end();
+      },
+      [](const models::IoScenario& sc) -> std::vector<double> {
+        const models::IoMvaResult r = models::solve_io_mva(sc);
+        return {r.iops, r.lat_mean_ns, r.slat_mean_ns};
+      });
 }
 
 std::string configuration_changed_for_profile(const models::ScenarioSource& file, const std::vector<std::string>& overrides,
@@ -198,11 +221,6 @@ std::string configuration_changed_for_profile(const models::ScenarioSource& file
   // sides (its workload and signature keys, as vm.<vm>.<key> or for every VM, its device's
   // signature keys as backend.<its device>.<key>), and each other edit is tested by what it does
   // to this profile's MVA figures, beside the others.
-  const auto& in_signature = models::setup_signature_keys();
-  const auto signature_key = [&](const std::string& k) {
-    return std::find(in_signature.begin(), in_signature.end(), k) != in_signature.end();
-  };
-  models::ScenarioSource without = file;
   std::string device;
   try {
     for (const auto& p : file.scenario().profiles)
@@ -210,27 +228,17 @@ std::string configuration_changed_for_profile(const models::ScenarioSource& file
   } catch (const std::exception&) {
   }
   const std::string mine = "vm." + vm + ".", its_device = "backend." + device + ".";
-  std::vector<std::string> others;
-  for (const std::string& o : overrides) {
-    const std::string key = o.substr(0, o.find('='));
-    bool seen = key.rfind("workload.", 0) == 0 || key.rfind("run.", 0) == 0 || signature_key(key) ||
+  const auto stays = [&](const std::string& key) {
+    bool seen = key.rfind("workload.", 0) == 0 || key.rfind("run.", 0) == 0 || in_signature(key) ||
                 std::find(fitted_keys.begin(), fitted_keys.end(), key) != fitted_keys.end();
     if (!seen && key.rfind(mine, 0) == 0) {
       const std::string rest = key.substr(mine.size());
-      seen = rest.rfind("workload.", 0) == 0 || signature_key(rest);
+      seen = rest.rfind("workload.", 0) == 0 || in_signature(rest);
     }
     if (!seen && !device.empty() && key.rfind(its_device, 0) == 0)
-      seen = signature_key("backend." + key.substr(its_device.size()));
-    if (seen)
-      without.set(o);
-    else
-      others.push_back(o);
-  }
-  if (others.empty()) return "";
-  models::ScenarioSource with = without;
-  for (const std::string& o : others) with.set(o);
-  std::string joined;
-  for (const std::string& o : others) joined += (joined.empty() ? "" : ", ") + o;
+      seen = in_signature("backend." + key.substr(its_device.size()));
+    return seen;
+  };
   // This profile's one-VM figures: by the multi-class MVA where several profiles run.
   const auto figures = [&](const models::IoScenario& sc) -> std::vector<double> {
     int running = 0;
@@ -248,13 +256,7 @@ std::string configuration_changed_for_profile(const models::ScenarioSource& file
     }
     return {};  // not running
   };
-  try {
-    const std::vector<double> a = figures(without.scenario()), b = figures(with.scenario());
-    if (!a.empty() && a == b) return "";
-  } catch (const std::exception&) {
-    // As above: what the MVA cannot tell apart is taken as a change.
-  }
-  return joined;
+  return changed_by(file, overrides, stays, figures);
 }
 
 std::vector<std::vector<double>> correlation_factor(const std::vector<std::vector<double>>& corr) {
