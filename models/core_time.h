@@ -4,7 +4,10 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
+#include "sim/distribution.h"
+#include "sim/fcfs_station.h"
 #include "sim/metrics.h"
 #include "sim/simulator.h"
 
@@ -33,6 +36,35 @@ class CoreTime {
   bool on_ = false;
   double ns_ = 0;
   sim::time_ns since_ = 0;
+};
+
+// A thread of one server whose work may run on host.cpu (FioThread, EmulationThread): it counts
+// that work's core time and reports it beside its station's figures.
+class CoreTimedThread : public sim::FcfsStation {
+ public:
+  CoreTimedThread(sim::Simulator& sim, std::string name)
+      : sim::FcfsStation(sim, std::move(name), 1, sim::Distribution::deterministic(0)) {}
+
+  // Count the core time of this thread's work on host.cpu.
+  void count_host_cores() noexcept { core_time_.enable(); }
+  void reset_statistics(sim::time_ns now) override {
+    sim::FcfsStation::reset_statistics(now);
+    core_time_.reset(now);
+  }
+  void report(sim::Metrics& m, sim::time_ns now) const override {
+    sim::FcfsStation::report(m, now);
+    core_time_.report(m, name(), now);
+  }
+
+ protected:
+  // A piece of work's demand, counted as core time (when counting is on); returns it.
+  sim::time_ns counted(sim::time_ns demand_ns) noexcept {
+    core_time_.add(demand_ns);
+    return demand_ns;
+  }
+
+ private:
+  CoreTime core_time_;
 };
 
 }  // namespace vqsim::models

@@ -10,7 +10,7 @@ namespace vqsim::models {
 
 EmulationThread::EmulationThread(sim::Simulator& sim, std::string name, IoTable& io, double submit_ns, double complete_ns,
                                  double cpu_cv, double poll_window_ns, bool always_polling, double per_page_ns)
-    : sim::FcfsStation(sim, std::move(name), 1, sim::Distribution::deterministic(0)),
+    : CoreTimedThread(sim, std::move(name)),
       io_(io),
       submit_ns_(submit_ns),
       complete_ns_(complete_ns),
@@ -27,8 +27,7 @@ sim::time_ns EmulationThread::service_ns(sim::JobId job) {
     mean = submit_ns_ + per_page_ns_ * std::max(0.0, pages - 1);
   }
   const auto demand = static_cast<sim::time_ns>(mean * factor_.sample(rng_) + 0.5);
-  core_time_.add(demand);
-  return demand;
+  return counted(demand);
 }
 
 NotificationBatch::NotificationBatch(sim::Simulator& sim, std::string name, IoTable& io, VirtioBlkBatching mode)

@@ -23,7 +23,7 @@
 
 namespace vqsim::models {
 
-class EmulationThread final : public sim::FcfsStation {
+class EmulationThread final : public CoreTimedThread {
  public:
   // `per_page_ns`: submit time per 4 KiB page of the request beyond the first.
   EmulationThread(sim::Simulator& sim, std::string name, IoTable& io, double submit_ns, double complete_ns, double cpu_cv,
@@ -36,22 +36,10 @@ class EmulationThread final : public sim::FcfsStation {
     return poll_window_ns_ > 0 && static_cast<double>(sim_.now() - idle_since_ns()) <= poll_window_ns_;
   }
 
-  // Count the core time of this thread's work on host.cpu (models/core_time.h).
-  void count_host_cores() noexcept { core_time_.enable(); }
-  void reset_statistics(sim::time_ns now) override {
-    sim::FcfsStation::reset_statistics(now);
-    core_time_.reset(now);
-  }
-  void report(sim::Metrics& m, sim::time_ns now) const override {
-    sim::FcfsStation::report(m, now);
-    core_time_.report(m, name(), now);
-  }
-
  protected:
   sim::time_ns service_ns(sim::JobId job) override;
 
  private:
-  CoreTime core_time_;
   IoTable& io_;
   double submit_ns_, complete_ns_, poll_window_ns_, per_page_ns_;
   bool always_polling_;

@@ -22,7 +22,7 @@ GuestCpuCosts guest_cpu_costs(const IoScenario& s) {
 }
 
 FioThread::FioThread(sim::Simulator& sim, std::string name, IoTable& io, GuestCpuCosts costs, const KickPolicy* kick)
-    : sim::FcfsStation(sim, std::move(name), 1, sim::Distribution::deterministic(0)),
+    : CoreTimedThread(sim, std::move(name)),
       io_(io),
       c_(costs),
       factor_(costs.cv > 0 ? sim::Distribution::lognormal_mean_cv(1.0, costs.cv) : sim::Distribution::deterministic(1.0)),
@@ -40,8 +40,7 @@ sim::time_ns FioThread::service_ns(sim::JobId job) {
     if (r.irq_leader) ns += c_.irq_handler;
   }
   const auto demand = static_cast<sim::time_ns>(ns * factor_.sample(rng_) + 0.5);
-  core_time_.add(demand);
-  return demand;
+  return counted(demand);
 }
 
 GuestThreads::GuestThreads(sim::Simulator& sim, std::string vm, const IoScenario& s, IoTable& io, const KickPolicy* kick,

@@ -41,26 +41,14 @@ struct GuestCpuCosts {
 GuestCpuCosts guest_cpu_costs(const IoScenario& s);
 
 // One fio job's thread on its vCPU.
-class FioThread final : public sim::FcfsStation {
+class FioThread final : public CoreTimedThread {
  public:
   FioThread(sim::Simulator& sim, std::string name, IoTable& io, GuestCpuCosts costs, const KickPolicy* kick);
-
-  // Count the core time of this thread's work on host.cpu (models/core_time.h).
-  void count_host_cores() noexcept { core_time_.enable(); }
-  void reset_statistics(sim::time_ns now) override {
-    sim::FcfsStation::reset_statistics(now);
-    core_time_.reset(now);
-  }
-  void report(sim::Metrics& m, sim::time_ns now) const override {
-    sim::FcfsStation::report(m, now);
-    core_time_.report(m, name(), now);
-  }
 
  protected:
   sim::time_ns service_ns(sim::JobId job) override;
 
  private:
-  CoreTime core_time_;
   IoTable& io_;
   GuestCpuCosts c_;
   sim::Distribution factor_;  // unit-mean lognormal: the spread of CPU costs
