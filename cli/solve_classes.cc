@@ -164,6 +164,23 @@ std::string mva_classes_text(const models::IoScenario& s, const models::IoMvaCla
   return out;
 }
 
+namespace {
+
+// One VM's or one fio job's MVA figures, as the `vms` and `jobs` entries carry them.
+nlohmann::ordered_json figures_json(const models::IoMvaResult& f) {
+  return {{"iops", f.iops},
+          {"read_iops", f.read_iops},
+          {"write_iops", f.write_iops},
+          {"total_iops", f.total_iops},
+          {"lat_mean_ns", finite_or_null(f.lat_mean_ns)},
+          {"slat_mean_ns", finite_or_null(f.slat_mean_ns)},
+          {"clat_mean_ns", finite_or_null(f.clat_mean_ns)},
+          {"bottleneck", f.bottleneck},
+          {"stages", stages_json(f.stages)}};
+}
+
+}  // namespace
+
 nlohmann::ordered_json mva_classes_json(const models::IoMvaClassesResult& r) {
   nlohmann::ordered_json j;
   j["method"] = r.method;
@@ -179,36 +196,14 @@ nlohmann::ordered_json mva_classes_json(const models::IoMvaClassesResult& r) {
   j["host"] = {{"total_iops", r.total_iops}, {"lat_mean_ns", finite_or_null(r.lat_mean_ns)}, {"bottleneck", r.bottleneck}};
   j["vms"] = nlohmann::ordered_json::array();
   for (const auto& p : r.profiles) {
-    const auto& f = p.figures;
-    nlohmann::ordered_json v;
-    v["name"] = p.name;
-    v["count"] = p.count;
-    v["requests_in_flight"] = p.population;
-    v["iops"] = f.iops;
-    v["read_iops"] = f.read_iops;
-    v["write_iops"] = f.write_iops;
-    v["total_iops"] = f.total_iops;
-    v["lat_mean_ns"] = finite_or_null(f.lat_mean_ns);
-    v["slat_mean_ns"] = finite_or_null(f.slat_mean_ns);
-    v["clat_mean_ns"] = finite_or_null(f.clat_mean_ns);
-    v["bottleneck"] = f.bottleneck;
-    v["stages"] = stages_json(f.stages);
+    nlohmann::ordered_json v = {{"name", p.name}, {"count", p.count}, {"requests_in_flight", p.population}};
+    v.update(figures_json(p.figures));
     if (!p.jobs.empty()) {
       v["jobs"] = nlohmann::ordered_json::array();
       for (const auto& jb : p.jobs) {
-        const auto& g = jb.figures;
-        v["jobs"].push_back({{"name", jb.name},
-                             {"group", jb.phase},
-                             {"requests_in_flight", jb.population},
-                             {"iops", g.iops},
-                             {"read_iops", g.read_iops},
-                             {"write_iops", g.write_iops},
-                             {"total_iops", g.total_iops},
-                             {"lat_mean_ns", finite_or_null(g.lat_mean_ns)},
-                             {"slat_mean_ns", finite_or_null(g.slat_mean_ns)},
-                             {"clat_mean_ns", finite_or_null(g.clat_mean_ns)},
-                             {"bottleneck", g.bottleneck},
-                             {"stages", stages_json(g.stages)}});
+        nlohmann::ordered_json o = {{"name", jb.name}, {"group", jb.phase}, {"requests_in_flight", jb.population}};
+        o.update(figures_json(jb.figures));
+        v["jobs"].push_back(o);
       }
     }
     j["vms"].push_back(v);
