@@ -1089,7 +1089,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     for (std::size_t b = 0; b < boot_u.size(); ++b) {
       const bool alt = boot_mode[b] == 1 && alt_u && alt_value && at_alt;
       const Eigen::VectorXd v = alt ? Eigen::VectorXd(boot_u[b] - ua + *alt_u) : Eigen::VectorXd(boot_u[b] - u + centre_u);
-      const auto s = fitter->surrogate(run, v.cwiseMax(fitter->lower()).cwiseMin(fitter->upper()));
+      const auto s = fitter->surrogate(run, fitter->inside(v));
       for (std::size_t t = 0; t < out.size(); ++t) {
         const auto& base = alt ? *at_alt : at_centre;
         double shift = 0;
