@@ -5,6 +5,7 @@
 
 #include "models/aio_engine.h"
 #include "models/guest_block.h"
+#include "models/guest_driver.h"
 
 namespace vqsim::models {
 
@@ -155,6 +156,21 @@ void BarrierFlush::handle(std::uint32_t, std::uint64_t) {
   }
 }
 
+NullDevice::NullDevice(sim::Simulator& sim, std::string name, IoTable& io, double latency_ns, double main_loop_timer_ns)
+    : sim::LoopTimer(sim, std::move(name), sim::Distribution::deterministic(latency_ns),
+                     static_cast<sim::time_ns>(main_loop_timer_ns + 0.5)),
+      io_(io) {}
+
+void NullDevice::wait_for(std::uint32_t vm, const sim::EventLoop& loop) {
+  if (loops_.size() <= vm) loops_.resize(vm + 1, nullptr);
+  loops_[vm] = &loop;
+}
+
+const sim::EventLoop* NullDevice::loop_of(sim::JobId job) {
+  const std::uint32_t vm = io_[job].vm;
+  return vm < loops_.size() ? loops_[vm] : nullptr;
+}
+
 Backend::Backend(sim::Simulator& sim, std::string prefix, const IoScenario& s, IoTable& io)
     : Stage(sim, prefix, "backend"), io_(io) {
   const auto named = [&](const std::string& station) { return prefix + station; };
@@ -214,8 +230,15 @@ Backend::Backend(sim::Simulator& sim, std::string prefix, const IoScenario& s, I
       break;
     }
     case BackendKind::null: {
-      fixed_ = &sim.make<sim::DelayStation>(named("null"), sim::Distribution::deterministic(p.latency_ns));
-      to_router(fixed_->out);
+      if (p.null_co && p.latency_ns > 0 && s.host.main_loop_timer_ns > 0) {
+        null_timers_ = &sim.make<NullDevice>(named("null"), io, p.latency_ns, s.host.main_loop_timer_ns);
+        to_router(null_timers_->out);
+        fixed_ = null_timers_;
+      } else {
+        auto& d = sim.make<sim::DelayStation>(named("null"), sim::Distribution::deterministic(p.latency_ns));
+        to_router(d.out);
+        fixed_ = &d;
+      }
       break;
     }
   }
@@ -466,9 +489,25 @@ void backend_demands(const MvaInputs& in, std::vector<MvaDemand>& st) {
     }
     case BackendKind::pagecache:
       break;
-    case BackendKind::null:
-      st.push_back({"null", sim::MvaStationKind::Delay, 1, p.latency_ns});
+    case BackendKind::null: {
+      // QEMU's null-co behind the main loop: the latency ends when the loop next runs its timers
+      // (NullDevice). A loop asleep (p_wake) when the timer expires wakes at the latency rounded
+      // up to whole granules, or sooner for another request's kick or completion: the others'
+      // events reach the loop at about 2 x (n - 1) / n of its request rate, so the wait past the
+      // deadline is the rounding gap cut short by the first of them, (1 - e^(-r gap)) / r. An
+      // approximation (the simulation has the mechanism; `vqsim run --compare-mva` shows both).
+      double delay = p.latency_ns;
+      const double g = s.host.main_loop_timer_ns;
+      if (p.null_co && p.latency_ns > 0 && g > 0 && s.host.iothreads == 0 && driver_costs(s).uses_qemu_thread) {
+        const double in_flight = std::max(1.0, static_cast<double>(w.effective_depth()) * w.numjobs);
+        const double gap = g * std::ceil(p.latency_ns / g) - p.latency_ns;
+        const double r = 2 * in.x_thread_per_ns * (in_flight - 1) / in_flight;
+        const double wait = r * gap > 1e-9 ? (1 - std::exp(-r * gap)) / r : gap;
+        delay += (in_flight > 1 ? in.p_wake : 1.0) * wait;
+      }
+      st.push_back({"null", sim::MvaStationKind::Delay, 1, delay});
       break;
+    }
   }
   if (cache_semantics(s).flush_after_write && wf > 0 && flush_ns > 0)
     st.push_back({"flush", sim::MvaStationKind::Delay, 1, wf * flush_ns});
@@ -515,6 +554,17 @@ void backend_keys(std::vector<Param>& t) {
        1e12,
        [](IoScenario& s, const Value& v) { s.backend.latency_ns = v.number; },
        [](const IoScenario& s) { return s.backend.latency_ns / 1e3; }});
+  add({"backend.null_co",
+       Kind::boolean,
+       "",
+       "false",
+       "QEMU block/null.c null_co_common (qemu_co_sleep_ns); docs/sources.md §4",
+       "the null device is QEMU's null-co driver: its latency (latency-ns) is a timer of the disk's event loop, which the "
+       "main loop runs at host.main_loop_timer_us granularity (an IOThread in ns)",
+       {},
+       0,
+       0,
+       [](IoScenario& s, const Value& v) { s.backend.null_co = v.flag; }});
   add({"backend.channels",
        Kind::integer,
        "",

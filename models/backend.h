@@ -33,6 +33,7 @@
 #include "sim/delay_station.h"
 #include "sim/fcfs_station.h"
 #include "sim/fork_join.h"
+#include "sim/loop_timer.h"
 #include "sim/simulator.h"
 
 namespace vqsim::models {
@@ -137,6 +138,25 @@ class BarrierFlush final : public sim::Component {
   sim::FlowStats flow_;
 };
 
+// QEMU's null-co with latency-ns: the request's coroutine sleeps on a timer of its disk's
+// AioContext (block/null.c, null_co_common: qemu_co_sleep_ns), so its latency ends when that loop
+// runs its timers. An IOThread waits in ns; the main loop in whole milliseconds, rounded up
+// (host.main_loop_timer_us): a 100 us latency at QD1 takes a millisecond there. A request whose
+// VM has no main loop registered (an IOThread serves it) is a plain delay.
+class NullDevice final : public sim::LoopTimer {
+ public:
+  NullDevice(sim::Simulator& sim, std::string name, IoTable& io, double latency_ns, double main_loop_timer_ns);
+  // The requests of VM `vm` (IoRequest::vm) wait for `loop`'s timers.
+  void wait_for(std::uint32_t vm, const sim::EventLoop& loop);
+
+ protected:
+  const sim::EventLoop* loop_of(sim::JobId job) override;
+
+ private:
+  IoTable& io_;
+  std::vector<const sim::EventLoop*> loops_;  // per VM index
+};
+
 // The stage: the backend as a whole, and the host page cache beside it. A request arrives on
 // kSubmit (the device) or kPagecache (a page-cache hit, "host.pagecache"); a write that needs
 // it is followed by a flush ("flush", or Ceph's barrier "ceph.flush"); done requests leave by
@@ -156,6 +176,8 @@ class Backend final : public Stage {
   std::vector<PortEnd> entry(int in_port) const override;
   std::vector<PortEnd> exits(const sim::Port& port) const override;
   void connected(const sim::Port& port) override;
+  // A null device with a latency, whose timers wait for the loops that serve it; else null.
+  NullDevice* null_timers() const noexcept { return null_timers_; }
 
  private:
   void submit(sim::JobId job);
@@ -175,8 +197,9 @@ class Backend final : public Stage {
   sim::DelayStation* net_out_ = nullptr;
   sim::DelayStation* net_back_ = nullptr;
   StallDelay* stall_ = nullptr;
-  sim::DelayStation* fixed_ = nullptr;  // null device or page cache backend
-  CopyDelay* cache_ = nullptr;          // host page cache hits
+  sim::Component* fixed_ = nullptr;    // null device
+  NullDevice* null_timers_ = nullptr;  // the null device, when its latency is a timer
+  CopyDelay* cache_ = nullptr;         // host page cache hits
   sim::BatchStation* flush_ = nullptr;
   BarrierFlush* barrier_ = nullptr;
   std::vector<sim::Component*> stations_;

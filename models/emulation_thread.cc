@@ -72,6 +72,7 @@ HostThreads::HostThreads(sim::Simulator& sim, std::string vm, const IoScenario& 
           &sim.make<EmulationThread>(tname, io, driver.emu_submit_ns + aio.submit_ns + extra, driver.emu_complete_ns + extra, cv,
                                      s.host.iothreads > 0 ? s.host.poll_max_ns : 0.0, false, s.host.emu_per_page_ns));
     }
+    if (s.host.iothreads == 0) main_loop_ = threads_.front();
   } else if (s.guest.driver == GuestDriver::vhost_scsi) {
     threads_.push_back(&sim.make<EmulationThread>(local("host.vhost_worker"), io, 0.6 * s.host.vhost_worker_ns,
                                                   0.4 * s.host.vhost_worker_ns, cv, 0.0, false));
@@ -108,14 +109,17 @@ void HostThreads::accept(sim::JobId job, int in_port) {
   IoRequest& r = io_[job];
   switch (static_cast<In>(in_port)) {
     case kSubmit:
-      r.step = Step::host_submit;
-      if (!batches_.empty()) ++submits_queued_[static_cast<std::size_t>(r.thread)];
-      threads_[r.thread]->accept(job, 0);
+    case kComplete: {
+      r.step = in_port == kSubmit ? Step::host_submit : Step::host_complete;
+      if (in_port == kSubmit && !batches_.empty()) ++submits_queued_[static_cast<std::size_t>(r.thread)];
+      EmulationThread& th = *threads_[r.thread];
+      // A kick or a completion that wakes the sleeping main loop: its handler runs, then the
+      // timers that expired while it slept (aio_dispatch: handlers, then timers).
+      const bool wakes = timers_ != nullptr && &th == main_loop_ && !th.awake();
+      th.accept(job, 0);
+      if (wakes) timers_->loop_woke(th);
       break;
-    case kComplete:
-      r.step = Step::host_complete;
-      threads_[r.thread]->accept(job, 0);
-      break;
+    }
     case kThreadDone:
       if (r.step != Step::host_submit) {
         completed.send(job);
@@ -269,6 +273,20 @@ void host_thread_keys(std::vector<Param>& t) {
        1e12,
        [](IoScenario& s, const Value& v) { s.host.main_loop_ns = v.number; },
        [](const IoScenario& s) { return s.host.main_loop_ns / s.host.cpu_scale / 1e3; }});
+  add({"host.main_loop_timer_us",
+       Kind::time_us,
+       "us",
+       "1000",
+       "QEMU util/async.c aio_ctx_prepare: the main loop's AioContext timeout in whole ms, rounded up "
+       "(qemu_timeout_ns_to_ms); docs/sources.md §4",
+       "granularity of the main loop's timers (a null device's latency-ns): a timer that expires while the main loop "
+       "sleeps runs when the sleep's timeout, rounded up to whole granules, ends or another event wakes the loop; "
+       "IOThreads wait in ns; 0 = exact",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.host.main_loop_timer_ns = v.number; },
+       [](const IoScenario& s) { return s.host.main_loop_timer_ns / 1e3; }});
   add({"host.emu_per_page_us",
        Kind::time_us,
        "us",

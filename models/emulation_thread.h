@@ -19,11 +19,13 @@
 #include "models/virtqueue.h"
 #include "sim/distribution.h"
 #include "sim/fcfs_station.h"
+#include "sim/loop_timer.h"
 #include "sim/ps_station.h"
 
 namespace vqsim::models {
 
-class EmulationThread final : public CoreTimedThread {
+// The thread is an event loop whose timers a null device's latency may wait on (sim/loop_timer.h).
+class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
  public:
   // `per_page_ns`: submit time per 4 KiB page of the request beyond the first.
   EmulationThread(sim::Simulator& sim, std::string name, IoTable& io, double submit_ns, double complete_ns, double cpu_cv,
@@ -35,6 +37,8 @@ class EmulationThread final : public CoreTimedThread {
     if (always_polling_ || busy() > 0 || waiting() > 0) return true;
     return poll_window_ns_ > 0 && static_cast<double>(sim_.now() - idle_since_ns()) <= poll_window_ns_;
   }
+  bool loop_awake() const override { return awake(); }
+  sim::time_ns loop_asleep_since() const override { return idle_since_ns(); }
 
  protected:
   sim::time_ns service_ns(sim::JobId job) override;
@@ -101,6 +105,10 @@ class HostThreads final : public Stage, public RingConsumer {
   sim::Port completed;  // completion handled: to the used ring and its interrupt
 
   bool processing(std::uint32_t thread) const override { return threads_[thread]->awake(); }
+  // The QEMU main loop, when it serves the device (else null): its timers are coarse.
+  const sim::EventLoop* main_loop() const noexcept { return main_loop_; }
+  // Timers that wait for the main loop: an event that wakes it runs those that have expired.
+  void watch_timers(sim::LoopTimer& timers) { timers_ = &timers; }
 
   void accept(sim::JobId job, int in_port) override;
   void validate() const override;
@@ -116,6 +124,8 @@ class HostThreads final : public Stage, public RingConsumer {
   std::vector<NotificationBatch*> batches_;      // per thread, when virtio-blk batches
   std::vector<int> submits_queued_;              // per thread: submit-side requests not yet handled
   sim::ProcessorSharingStation* cpu_ = nullptr;  // set when the threads run on it
+  const EmulationThread* main_loop_ = nullptr;
+  sim::LoopTimer* timers_ = nullptr;
 };
 
 // The MVA's host threads: one queue per thread that a queue maps to.

@@ -1,5 +1,7 @@
 #include "models/guest_cpu.h"
 
+#include <algorithm>
+
 #include "models/guest_block.h"
 #include "models/guest_driver.h"
 
@@ -116,11 +118,15 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   // The VM's fio threads (every job's: a job of several is one class among them) decide whether
   // they share its vCPUs, as the simulation's GuestThreads do.
   if (s.fio_threads() > s.guest.vcpus || s.host.cores > 0) {
-    const int c = s.host.cores > 0 ? s.host.cores : s.guest.vcpus;
-    out.push_back({"guest.vcpus (submit)", sim::MvaStationKind::MultiServer, c, guest_submit, MvaDemand::Slat::all});
-    out.push_back({"guest.vcpus (complete)", sim::MvaStationKind::MultiServer, c, guest_complete});
-    // host.cores are every VM's; a VM's own vCPUs are its own.
-    out[out.size() - 1].shared = out[out.size() - 2].shared = s.host.cores > 0;
+    // One station for both halves of the threads' work, which take turns on each thread as in
+    // the simulation's FioThread (two stations would run a thread's submits and completions side
+    // by side). On the host's cores each thread is one server: fewer threads than cores use only
+    // as many cores as there are threads (every VM's, where vm.count VMs share the cores).
+    const int threads = std::max(1, s.fio_threads() * std::max(1, s.vms));
+    const int c = s.host.cores > 0 ? std::min(s.host.cores, threads) : s.guest.vcpus;
+    out.push_back({"guest.vcpus", sim::MvaStationKind::MultiServer, c, guest_submit + guest_complete, MvaDemand::Slat::share,
+                   guest_submit, guest_submit + guest_complete});
+    out.back().shared = s.host.cores > 0;  // host.cores are every VM's; a VM's own vCPUs are its own
   } else {
     // The submit side's share of slat: its demand share of the thread's work (the kick aside).
     const double part = s.guest.fio_submit_ns * m + blk.submit_extra_ns + drv.submit_ns;

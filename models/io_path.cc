@@ -102,6 +102,7 @@ IoPath::IoPath(sim::Simulator& sim, const IoScenario& s) {
   // backend it names.
   struct DiskEnd {
     AioStage* aio;
+    HostThreads* host;  // null on bare metal
     int vm, disk;
     const IoScenario* view;
     std::string backend;
@@ -180,7 +181,7 @@ IoPath::IoPath(sim::Simulator& sim, const IoScenario& s) {
       const std::string backend = !s.multi_vm() ? ""
                                   : disks > 1   ? p.disks[d].backend
                                                 : s.profiles[static_cast<std::size_t>(inst.profile)].backend;
-      ends.push_back({aio[d], inst.index, static_cast<int>(d), disk_view[d], backend});
+      ends.push_back({aio[d], host, inst.index, static_cast<int>(d), disk_view[d], backend});
     }
 
     // Submit side: fio to each disk's tags, the job threads from them, and on to each disk's
@@ -277,6 +278,12 @@ IoPath::IoPath(sim::Simulator& sim, const IoScenario& s) {
       AioStage* aio = ends[i].aio;
       link(*aio, aio->to_device, backend, Backend::kSubmit);
       link(*aio, aio->to_pagecache, backend, Backend::kPagecache);
+      // A null device's latency timers, on a disk the main loop serves, wait for that loop.
+      HostThreads* host = ends[i].host;
+      if (backend.null_timers() != nullptr && host != nullptr && host->main_loop() != nullptr) {
+        backend.null_timers()->wait_for(static_cast<std::uint32_t>(ends[i].vm), *host->main_loop());
+        host->watch_timers(*backend.null_timers());
+      }
     }
     if (mine.size() == 1) {
       link(backend, backend.done, *ends[mine.front()].aio, AioStage::kDone);

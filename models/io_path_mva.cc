@@ -25,13 +25,14 @@ double ios_per_request(const IoScenario& s) {
 // The closed network: every stage's stations, in the order of the path (the guest's threads,
 // the virtqueue's wake-up, the host threads, the interrupt, the AIO hand-off, the page cache and
 // the device, fio's think time). Stage files say what each contributes.
-std::vector<MvaDemand> build_stages(const IoScenario& plain, double p_kick, double p_wake, double irq_share) {
+std::vector<MvaDemand> build_stages(const IoScenario& plain, double p_kick, double p_wake, double irq_share,
+                                    double x_thread_per_ns) {
   // Demands are per request; a merged request carries `m` I/Os' worth of fio work and bytes.
   const double m = plain.workload.rate_iops > 0 ? 1.0 : ios_per_request(plain);
   IoScenario s = plain;
   s.workload.bs_read_bytes = static_cast<std::uint64_t>(std::llround(static_cast<double>(plain.workload.bs_read_bytes) * m));
   s.workload.bs_write_bytes = static_cast<std::uint64_t>(std::llround(static_cast<double>(plain.workload.bs_write_bytes) * m));
-  const MvaInputs in{s, m, p_kick, p_wake, irq_share};
+  const MvaInputs in{s, m, p_kick, p_wake, irq_share, x_thread_per_ns};
   std::vector<MvaDemand> st;
   guest_thread_demands(in, st);
   if (!s.bare_metal()) {
@@ -107,14 +108,14 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
   const auto& w = s.workload;
   const int vms = std::max(1, s.vms);
   IoMvaResult out;
-  double p_kick = 1, p_wake = 1, irq_share = 1;
+  double p_kick = 1, p_wake = 1, irq_share = 1, x_thread_ns = 0;
   std::vector<MvaDemand> st;
   std::vector<double> residence, util, number;
   double x_ns = 0;  // I/Os per ns
   // Fixed point on the host threads' utilization: kicks and wake-ups happen only when a
   // thread is asleep. Five rounds settle it to well under a percent.
   for (int round = 0; round < 6; ++round) {
-    st = build_stages(s, p_kick, p_wake, irq_share);
+    st = build_stages(s, p_kick, p_wake, irq_share, x_thread_ns);
     residence.assign(st.size(), 0);
     util.assign(st.size(), 0);
     number.assign(st.size(), 0);
@@ -172,6 +173,7 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
     if (s.host.iothreads > 0 && s.host.poll_max_ns > 0) asleep *= std::exp(-x_thread * s.host.poll_max_ns);
     if (s.guest.driver == GuestDriver::vhost_user_blk) asleep = 0;
     p_wake = asleep;
+    x_thread_ns = x_thread;
     irq_share = 1.0 / (1.0 + x_ns / vms / std::max(1, s.queues()) * s.vq.irq_ns);
     p_kick = s.vq.event_idx ? asleep : 1.0;
     if (s.guest.driver == GuestDriver::scsi_hba) p_kick = 1.0;
@@ -216,7 +218,7 @@ struct VmPart {
   std::string name, prefix, device_prefix;  // the profile, its first VM's names, its backend's
   int count = 1;
   IoScenario s;  // one VM of it (vms = 1), running one stonewall group
-  double p_kick = 1, p_wake = 1, irq_share = 1;
+  double p_kick = 1, p_wake = 1, irq_share = 1, x_thread_ns = 0;
   std::vector<std::size_t> classes;  // its jobs' classes
 };
 
@@ -230,12 +232,11 @@ struct ClassPart {
   std::vector<MvaDemand> stages;
 };
 
-// The job's stations with host.cores folded into one station: its vCPUs' two halves
-// (guest_thread_demands' "guest.vcpus (submit)" and "(complete)", each with host.cores servers)
-// become "host.cpu", which also takes the QEMU threads' work when they run on the cores. The
+// The job's stations with host.cores folded into one station: its vCPUs (guest_thread_demands'
+// "guest.vcpus") become "host.cpu", which also takes the QEMU threads' work when they run on the cores. The
 // job's own threads take the names the simulation gives them among the VM's threads.
 std::vector<MvaDemand> class_stages(const ClassPart& c, const VmPart& vm, int cores) {
-  std::vector<MvaDemand> st = build_stages(c.s, vm.p_kick, vm.p_wake, vm.irq_share);
+  std::vector<MvaDemand> st = build_stages(c.s, vm.p_kick, vm.p_wake, vm.irq_share, vm.x_thread_ns);
   const std::string thread = "guest.fio_job";
   for (MvaDemand& d : st)
     if (d.name.rfind(thread, 0) == 0 && c.first_thread > 0)
@@ -246,9 +247,9 @@ std::vector<MvaDemand> class_stages(const ClassPart& c, const VmPart& vm, int co
   cpu.slat = MvaDemand::Slat::share;
   std::vector<MvaDemand> out;
   for (const MvaDemand& d : st) {
-    if (d.name == "guest.vcpus (submit)" || d.name == "guest.vcpus (complete)") {
+    if (d.name == "guest.vcpus") {
       cpu.demand_ns += d.demand_ns;
-      if (d.slat == MvaDemand::Slat::all) cpu.slat_part_ns += d.demand_ns;
+      cpu.slat_part_ns += d.slat_part_ns;
       continue;
     }
     // A vhost-user backend polls on cores of its own (as the simulation's HostThreads).
@@ -494,6 +495,7 @@ IoMvaClassesResult solve_group(const IoScenario& s, int phase) {
       if (v.s.host.iothreads > 0 && v.s.host.poll_max_ns > 0) asleep *= std::exp(-x_thread * v.s.host.poll_max_ns);
       if (v.s.guest.driver == GuestDriver::vhost_user_blk) asleep = 0;
       v.p_wake = asleep;
+      v.x_thread_ns = x_thread;
       v.irq_share = 1.0 / (1.0 + x_vm / std::max(1, v.s.queues()) * v.s.vq.irq_ns);
       v.p_kick = v.s.vq.event_idx ? asleep : 1.0;
       if (v.s.guest.driver == GuestDriver::scsi_hba) v.p_kick = 1.0;

@@ -1958,8 +1958,10 @@ IoScenario derive_io_scenario(const std::string& path, const Loader& loader) {
       ignored(key, "backend.kind", "has no effect " + kind_text + " (a Ceph key: kind = \"ceph-rbd\" or \"krbd\")");
   if (kind != BackendKind::ceph_rbd)
     ignored("backend.msgr_threads", "backend.kind", "has no effect " + kind_text + " (librbd only: kind = \"ceph-rbd\")");
-  if (kind != BackendKind::null)
+  if (kind != BackendKind::null) {
     ignored("backend.latency_us", "backend.kind", "has no effect " + kind_text + " (the null device's latency)");
+    ignored("backend.null_co", "backend.kind", "has no effect " + kind_text + " (says what the null device is)");
+  }
   if (kind != BackendKind::md_raid1) ignored("backend.leg", "backend.kind", "has no effect " + kind_text + " (md-raid1 only)");
   apply_cpu_scales(s);
   // Impossible combinations, named like QEMU or fio would name them. Each is checked only when

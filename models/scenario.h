@@ -101,6 +101,7 @@ struct HostParams {
   double poll_max_ns = 32768;                       // IOThread adaptive polling window (0 = off)
   double emu_submit_ns = -1, emu_complete_ns = -1;  // -1 = the driver's default
   double main_loop_ns = 1500;                       // extra per request in the main loop (BQL, other handlers)
+  double main_loop_timer_ns = 1e6;                  // the main loop's timers run at whole multiples of this (glib's ms timeout)
   double emu_per_page_ns = 100;  // emulation thread, per 4 KiB page of a request beyond the first (descriptor mapping)
   int thread_pool_max = 64;
   double threads_handoff_ns = 5000;  // worker wake-up and completion bottom half, each way
@@ -118,8 +119,9 @@ struct HostParams {
 
 struct BackendParams {
   BackendKind kind = BackendKind::nvme;
-  double latency_ns = 10000;                          // null device
-  int channels = -1;                                  // parallel service units; -1 = the kind's default
+  double latency_ns = 10000;  // null device
+  bool null_co = false;       // the null device is QEMU's null-co: its latency is a timer of the disk's event loop
+  int channels = -1;          // parallel service units; -1 = the kind's default
   double read_ns = -1, write_ns = -1, flush_ns = -1;  // per-request device time at 4 KiB
   double bandwidth_bytes_per_s = -1;                  // whole device, sequential
   double write_bandwidth_bytes_per_s = -1;            // writes, when they differ (-1 = bandwidth)

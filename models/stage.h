@@ -122,6 +122,7 @@ struct MvaInputs {
   const IoScenario& s;               // request sizes are a merged request's (plug merging)
   double ios_per_request;            // fio I/Os per request (1 without merging or open loop)
   double p_kick, p_wake, irq_share;  // the fixed point's current estimates (io_path_mva.cc)
+  double x_thread_per_ns = 0;        // requests per ns through each host thread (the same fixed point)
 };
 
 }  // namespace vqsim::models
