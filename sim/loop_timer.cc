@@ -18,26 +18,14 @@ void LoopTimer::accept(JobId job, int) {
   const time_ns now = sim_.now();
   flow_.arrive(now);
   const time_ns delay = delay_.sample_ns(rng_);
-  const EventLoop* loop = granularity_ns_ > 0 ? loop_of(job) : nullptr;
-  if (loop == nullptr) {
-    // Delays of the I/O path are far below 2^32 ns; the job and its delay travel in the event.
-    sim_.schedule_in(delay, this, kPlain, static_cast<std::uint64_t>(delay) << 32 | job);
-    return;
-  }
-  const std::uint32_t i = index_of(loop);
+  const std::uint32_t i = index_of(granularity_ns_ > 0 ? loop_of(job) : nullptr);
   loops_[i].armed.push(Armed{now + delay, seq_++, job, now});
   sim_.schedule_in(delay, this, kDeadline, i);
 }
 
 void LoopTimer::handle(std::uint32_t kind, std::uint64_t payload) {
-  if (kind == kPlain) {
-    const time_ns now = sim_.now();
-    flow_.depart(now, static_cast<time_ns>(payload >> 32));
-    out.send(static_cast<JobId>(payload & 0xffffffffu));
-    return;
-  }
   const auto i = static_cast<std::uint32_t>(payload);
-  if (kind == kWake && loops_[i].wake_for_sleep == sim_.now()) loops_[i].wake_for_sleep = -1;
+  if (kind == kWake && loops_[i].wake_at == sim_.now()) loops_[i].wake_at = -1;
   check(i);
 }
 
@@ -46,15 +34,15 @@ void LoopTimer::loop_woke(const EventLoop& loop) {
     if (loops_[i].loop == &loop) run_expired(i);
 }
 
-// The earliest timer has expired (or a wake-up came): a running loop runs it now; a sleeping one
-// when the timeout it chose on falling asleep ends, that timer's deadline rounded up to whole
-// granules from the start of the sleep (QEMU: aio_ctx_prepare's qemu_timeout_ns_to_ms), unless
-// another event wakes it first (loop_woke).
+// The earliest timer has expired (or a wake-up came): one with no loop, or a running loop's, runs
+// now; a sleeping loop's when the timeout it chose on falling asleep ends, that timer's deadline
+// rounded up to whole granules from the start of the sleep (QEMU: aio_ctx_prepare's
+// qemu_timeout_ns_to_ms), unless another event wakes it first (loop_woke).
 void LoopTimer::check(std::uint32_t i) {
   Loop& l = loops_[i];
   const time_ns now = sim_.now();
   if (l.armed.empty() || l.armed.top().deadline > now) return;
-  if (l.loop->loop_awake()) {
+  if (l.loop == nullptr || l.loop->loop_awake()) {
     run_expired(i);
     return;
   }
@@ -64,8 +52,8 @@ void LoopTimer::check(std::uint32_t i) {
   if (deadline > slept) wake = slept + granularity_ns_ * ((deadline - slept + granularity_ns_ - 1) / granularity_ns_);
   if (wake <= now) {
     run_expired(i);
-  } else if (l.wake_for_sleep != wake) {
-    l.wake_for_sleep = wake;
+  } else if (l.wake_at != wake) {
+    l.wake_at = wake;
     sim_.schedule_at(wake, this, kWake, i);
   }
 }

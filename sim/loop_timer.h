@@ -3,7 +3,7 @@
 // running, else when the loop wakes: for another event (its owner calls loop_woke), or at the
 // timeout it chose when it went to sleep, the earliest deadline rounded up to whole multiples of
 // the granularity (a poll that counts in milliseconds). With a granularity of 0, or for a job
-// whose loop_of is null, it is a plain delay station.
+// whose loop_of is null, it is a plain delay station (its timers run at their deadlines).
 //
 // Cost per job: one event at its deadline, and one wake-up event per sleep that outlasts it.
 #pragma once
@@ -55,7 +55,7 @@ class LoopTimer : public Component {
   virtual const EventLoop* loop_of(JobId job) = 0;
 
  private:
-  enum Timer : std::uint32_t { kPlain = 0, kDeadline = 1, kWake = 2 };
+  enum Timer : std::uint32_t { kDeadline = 0, kWake = 1 };
   struct Armed {
     time_ns deadline;
     std::uint64_t seq;  // arming order: equal deadlines run in the order they were armed
@@ -64,9 +64,9 @@ class LoopTimer : public Component {
     bool operator>(const Armed& o) const noexcept { return deadline != o.deadline ? deadline > o.deadline : seq > o.seq; }
   };
   struct Loop {
-    const EventLoop* loop;
+    const EventLoop* loop;  // null: the timers that wait for no loop
     std::priority_queue<Armed, std::vector<Armed>, std::greater<>> armed;
-    time_ns wake_for_sleep = -1;  // the sleep (its start) a kWake event is scheduled for, -1: none
+    time_ns wake_at = -1;  // when the pending kWake event fires, -1: none
   };
   std::uint32_t index_of(const EventLoop* loop);
   void check(std::uint32_t loop);  // a deadline passed or a timeout ended: run or wait
@@ -77,7 +77,7 @@ class LoopTimer : public Component {
   std::vector<Loop> loops_;
   std::uint64_t seq_ = 0;
   FlowStats flow_;
-  Welford late_ns_;  // how long expired timers waited for their loop
+  Welford late_ns_;  // how long expired timers waited for their loop (0 for those with none)
 };
 
 }  // namespace vqsim::sim
