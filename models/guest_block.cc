@@ -143,7 +143,7 @@ void guest_block_keys(std::vector<Param>& t) {
        0,
        1e12,
        [](IoScenario& s, const Value& v) { s.guest.scheduler_ns = v.number; },
-       [](const IoScenario& s) { return s.guest.scheduler_ns / s.guest.cpu_scale / 1e3; }});
+       [](const IoScenario& s) { return s.guest.scheduler_ns / s.guest_cpu_factor() / 1e3; }});
   add({"guest.request_path_us",
        Kind::time_us,
        "us",
@@ -154,7 +154,7 @@ void guest_block_keys(std::vector<Param>& t) {
        0,
        1e12,
        [](IoScenario& s, const Value& v) { s.guest.request_path_ns = v.number; },
-       [](const IoScenario& s) { return s.guest.request_path_ns / s.guest.cpu_scale / 1e3; }});
+       [](const IoScenario& s) { return s.guest.request_path_ns / s.guest_cpu_factor() / 1e3; }});
   add({"guest.max_request",
        Kind::size,
        "bytes",

@@ -160,7 +160,7 @@ void guest_thread_keys(std::vector<Param>& t) {
        0,
        1e12,
        [](IoScenario& s, const Value& v) { s.guest.fio_submit_ns = v.number; },
-       [](const IoScenario& s) { return s.guest.fio_submit_ns / s.guest.cpu_scale / 1e3; }});
+       [](const IoScenario& s) { return s.guest.fio_submit_ns / s.guest_cpu_factor() / 1e3; }});
   add({"guest.fio_complete_us",
        Kind::time_us,
        "us",
@@ -171,7 +171,7 @@ void guest_thread_keys(std::vector<Param>& t) {
        0,
        1e12,
        [](IoScenario& s, const Value& v) { s.guest.fio_complete_ns = v.number; },
-       [](const IoScenario& s) { return s.guest.fio_complete_ns / s.guest.cpu_scale / 1e3; }});
+       [](const IoScenario& s) { return s.guest.fio_complete_ns / s.guest_cpu_factor() / 1e3; }});
   add({"guest.cpu_cv",
        Kind::real,
        "",
@@ -194,6 +194,34 @@ void guest_thread_keys(std::vector<Param>& t) {
        1e3,
        [](IoScenario& s, const Value& v) { s.guest.cpu_scale = v.number; },
        [](const IoScenario& s) { return s.guest.cpu_scale; }});
+  // The accelerator is QEMU's, but what it changes is the guest's CPU: under TCG every guest
+  // instruction is translated, so each vCPU cost above is TCG's multiple of KVM's. Kept apart from
+  // guest.cpu_scale so that a fit on TCG runs carries its device and QEMU costs to a KVM
+  // prediction without TCG's guest costs (docs/sources.md §1).
+  add({"host.accel",
+       Kind::choice,
+       "",
+       "kvm",
+       "QEMU -accel; docs/sources.md §1",
+       "how QEMU runs the vCPUs: kvm (hardware virtualization) or tcg (binary translation: every guest vCPU cost times "
+       "host.tcg_cpu_scale)",
+       {"kvm", "tcg"},
+       0,
+       0,
+       [](IoScenario& s, const Value& v) {
+         s.host.accel = pick<Accel>({"kvm", "tcg"}, {Accel::kvm, Accel::tcg}, v.word);
+       }});
+  add({"host.tcg_cpu_scale",
+       Kind::real,
+       "",
+       "14.5",
+       "docs/sources.md §1 (the lab's TCG noise recording, QD1 on null-co)",
+       "under host.accel = tcg, multiplies every guest vCPU cost (on top of guest.cpu_scale); no effect under kvm",
+       {},
+       1e-3,
+       1e3,
+       [](IoScenario& s, const Value& v) { s.host.tcg_cpu_scale = v.number; },
+       [](const IoScenario& s) { return s.host.tcg_cpu_scale; }});
 }
 
 }  // namespace vqsim::models

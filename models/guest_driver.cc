@@ -35,8 +35,8 @@ DriverCosts driver_costs(const IoScenario& s) {
   const Defaults d = defaults_for(s.guest.driver);
   DriverCosts c;
   // Explicit values are scaled at load (scenario.cc apply_cpu_scales); defaults here.
-  c.submit_ns = s.guest.driver_submit_ns >= 0 ? s.guest.driver_submit_ns : d.submit_ns * s.guest.cpu_scale;
-  c.complete_ns = s.guest.driver_complete_ns >= 0 ? s.guest.driver_complete_ns : d.complete_ns * s.guest.cpu_scale;
+  c.submit_ns = s.guest.driver_submit_ns >= 0 ? s.guest.driver_submit_ns : d.submit_ns * s.guest_cpu_factor();
+  c.complete_ns = s.guest.driver_complete_ns >= 0 ? s.guest.driver_complete_ns : d.complete_ns * s.guest_cpu_factor();
   c.emu_submit_ns = s.host.emu_submit_ns >= 0 ? s.host.emu_submit_ns : d.emu_submit_ns * s.host.cpu_scale;
   c.emu_complete_ns = s.host.emu_complete_ns >= 0 ? s.host.emu_complete_ns : d.emu_complete_ns * s.host.cpu_scale;
   c.has_virtqueue = s.guest.driver != GuestDriver::none && s.guest.driver != GuestDriver::scsi_hba;
@@ -129,7 +129,7 @@ void guest_driver_keys(std::vector<Param>& t) {
        0,
        1e12,
        [](IoScenario& s, const Value& v) { s.guest.driver_submit_ns = v.number; },
-       [](const IoScenario& s) { return models::driver_costs(s).submit_ns / s.guest.cpu_scale / 1e3; }});
+       [](const IoScenario& s) { return models::driver_costs(s).submit_ns / s.guest_cpu_factor() / 1e3; }});
   add({"guest.driver_complete_us",
        Kind::time_us,
        "us",
@@ -140,7 +140,7 @@ void guest_driver_keys(std::vector<Param>& t) {
        0,
        1e12,
        [](IoScenario& s, const Value& v) { s.guest.driver_complete_ns = v.number; },
-       [](const IoScenario& s) { return models::driver_costs(s).complete_ns / s.guest.cpu_scale / 1e3; }});
+       [](const IoScenario& s) { return models::driver_costs(s).complete_ns / s.guest_cpu_factor() / 1e3; }});
   add({"guest.cmd_per_lun",
        Kind::integer,
        "",

@@ -46,6 +46,7 @@ const char* driver_name(GuestDriver d) {
   return "?";
 }
 const char* aio_name(Aio a) { return a == Aio::threads ? "threads" : a == Aio::native ? "native" : "io_uring"; }
+const char* accel_name(Accel a) { return a == Accel::tcg ? "tcg" : "kvm"; }
 const char* cache_name(CacheMode c) {
   switch (c) {
     case CacheMode::none:
@@ -658,10 +659,11 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
   }
 }
 
-// guest.cpu_scale and host.cpu_scale: every CPU cost given in the file (or its default) times the
-// scale. The per-driver defaults are scaled where they are resolved (driver_costs).
+// guest.cpu_scale (times host.tcg_cpu_scale under TCG) and host.cpu_scale: every CPU cost given
+// in the file (or its default) times the scale. The per-driver defaults are scaled where they are
+// resolved (driver_costs).
 void apply_cpu_scales(IoScenario& s) {
-  const double g = s.guest.cpu_scale, h = s.host.cpu_scale;
+  const double g = s.guest_cpu_factor(), h = s.host.cpu_scale;
   for (double* x : {&s.guest.fio_submit_ns, &s.guest.fio_complete_ns, &s.guest.scheduler_ns, &s.guest.request_path_ns,
                     &s.vq.kick_exit_ns, &s.vq.irq_handler_ns})
     *x *= g;
@@ -709,9 +711,9 @@ double io_parameter_value(const IoScenario& s, const std::string& key) {
 std::vector<std::string> io_scenario_keys() { return all_keys(); }
 
 const std::vector<std::string>& setup_signature_keys() {
-  static const std::vector<std::string> keys = {"guest.driver",     "guest.vcpus",    "guest.num_queues",
-                                                "guest.queue_size", "host.iothreads", "host.aio",
-                                                "host.cache",       "backend.kind",   "host.qemu_version"};
+  static const std::vector<std::string> keys = {"guest.driver",      "guest.vcpus", "guest.num_queues", "guest.queue_size",
+                                                "host.iothreads",    "host.aio",    "host.cache",       "backend.kind",
+                                                "host.qemu_version", "host.accel"};
   return keys;
 }
 
@@ -725,6 +727,8 @@ std::string setup_signature(const IoScenario& s, bool with_depth) {
   if (with_depth) os << ";iodepth=" << s.workload.iodepth << ";numjobs=" << s.workload.numjobs;
   if (s.workload.rate_iops > 0) os << ";rate_iops=" << s.workload.rate_iops;
   if (!s.host.qemu_version.empty()) os << ";qemu=" << s.host.qemu_version;
+  // KVM, the default, adds nothing, so that the signatures written before the key existed hold.
+  if (s.host.accel == Accel::tcg) os << ";accel=tcg";
   return os.str();
 }
 
@@ -1963,6 +1967,12 @@ IoScenario derive_io_scenario(const std::string& path, const Loader& loader) {
     ignored("backend.null_co", "backend.kind", "has no effect " + kind_text + " (says what the null device is)");
   }
   if (kind != BackendKind::md_raid1) ignored("backend.leg", "backend.kind", "has no effect " + kind_text + " (md-raid1 only)");
+  // A TCG scale with no accelerator stated anywhere: probably a lab file that lost its
+  // host.accel = "tcg". One that states kvm (a TCG fit predicted for KVM) means it.
+  if (s.host.accel == Accel::kvm && entry_of("host.tcg_cpu_scale") && !entry_of("host.accel") && !bad.count("host.tcg_cpu_scale"))
+    warn("host.tcg_cpu_scale",
+         "has no effect: host.accel is kvm (the default), so the guest's costs are KVM's; write host.accel = \"tcg\" for "
+         "a guest under TCG, or host.accel = \"kvm\" to say the KVM prediction is meant");
   apply_cpu_scales(s);
   // Impossible combinations, named like QEMU or fio would name them. Each is checked only when
   // the keys it reads were accepted, so that one mistake is reported once.

@@ -29,6 +29,8 @@ enum class Aio { threads, native, io_uring };
 // How QEMU's virtio-blk handler submits the requests it pops in one notification.
 enum class VirtioBlkBatching { none, writes, all };
 enum class CacheMode { none, writeback, writethrough, directsync, unsafe };
+// How QEMU runs the guest's vCPUs: hardware virtualization, or TCG's binary translation.
+enum class Accel { kvm, tcg };
 enum class BackendKind { nvme, sata_ssd, hdd, md_raid1, ceph_rbd, krbd, pagecache, null };
 enum class FioEngine { psync, libaio, io_uring };
 enum class BlockPath { mq, request, bio };
@@ -36,6 +38,7 @@ enum class BlockPath { mq, request, bio };
 const char* driver_name(GuestDriver d);
 const char* aio_name(Aio a);
 const char* cache_name(CacheMode c);
+const char* accel_name(Accel a);
 const char* backend_name(BackendKind b);
 
 // One fio job description (all numjobs clones share it).
@@ -113,6 +116,8 @@ struct HostParams {
   double pagecache_ns = 1500;      // memcpy of a 4 KiB page plus syscall
   double cpu_cv = 0.5;
   double cpu_scale = 1;  // multiplies every host CPU cost of QEMU, vhost and librbd
+  Accel accel = Accel::kvm;
+  double tcg_cpu_scale = 14.5;  // under TCG, multiplies every guest vCPU cost (on top of guest.cpu_scale)
   VirtioBlkBatching virtio_blk_batching = VirtioBlkBatching::none;
   std::string qemu_version;  // as stated; it drives the version-dependent defaults (docs/scenario.md)
 };
@@ -244,6 +249,9 @@ struct IoScenario {
   std::vector<std::string> warnings;
   CalibrationUncertainty calibration;
   bool bare_metal() const { return guest.driver == GuestDriver::none; }
+  // What every guest vCPU cost is multiplied by: the guest CPU's own scale, times TCG's
+  // emulation when the vCPUs are translated rather than run by KVM.
+  double guest_cpu_factor() const { return guest.cpu_scale * (host.accel == Accel::tcg ? host.tcg_cpu_scale : 1.0); }
   int queues() const { return guest.num_queues > 0 ? guest.num_queues : guest.vcpus; }
   bool multi_vm() const { return !profiles.empty(); }
   bool multi_job() const { return !jobs.empty(); }

@@ -139,7 +139,7 @@ void virtqueue_keys(std::vector<Param>& t) {
        0,
        1e12,
        [](IoScenario& s, const Value& v) { s.vq.kick_exit_ns = v.number; },
-       [](const IoScenario& s) { return s.vq.kick_exit_ns / s.guest.cpu_scale / 1e3; }});
+       [](const IoScenario& s) { return s.vq.kick_exit_ns / s.guest_cpu_factor() / 1e3; }});
   add({"virtqueue.wakeup_us",
        Kind::time_us,
        "us",
@@ -172,7 +172,7 @@ void virtqueue_keys(std::vector<Param>& t) {
        0,
        1e12,
        [](IoScenario& s, const Value& v) { s.vq.irq_handler_ns = v.number; },
-       [](const IoScenario& s) { return s.vq.irq_handler_ns / s.guest.cpu_scale / 1e3; }});
+       [](const IoScenario& s) { return s.vq.irq_handler_ns / s.guest_cpu_factor() / 1e3; }});
   add({"virtqueue.event_idx",
        Kind::boolean,
        "",

@@ -60,7 +60,14 @@ std::vector<std::string> candidate_keys(const Dataset& d, const std::vector<std:
                           s.workload.read_fraction < 1 && !s.bare_metal());
     ++kinds[s.backend.kind == models::BackendKind::md_raid1 ? s.backend.leg : s.backend.kind];
   }
-  std::vector<std::string> c = {"guest.cpu_scale"};
+  // Under TCG the guest's costs are TCG's multiple of KVM's: runs that are all TCG fit that
+  // multiple (host.tcg_cpu_scale), so that guest.cpu_scale, which a KVM prediction keeps, stays
+  // at its default; with KVM runs beside them the data can tell the two apart, so both are fitted.
+  std::size_t tcg_runs = 0;
+  for (std::size_t i : runs) tcg_runs += d.runs[i].scenario.host.accel == models::Accel::tcg ? 1 : 0;
+  std::vector<std::string> c;
+  if (tcg_runs < runs.size() || runs.empty()) c.push_back("guest.cpu_scale");
+  if (tcg_runs > 0) c.push_back("host.tcg_cpu_scale");
   if (virtual_run) {
     c.push_back("host.cpu_scale");
     c.push_back("virtqueue.wakeup_us");

@@ -418,6 +418,15 @@ Prediction predict(const std::string& scenario_path, const std::vector<std::stri
                         "term for another configuration";
     }
   }
+  // A fit on TCG runs predicted under KVM: say what carries over, since the figures move a lot.
+  const bool fitted_on_tcg =
+      !c.fitted_setups.empty() && std::all_of(c.fitted_setups.begin(), c.fitted_setups.end(),
+                                              [](const std::string& f) { return f.find(";accel=tcg") != std::string::npos; });
+  if (p.distance_note.empty() && fitted_on_tcg && nominal.host.accel == models::Accel::kvm)
+    p.distance_note =
+        "fitted on TCG runs, predicted under KVM: the guest's vCPU costs are KVM's (the documented defaults times "
+        "guest.cpu_scale " +
+        number(nominal.guest.cpu_scale) + "), host.tcg_cpu_scale does not apply; the fitted QEMU and device costs carry over";
   p.model_error_source = c.model_error_source.empty() && c.model_error_log_sd.empty() ? kPriorSource : c.model_error_source;
   // A file of [[vm]] tables: each running profile's own distance from what its base measured, and
   // its own model-error terms (the top-level fields are the first's).
