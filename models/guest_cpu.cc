@@ -1,11 +1,14 @@
 #include "models/guest_cpu.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "models/guest_block.h"
 #include "models/guest_driver.h"
 
 namespace vqsim::models {
+
+double extra_pages(double bytes, double ios) { return std::max(0.0, std::ceil(bytes / 4096.0) - ios); }
 
 GuestCpuCosts guest_cpu_costs(const IoScenario& s) {
   const bool bare = s.bare_metal();
@@ -16,6 +19,7 @@ GuestCpuCosts guest_cpu_costs(const IoScenario& s) {
   costs.per_request_submit = block.submit_extra_ns + driver.submit_ns;
   costs.per_io_complete = s.guest.fio_complete_ns;
   costs.per_request_complete = driver.complete_ns;
+  costs.per_page = s.guest.per_page_ns;
   // One notify per io_submit call: with iodepth_batch_submit = b, the exit is shared by b I/Os.
   costs.kick_exit = bare ? 0.0 : s.vq.kick_exit_ns / std::max(1, s.workload.iodepth_batch_submit);
   costs.irq_handler = bare ? 0.0 : s.vq.irq_handler_ns;
@@ -33,12 +37,14 @@ FioThread::FioThread(sim::Simulator& sim, std::string name, IoTable& io, GuestCp
 sim::time_ns FioThread::service_ns(sim::JobId job) {
   const IoRequest& r = io_[job];
   const double ios = static_cast<double>(r.ios);
-  double ns;
+  // Each I/O's pages beyond its first: pinned on submit, released (and dirtied) on completion.
+  const double half_pages = 0.5 * c_.per_page * extra_pages(r.bytes, r.ios);
+  double ns = half_pages;
   if (r.step == Step::guest_submit) {
-    ns = c_.per_io_submit * ios + c_.per_request_submit;
+    ns += c_.per_io_submit * ios + c_.per_request_submit;
     if (kick_ != nullptr && kick_->kick_needed(r)) ns += c_.kick_exit;
   } else {
-    ns = c_.per_io_complete * ios + c_.per_request_complete;
+    ns += c_.per_io_complete * ios + c_.per_request_complete;
     if (r.irq_leader) ns += c_.irq_handler;
   }
   const auto demand = static_cast<sim::time_ns>(ns * factor_.sample(rng_) + 0.5);
@@ -111,10 +117,15 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   const DriverCosts drv = driver_costs(s);
   const BlockLayer blk = block_layer(s);
   const double kick = bare ? 0.0 : s.vq.kick_exit_ns / std::max(1, w.iodepth_batch_submit) * in.p_kick;
-  const double guest_submit = s.guest.fio_submit_ns * m + blk.submit_extra_ns + drv.submit_ns + kick;
+  // The MVA's workload holds a request's bytes (its m I/Os together).
+  const double bytes =
+      w.read_fraction * static_cast<double>(w.bs_read_bytes) + (1 - w.read_fraction) * static_cast<double>(w.bs_write_bytes);
+  const double half_pages = 0.5 * s.guest.per_page_ns * extra_pages(bytes, m);
+  const double guest_submit = s.guest.fio_submit_ns * m + blk.submit_extra_ns + drv.submit_ns + kick + half_pages;
   // An interrupt delivers its first completion and those that reach the ring within irq_us, so
   // each I/O pays the per-interrupt cost divided by the mean batch, 1 + (rate per queue) x irq_us.
-  const double guest_complete = s.guest.fio_complete_ns * m + drv.complete_ns + (bare ? 0.0 : s.vq.irq_handler_ns * in.irq_share);
+  const double guest_complete =
+      s.guest.fio_complete_ns * m + drv.complete_ns + half_pages + (bare ? 0.0 : s.vq.irq_handler_ns * in.irq_share);
   // The VM's fio threads (every job's: a job of several is one class among them) decide whether
   // they share its vCPUs, as the simulation's GuestThreads do.
   if (s.fio_threads() > s.guest.vcpus || s.host.cores > 0) {
@@ -129,8 +140,8 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
     out.back().shared = s.host.cores > 0;  // host.cores are every VM's; a VM's own vCPUs are its own
   } else {
     // The submit side's share of slat: its demand share of the thread's work (the kick aside).
-    const double part = s.guest.fio_submit_ns * m + blk.submit_extra_ns + drv.submit_ns;
-    const double whole = part + s.guest.fio_complete_ns * m + drv.complete_ns;
+    const double part = s.guest.fio_submit_ns * m + blk.submit_extra_ns + drv.submit_ns + half_pages;
+    const double whole = part + s.guest.fio_complete_ns * m + drv.complete_ns + half_pages;
     for (int j = 0; j < w.numjobs; ++j)
       out.push_back({"guest.fio_job" + std::to_string(j), sim::MvaStationKind::Queue, 1,
                      (guest_submit + guest_complete) / w.numjobs, MvaDemand::Slat::share, part, whole});
@@ -172,6 +183,18 @@ void guest_thread_keys(std::vector<Param>& t) {
        1e12,
        [](IoScenario& s, const Value& v) { s.guest.fio_complete_ns = v.number; },
        [](const IoScenario& s) { return s.guest.fio_complete_ns / s.guest_cpu_factor() / 1e3; }});
+  add({"guest.per_page_us",
+       Kind::time_us,
+       "us",
+       "0.028",
+       "docs/sources.md §2 (Linux block/bio.c: each page of a direct I/O pinned, released, dirtied; the lab's block sizes)",
+       "vCPU time per 4 KiB page of an I/O beyond its first (pinning the user buffer on submit, releasing and dirtying "
+       "it on completion)",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.guest.per_page_ns = v.number; },
+       [](const IoScenario& s) { return s.guest.per_page_ns / s.guest_cpu_factor() / 1e3; }});
   add({"guest.cpu_cv",
        Kind::real,
        "",

@@ -33,12 +33,15 @@ struct GuestCpuCosts {
   double per_request_submit = 0;  // block layer + driver, per request
   double per_io_complete = 0;
   double per_request_complete = 0;
+  double per_page = 0;     // per 4 KiB page of an I/O beyond its first, half on submit (pin), half on completion (release)
   double kick_exit = 0;    // the notify exit, when not suppressed
   double irq_handler = 0;  // one interrupt (entry, vring_interrupt, exit), charged to the
                            // completion that raised it; the others it delivers ride along
   double cv = 0;           // spread (lognormal) of every cost
 };
 GuestCpuCosts guest_cpu_costs(const IoScenario& s);
+// The 4 KiB pages of a request of `bytes` made of `ios` I/Os, beyond each I/O's first.
+double extra_pages(double bytes, double ios);
 
 // One fio job's thread on its vCPU.
 class FioThread final : public CoreTimedThread {

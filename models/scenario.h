@@ -76,9 +76,10 @@ struct GuestParams {
   int queue_size = 256;  // virtqueue size = blk-mq tags per hw queue
   std::string scheduler = "none";
   BlockPath block_path = BlockPath::mq;
-  double fio_submit_ns = 3000, fio_complete_ns = 2500;    // fio + syscalls + block layer
-  double scheduler_ns = 1000;                             // extra per request with an I/O scheduler
-  double request_path_ns = 1000;                          // extra per request on the legacy request-based path
+  double fio_submit_ns = 3000, fio_complete_ns = 2500;  // fio + syscalls + block layer
+  double scheduler_ns = 1000;                           // extra per request with an I/O scheduler
+  double per_page_ns = 28;                              // per 4 KiB page of an I/O beyond its first: pinning, releasing, dirtying
+  double request_path_ns = 1000;                        // extra per request on the legacy request-based path
   double driver_submit_ns = -1, driver_complete_ns = -1;  // -1 = the driver's default
   int cmd_per_lun = 128;                                  // virtio-scsi
   int hba_queue_depth = 16;                               // emulated SCSI HBA

@@ -51,9 +51,9 @@ std::string base_scenario() {
 // another seed than calibration uses.
 std::pair<double, double> truth_figures(const std::string& accel, int depth) {
   const models::IoScenario s = models::load_io_scenario(
-      base_scenario(), {"host.accel=" + accel, "host.tcg_cpu_scale=" + std::to_string(kTrueTcg),
-                        "backend.read_us=" + std::to_string(kTrueReadUs), "workload.iodepth=" + std::to_string(depth),
-                        "workload.ios=30000", "run.replications=3", "run.seed=20261202"});
+      base_scenario(),
+      {"host.accel=" + accel, "host.tcg_cpu_scale=" + std::to_string(kTrueTcg), "backend.read_us=" + std::to_string(kTrueReadUs),
+       "workload.iodepth=" + std::to_string(depth), "workload.ios=30000", "run.replications=3", "run.seed=20261202"});
   const models::IoRunReport rep = models::simulate_io(s, 2);
   return {models::io_metric(rep, "read.iops").mean, models::io_metric(rep, "read.lat_mean_us").mean};
 }
@@ -108,8 +108,8 @@ TEST_CASE("a calibration on TCG runs fits host.tcg_cpu_scale and predicts KVM wi
   for (int depth : {1, 4, 16}) {
     const auto [iops, lat] = truth_figures("tcg", depth);
     runs += "\n[[run]]\nname = \"qd" + std::to_string(depth) + "\"\nmeasured = { \"read.iops\" = " + std::to_string(iops) +
-            ", \"read.lat_mean_us\" = " + std::to_string(lat) + " }\nset = { \"workload.iodepth\" = " +
-            std::to_string(depth) + ", \"host.accel\" = \"tcg\" }\n";
+            ", \"read.lat_mean_us\" = " + std::to_string(lat) + " }\nset = { \"workload.iodepth\" = " + std::to_string(depth) +
+            ", \"host.accel\" = \"tcg\" }\n";
   }
   const fit::Dataset d = fit::load_dataset(write("accel-manifest.toml", runs), base);
   std::vector<std::size_t> all = {0, 1, 2};
@@ -138,9 +138,8 @@ TEST_CASE("a calibration on TCG runs fits host.tcg_cpu_scale and predicts KVM wi
   std::ofstream(fit_path) << fit::fit_toml(d, r, fit_path, "test_accel");
   for (int depth : {1, 16}) {
     CAPTURE(depth);
-    const models::IoScenario kvm =
-        models::load_io_scenario(fit_path, {"host.accel=kvm", "workload.iodepth=" + std::to_string(depth),
-                                            "workload.ios=30000", "run.replications=3"});
+    const models::IoScenario kvm = models::load_io_scenario(
+        fit_path, {"host.accel=kvm", "workload.iodepth=" + std::to_string(depth), "workload.ios=30000", "run.replications=3"});
     CHECK(kvm.warnings.empty());
     CHECK(models::io_parameter_value(kvm, "backend.read_us") == doctest::Approx(read->estimate).epsilon(1e-6));
     CHECK(kvm.guest.cpu_scale == 1);
