@@ -728,7 +728,7 @@ std::string setup_signature(const IoScenario& s, bool with_depth) {
   if (s.workload.rate_iops > 0) os << ";rate_iops=" << s.workload.rate_iops;
   if (!s.host.qemu_version.empty()) os << ";qemu=" << s.host.qemu_version;
   // KVM, the default, adds nothing, so that the signatures written before the key existed hold.
-  if (s.host.accel == Accel::tcg) os << ";accel=tcg";
+  if (s.host.accel == Accel::tcg) os << ";accel=" << accel_name(s.host.accel);
   return os.str();
 }
 

@@ -22,10 +22,10 @@ const std::string kDefault = test::kSourceDir + "/scenarios/default.toml";
 
 // A device that takes no time, so that the latency is the CPU path's.
 models::IoScenario scenario(const std::string& bs, double per_page_us, int depth = 1, const std::string& rw = "randread") {
-  return models::load_io_scenario(kDefault, {"backend.kind=null", "backend.latency_us=0", "workload.bs=" + bs,
-                                             "workload.rw=" + rw, "workload.iodepth=" + std::to_string(depth),
-                                             "guest.per_page_us=" + std::to_string(per_page_us), "workload.ios=20000",
-                                             "run.replications=2"});
+  return models::load_io_scenario(
+      kDefault, {"backend.kind=null", "backend.latency_us=0", "workload.bs=" + bs, "workload.rw=" + rw,
+                 "workload.iodepth=" + std::to_string(depth), "guest.per_page_us=" + std::to_string(per_page_us),
+                 "workload.ios=20000", "run.replications=2"});
 }
 
 double des_lat_us(const models::IoScenario& s) { return models::io_metric(models::simulate_io(s, 2), "read.lat_mean_us").mean; }
@@ -44,8 +44,8 @@ TEST_CASE("a 1 MiB read costs the guest 255 pages more than a 4 KiB one, in the 
   // 1 us per page: 255 us more per 1 MiB I/O at QD1, on a device that takes no time (the
   // host's per-page cost, host.emu_per_page_us, is the same in both runs and cancels).
   const double des_gap = des_lat_us(scenario("1m", 1)) - des_lat_us(scenario("1m", 0));
-  const double mva_gap = models::solve_io_mva(scenario("1m", 1)).lat_mean_ns / 1e3 -
-                         models::solve_io_mva(scenario("1m", 0)).lat_mean_ns / 1e3;
+  const double mva_gap =
+      models::solve_io_mva(scenario("1m", 1)).lat_mean_ns / 1e3 - models::solve_io_mva(scenario("1m", 0)).lat_mean_ns / 1e3;
   CAPTURE(des_gap);
   CAPTURE(mva_gap);
   CHECK(des_gap == doctest::Approx(255).epsilon(0.1));
@@ -60,10 +60,10 @@ TEST_CASE("a 1 MiB read costs the guest 255 pages more than a 4 KiB one, in the 
 
 TEST_CASE("sequential 4 KiB I/Os merged into large requests pay no per-page cost") {
   const auto merged = [](double per_page_us) {
-    return models::load_io_scenario(kDefault, {"backend.kind=null", "backend.latency_us=0", "workload.bs=4k",
-                                               "workload.rw=read", "workload.iodepth=16", "workload.iodepth_batch_submit=16",
-                                               "guest.per_page_us=" + std::to_string(per_page_us), "workload.ios=20000",
-                                               "run.replications=2"});
+    return models::load_io_scenario(
+        kDefault, {"backend.kind=null", "backend.latency_us=0", "workload.bs=4k", "workload.rw=read", "workload.iodepth=16",
+                   "workload.iodepth_batch_submit=16", "guest.per_page_us=" + std::to_string(per_page_us), "workload.ios=20000",
+                   "run.replications=2"});
   };
   CHECK(des_lat_us(merged(1)) == des_lat_us(merged(0)));
   CHECK(models::solve_io_mva(merged(1)).iops == models::solve_io_mva(merged(0)).iops);
