@@ -444,7 +444,7 @@ void backend_demands(const MvaInputs& in, std::vector<MvaDemand>& st) {
   const double to_cache = pagecache_share(s);  // share of I/Os served by the host page cache
   if (to_cache > 0 || s.backend.kind == BackendKind::pagecache) {
     const double share = s.backend.kind == BackendKind::pagecache ? 1.0 : to_cache;
-    const double pages = std::max(1.0, static_cast<double>(w.read_fraction * w.bs_read_bytes + wf * w.bs_write_bytes) / 4096);
+    const double pages = std::max(1.0, w.mean_bytes() / 4096);
     st.push_back({"host.pagecache", sim::MvaStationKind::Delay, 1, share * s.host.pagecache_ns * pages});
   }
   const double dev_share = s.backend.kind == BackendKind::pagecache ? 0.0 : 1 - to_cache;
@@ -478,7 +478,7 @@ void backend_demands(const MvaInputs& in, std::vector<MvaDemand>& st) {
       st.push_back({p.kind == BackendKind::ceph_rbd ? "rbd.msgr" : "krbd.client",
                     threads > 1 ? sim::MvaStationKind::MultiServer : sim::MvaStationKind::Queue, threads, dev_share * p.msgr_ns});
       st.push_back({"ceph.net", sim::MvaStationKind::Delay, 1, dev_share * p.rtt_ns});
-      const double bytes = w.read_fraction * w.bs_read_bytes + wf * w.bs_write_bytes;
+      const double bytes = w.mean_bytes();
       const double osd =
           w.read_fraction * p.osd_read_ns + wf * p.osd_write_ns + std::max(0.0, bytes - 4096) / (3.2e9 / p.osd_slots) * 1e9;
       st.push_back({"ceph.osd", sim::MvaStationKind::MultiServer, p.osd_slots, dev_share * osd});

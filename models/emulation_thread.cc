@@ -181,9 +181,8 @@ void host_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
     const AioEngine aio = aio_engine(s);
     n = std::max(1, s.host.iothreads);
     const double extra = s.host.iothreads == 0 ? s.host.main_loop_ns : 0.0;
-    const double bytes =
-        w.read_fraction * static_cast<double>(w.bs_read_bytes) + (1 - w.read_fraction) * static_cast<double>(w.bs_write_bytes);
-    submit = drv.emu_submit_ns + aio.submit_ns + extra + s.host.emu_per_page_ns * std::max(0.0, std::ceil(bytes / 4096.0) - 1);
+    submit = drv.emu_submit_ns + aio.submit_ns + extra +
+             s.host.emu_per_page_ns * std::max(0.0, std::ceil(w.mean_bytes() / 4096.0) - 1);
     complete = drv.emu_complete_ns + extra;
     if (s.host.iothreads > 0) base = "host.iothread";
   } else if (s.guest.driver == GuestDriver::vhost_scsi) {

@@ -118,9 +118,7 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   const BlockLayer blk = block_layer(s);
   const double kick = bare ? 0.0 : s.vq.kick_exit_ns / std::max(1, w.iodepth_batch_submit) * in.p_kick;
   // The MVA's workload holds a request's bytes (its m I/Os together).
-  const double bytes =
-      w.read_fraction * static_cast<double>(w.bs_read_bytes) + (1 - w.read_fraction) * static_cast<double>(w.bs_write_bytes);
-  const double half_pages = 0.5 * s.guest.per_page_ns * extra_pages(bytes, m);
+  const double half_pages = 0.5 * s.guest.per_page_ns * extra_pages(w.mean_bytes(), m);
   const double guest_submit = s.guest.fio_submit_ns * m + blk.submit_extra_ns + drv.submit_ns + kick + half_pages;
   // An interrupt delivers its first completion and those that reach the ring within irq_us, so
   // each I/O pays the per-interrupt cost divided by the mean batch, 1 + (rate per queue) x irq_us.

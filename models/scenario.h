@@ -66,6 +66,10 @@ struct WorkloadParams {
   std::string filename, filename_where;
   int disk = 0;  // the VM's disk (IoScenario::disks) this job's I/Os go to
   int effective_depth() const { return ioengine == FioEngine::psync ? 1 : iodepth; }
+  // The mean bytes of an I/O over the read/write mix.
+  double mean_bytes() const {
+    return read_fraction * static_cast<double>(bs_read_bytes) + (1 - read_fraction) * static_cast<double>(bs_write_bytes);
+  }
 };
 
 // Guest: vCPUs, block layer, driver. CPU costs are per request, on the submitting vCPU.
