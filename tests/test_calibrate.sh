@@ -16,13 +16,8 @@ src=$(cd "$2" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 2
-fails=0
-passes=0
-check() {
-  local what=$1
-  shift
-  if "$@"; then passes=$((passes + 1)); else echo "FAIL: $what" >&2; fails=$((fails + 1)); fi
-}
+# shellcheck source=tests/check_lib.sh
+source "$src/tests/check_lib.sh"
 finite_json() {  # every number in a JSON file is finite (Python's json reads NaN/Infinity)
   python3 - "$1" <<'EOF'
 import json, math, sys
@@ -169,8 +164,7 @@ cp int/fit.toml int/expected
 "$vqsim" calibrate --scenario "$src/scenarios/seed001-virtio-blk.toml" --data "$src/calibration/data/seeds/001-tcm-vhost.toml" \
   --out int/fit.toml --report int/r.json --threads 2 >int/out.txt 2>int/err.txt &
 pid=$!
-sleep 1
-kill -INT $pid
+interrupt_when_ready $pid 1  # a second into the calibration
 wait $pid
 status=$?
 check "SIGINT during calibration: exit 130" test "$status" -eq 130

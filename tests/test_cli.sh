@@ -90,8 +90,7 @@ same_bytes "determinism: keys" -- "$vqsim" keys -- "$vqsim" keys
 # Ctrl-C on a long run: a clean stop, status 130, a message.
 "$vqsim" run "$def" --ios 20000000 --replications 2 --threads 1 >"$tmp/int.out" 2>"$tmp/int.err" &
 pid=$!
-sleep 1
-kill -INT $pid
+interrupt_when_ready $pid 1  # a second into the simulation
 wait $pid
 check "SIGINT stops a run with status 130" test $? -eq 130
 check "... and says so" grep -q "^vqsim: interrupted" "$tmp/int.err"

@@ -7,13 +7,8 @@ vqsim=$1
 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
-passes=0
-check() {
-  local what=$1
-  shift
-  if "$@"; then passes=$((passes + 1)); else echo "FAIL: $what" >&2; fails=$((fails + 1)); fi
-}
+# shellcheck source=tests/check_lib.sh
+source "$(dirname "$0")/check_lib.sh"
 same_tree() { diff -r "$1" "$2" >/dev/null; }
 
 cat >"$tmp/spec.toml" <<EOT
@@ -62,8 +57,10 @@ check "killed + resumed gives the files of an uninterrupted run" same_tree "$tmp
 # Ctrl-C: a clean stop with a message, the journal kept.
 "$vqsim" sweep "$tmp/slow.toml" --out "$tmp/int" --jobs 1 2>"$tmp/int.err" &
 pid=$!
-sleep 1
-kill -INT $pid
+# The sweep's own handler (keep the journal, say how to resume) is in place once a point is in
+# the journal, after its header line.
+wait_for 300 bash -c "test \$(cat '$tmp'/int/journal*.jsonl 2>/dev/null | wc -l) -ge 2"
+interrupt_when_ready $pid
 wait $pid
 status=$?
 check "SIGINT stops with status 130" test "$status" -eq 130
