@@ -7,6 +7,8 @@ real single-guest one), which `vqsim check` must warn about and `vqsim calibrate
 """
 
 import copy
+import importlib.machinery
+import importlib.util
 import json
 import os
 import re
@@ -126,6 +128,22 @@ try:
                        capture_output=True, text=True, timeout=120)
     check(r.returncode in (0, 3) and "WARNING co-running:" in r.stdout and "4 of 6 runs ran beside other guests" in r.stdout,
           f"check warns once about the 4 co-running runs (got {r.returncode}: {r.stdout[-600:]}{r.stderr[-300:]})")
+    # --- each QEMU thread's CPU time, by name: QEMU names its threads, workers come and go
+    r = rec(os.path.join(src, "calibration", "lab", "grids", "threads.toml"), "--out", os.path.join(tmp, "thr"), "--dry-run")
+    check(r.returncode == 0 and r.stdout.count("-name vqsim,debug-threads=on") == 8,
+          f"threads.toml: 8 boots, each QEMU with named threads (got {r.returncode}: {r.stderr[-300:]})")
+    path = os.path.join(src, "calibration", "lab", "record")  # a script without .py: load it by hand
+    spec = importlib.util.spec_from_file_location("record", path, loader=importlib.machinery.SourceFileLoader("record", path))
+    record = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(record)
+    before = record.thread_cpu_s(os.getpid())
+    sum(i * i for i in range(3_000_000))  # some CPU time on this (the main) thread
+    after = record.thread_cpu_s(os.getpid())
+    delta = record.thread_cpu_delta(before, after)
+    check(len(after) >= 1 and max(delta.values()) > 0, f"thread_cpu_s reads this process's threads by name: {delta}")
+    check(record.thread_cpu_delta({"worker": 2.0, "main": 1.0}, {"main": 1.5}) == {"main": 0.5, "worker": 0.0},
+          "a thread that ended in between counts 0, never less")
+    check(record.thread_cpu_s(2 ** 22 + 12345) == {}, "a process that is gone has no threads")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
