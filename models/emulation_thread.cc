@@ -9,13 +9,14 @@
 namespace vqsim::models {
 
 EmulationThread::EmulationThread(sim::Simulator& sim, std::string name, IoTable& io, double submit_ns, double complete_ns,
-                                 double cpu_cv, double poll_window_ns, bool always_polling, double per_page_ns)
+                                 double cpu_cv, double poll_window_ns, bool always_polling, double per_page_ns, double wake_ns)
     : CoreTimedThread(sim, std::move(name)),
       io_(io),
       submit_ns_(submit_ns),
       complete_ns_(complete_ns),
       poll_window_ns_(poll_window_ns),
       per_page_ns_(per_page_ns),
+      wake_ns_(wake_ns),
       always_polling_(always_polling),
       factor_(cpu_cv > 0 ? sim::Distribution::lognormal_mean_cv(1.0, cpu_cv) : sim::Distribution::deterministic(1.0)) {}
 
@@ -26,6 +27,7 @@ sim::time_ns EmulationThread::service_ns(sim::JobId job) {
     const double pages = std::ceil(static_cast<double>(r.bytes) / 4096.0);
     mean = submit_ns_ + per_page_ns_ * std::max(0.0, pages - 1);
   }
+  if (r.woke) mean += wake_ns_;
   const auto demand = static_cast<sim::time_ns>(mean * factor_.sample(rng_) + 0.5);
   return counted(demand);
 }
@@ -68,9 +70,9 @@ HostThreads::HostThreads(sim::Simulator& sim, std::string vm, const IoScenario& 
     for (int t = 0; t < n; ++t) {
       const std::string tname =
           local(s.host.iothreads == 0 ? std::string("host.main_loop") : "host.iothread" + std::to_string(t));
-      threads_.push_back(
-          &sim.make<EmulationThread>(tname, io, driver.emu_submit_ns + aio.submit_ns + extra, driver.emu_complete_ns + extra, cv,
-                                     s.host.iothreads > 0 ? s.host.poll_max_ns : 0.0, false, s.host.emu_per_page_ns));
+      threads_.push_back(&sim.make<EmulationThread>(
+          tname, io, driver.emu_submit_ns + aio.submit_ns + extra, driver.emu_complete_ns + extra, cv,
+          s.host.iothreads > 0 ? s.host.poll_max_ns : 0.0, false, s.host.emu_per_page_ns, s.host.loop_wake_ns));
     }
     if (s.host.iothreads == 0) main_loop_ = threads_.front();
   } else if (s.guest.driver == GuestDriver::vhost_scsi) {
@@ -115,6 +117,8 @@ void HostThreads::accept(sim::JobId job, int in_port) {
       EmulationThread& th = *threads_[r.thread];
       // A kick or a completion that wakes the sleeping main loop: its handler runs, then the
       // timers that expired while it slept (aio_dispatch: handlers, then timers).
+      // Asleep in its poll (not working, past its polling window): this request pays the wake.
+      r.woke = !th.awake() && th.idle_since_ns() < sim_.now();
       const bool wakes = timers_ != nullptr && &th == main_loop_ && !th.awake();
       th.accept(job, 0);
       if (wakes) timers_->loop_woke(th);
@@ -184,6 +188,11 @@ void host_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
     submit = drv.emu_submit_ns + aio.submit_ns + extra +
              s.host.emu_per_page_ns * std::max(0.0, std::ceil(w.mean_bytes() / 4096.0) - 1);
     complete = drv.emu_complete_ns + extra;
+    // The wake from the thread's poll: a kick that finds it asleep, and a completion that does
+    // (a null device without latency completes within the pass that submitted it).
+    const bool async_completion = !(s.backend.kind == BackendKind::null && s.backend.latency_ns <= 0);
+    submit += s.host.loop_wake_ns * in.p_wake;
+    if (async_completion) complete += s.host.loop_wake_ns * in.p_wake;
     if (s.host.iothreads > 0) base = "host.iothread";
   } else if (s.guest.driver == GuestDriver::vhost_scsi) {
     submit = s.host.vhost_worker_ns;
@@ -272,6 +281,19 @@ void host_thread_keys(std::vector<Param>& t) {
        1e12,
        [](IoScenario& s, const Value& v) { s.host.main_loop_ns = v.number; },
        [](const IoScenario& s) { return s.host.main_loop_ns / s.host.cpu_scale / 1e3; }});
+  add({"host.loop_wake_us",
+       Kind::time_us,
+       "us",
+       "0",
+       "docs/sources.md §1 (the lab's per-thread CPU time measures ~4 us in KVM terms; off by default until the "
+       "MVA estimates how often it is paid on shared cores)",
+       "emulation-thread CPU per wake from its poll (ppoll's return, one pass over its handlers): paid by the kick or "
+       "completion that finds the thread asleep; at depth the thread is busy or polling and skips it",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.host.loop_wake_ns = v.number; },
+       [](const IoScenario& s) { return s.host.loop_wake_ns / s.host.cpu_scale / 1e3; }});
   add({"host.main_loop_timer_us",
        Kind::time_us,
        "us",

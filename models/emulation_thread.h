@@ -28,8 +28,9 @@ namespace vqsim::models {
 class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
  public:
   // `per_page_ns`: submit time per 4 KiB page of the request beyond the first.
+  // `wake_ns`: CPU time of a wake from its poll, paid by the request that finds the thread asleep.
   EmulationThread(sim::Simulator& sim, std::string name, IoTable& io, double submit_ns, double complete_ns, double cpu_cv,
-                  double poll_window_ns, bool always_polling, double per_page_ns = 0);
+                  double poll_window_ns, bool always_polling, double per_page_ns = 0, double wake_ns = 0);
 
   // True when the thread is working or polling right now: a new request needs no kick and no
   // wake-up (EVENT_IDX / notification disabled while it processes the ring).
@@ -45,7 +46,7 @@ class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
 
  private:
   IoTable& io_;
-  double submit_ns_, complete_ns_, poll_window_ns_, per_page_ns_;
+  double submit_ns_, complete_ns_, poll_window_ns_, per_page_ns_, wake_ns_;
   bool always_polling_;
   sim::Distribution factor_;
 };

@@ -23,6 +23,8 @@ GuestCpuCosts guest_cpu_costs(const IoScenario& s) {
   // One notify per io_submit call: with iodepth_batch_submit = b, the exit is shared by b I/Os.
   costs.kick_exit = bare ? 0.0 : s.vq.kick_exit_ns / std::max(1, s.workload.iodepth_batch_submit);
   costs.irq_handler = bare ? 0.0 : s.vq.irq_handler_ns;
+  // The wake-up of a halted vCPU (the default's source is a VM's); bare metal has none to pay.
+  costs.wake = bare ? 0.0 : s.guest.wake_ns;
   costs.cv = s.guest.cpu_cv;
   return costs;
 }
@@ -46,6 +48,7 @@ sim::time_ns FioThread::service_ns(sim::JobId job) {
   } else {
     ns += c_.per_io_complete * ios + c_.per_request_complete;
     if (r.irq_leader) ns += c_.irq_handler;
+    if (r.woke) ns += c_.wake;
   }
   const auto demand = static_cast<sim::time_ns>(ns * factor_.sample(rng_) + 0.5);
   return counted(demand);
@@ -73,6 +76,8 @@ void GuestThreads::accept(sim::JobId job, int in_port) {
       break;
     case kComplete:
       r.step = Step::guest_complete;
+      // fio waits in io_getevents while nothing is left to do: a completion then wakes it.
+      r.woke = threads_[r.job]->asleep();
       threads_[r.job]->accept(job, 0);
       break;
     case kDone:
@@ -122,8 +127,11 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   const double guest_submit = s.guest.fio_submit_ns * m + blk.submit_extra_ns + drv.submit_ns + kick + half_pages;
   // An interrupt delivers its first completion and those that reach the ring within irq_us, so
   // each I/O pays the per-interrupt cost divided by the mean batch, 1 + (rate per queue) x irq_us.
+  // A completion wakes its fio thread when it finds the thread idle (p_guest_idle, io_path_mva.cc);
+  // only an interrupt's first can: the others arrive with it.
   const double guest_complete =
-      s.guest.fio_complete_ns * m + drv.complete_ns + half_pages + (bare ? 0.0 : s.vq.irq_handler_ns * in.irq_share);
+      s.guest.fio_complete_ns * m + drv.complete_ns + half_pages +
+      (bare ? 0.0 : s.vq.irq_handler_ns * in.irq_share + s.guest.wake_ns * in.p_guest_idle * in.irq_share);
   // The VM's fio threads (every job's: a job of several is one class among them) decide whether
   // they share its vCPUs, as the simulation's GuestThreads do.
   if (s.fio_threads() > s.guest.vcpus || s.host.cores > 0) {
@@ -193,6 +201,19 @@ void guest_thread_keys(std::vector<Param>& t) {
        1e12,
        [](IoScenario& s, const Value& v) { s.guest.per_page_ns = v.number; },
        [](const IoScenario& s) { return s.guest.per_page_ns / s.guest_cpu_factor() / 1e3; }});
+  add({"guest.wake_us",
+       Kind::time_us,
+       "us",
+       "0",
+       "docs/sources.md §1 (the lab's per-thread CPU time measures ~15 us in KVM terms; off by default until the "
+       "MVA estimates how often it is paid on shared cores)",
+       "vCPU time of a completion that finds its fio thread asleep in io_getevents: the idle vCPU's wake-up, the "
+       "interrupt's entry, the switch back to fio (at depth completions find fio busy and skip it; none on bare metal)",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.guest.wake_ns = v.number; },
+       [](const IoScenario& s) { return s.guest.wake_ns / s.guest_cpu_factor() / 1e3; }});
   add({"guest.cpu_cv",
        Kind::real,
        "",

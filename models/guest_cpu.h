@@ -37,6 +37,7 @@ struct GuestCpuCosts {
   double kick_exit = 0;    // the notify exit, when not suppressed
   double irq_handler = 0;  // one interrupt (entry, vring_interrupt, exit), charged to the
                            // completion that raised it; the others it delivers ride along
+  double wake = 0;         // a completion that finds the thread asleep in io_getevents: its wake-up
   double cv = 0;           // spread (lognormal) of every cost
 };
 GuestCpuCosts guest_cpu_costs(const IoScenario& s);

@@ -22,17 +22,36 @@ double ios_per_request(const IoScenario& s) {
   return static_cast<double>(s.workload.effective_depth()) / plug_merged_requests_per_job(s);
 }
 
+// The fio threads' work per request: their stations' demands ("guest.fio_job<j>" or "guest.vcpus").
+double guest_demand(const std::vector<MvaDemand>& st) {
+  double d = 0;
+  for (const MvaDemand& x : st)
+    if (x.name == "guest.vcpus" || x.name.rfind("guest.fio_job", 0) == 0) d += x.demand_ns;
+  return d;
+}
+
+// Probability that a completion finds its fio thread idle (asleep in io_getevents), `u` the
+// thread's utilization and `n` the requests it keeps in flight (0: an open loop). By the
+// arrival theorem a completion sees the loop without itself, about (n - 1) / n of the
+// utilization: a lone request (iodepth 1) always finds fio asleep. Damped against the previous
+// round's estimate: the wake-up's cost raises the utilization that makes it rarer.
+double guest_idle(double u, double n, int round, double previous) {
+  const double seen = n <= 0 ? 1.0 : std::max(0.0, n - 1) / n;
+  const double p = std::clamp(1 - seen * u, 0.0, 1.0);
+  return round == 0 ? p : 0.5 * (p + previous);
+}
+
 // The closed network: every stage's stations, in the order of the path (the guest's threads,
 // the virtqueue's wake-up, the host threads, the interrupt, the AIO hand-off, the page cache and
 // the device, fio's think time). Stage files say what each contributes.
 std::vector<MvaDemand> build_stages(const IoScenario& plain, double p_kick, double p_wake, double irq_share,
-                                    double x_thread_per_ns) {
+                                    double x_thread_per_ns, double p_guest_idle) {
   // Demands are per request; a merged request carries `m` I/Os' worth of fio work and bytes.
   const double m = plain.workload.rate_iops > 0 ? 1.0 : ios_per_request(plain);
   IoScenario s = plain;
   s.workload.bs_read_bytes = static_cast<std::uint64_t>(std::llround(static_cast<double>(plain.workload.bs_read_bytes) * m));
   s.workload.bs_write_bytes = static_cast<std::uint64_t>(std::llround(static_cast<double>(plain.workload.bs_write_bytes) * m));
-  const MvaInputs in{s, m, p_kick, p_wake, irq_share, x_thread_per_ns};
+  const MvaInputs in{s, m, p_kick, p_wake, irq_share, x_thread_per_ns, p_guest_idle};
   std::vector<MvaDemand> st;
   guest_thread_demands(in, st);
   if (!s.bare_metal()) {
@@ -108,14 +127,14 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
   const auto& w = s.workload;
   const int vms = std::max(1, s.vms);
   IoMvaResult out;
-  double p_kick = 1, p_wake = 1, irq_share = 1, x_thread_ns = 0;
+  double p_kick = 1, p_wake = 1, irq_share = 1, x_thread_ns = 0, p_guest_idle = 1;
   std::vector<MvaDemand> st;
   std::vector<double> residence, util, number;
   double x_ns = 0;  // I/Os per ns
   // Fixed point on the host threads' utilization: kicks and wake-ups happen only when a
   // thread is asleep. Five rounds settle it to well under a percent.
   for (int round = 0; round < 6; ++round) {
-    st = build_stages(s, p_kick, p_wake, irq_share, x_thread_ns);
+    st = build_stages(s, p_kick, p_wake, irq_share, x_thread_ns, p_guest_idle);
     residence.assign(st.size(), 0);
     util.assign(st.size(), 0);
     number.assign(st.size(), 0);
@@ -172,8 +191,14 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
     double asleep = std::clamp(1 - u_host, 0.0, 1.0);
     if (s.host.iothreads > 0 && s.host.poll_max_ns > 0) asleep *= std::exp(-x_thread * s.host.poll_max_ns);
     if (s.guest.driver == GuestDriver::vhost_user_blk) asleep = 0;
+    // Damped where a wake-up costs the thread CPU: that cost raises the utilization that makes
+    // it rarer, and undamped the rounds swing between a thread that always wakes and one that never.
+    if (round > 0 && s.host.loop_wake_ns > 0) asleep = 0.5 * (asleep + p_wake);
     p_wake = asleep;
     x_thread_ns = x_thread;
+    const int fio_threads = s.fio_threads() * vms;
+    p_guest_idle = guest_idle(x_ns * guest_demand(st) / std::max(1, fio_threads),
+                              w.rate_iops > 0 ? 0.0 : plug_merged_requests_per_job(s), round, p_guest_idle);
     irq_share = 1.0 / (1.0 + x_ns / vms / std::max(1, s.queues()) * s.vq.irq_ns);
     p_kick = s.vq.event_idx ? asleep : 1.0;
     if (s.guest.driver == GuestDriver::scsi_hba) p_kick = 1.0;
@@ -218,7 +243,7 @@ struct VmPart {
   std::string name, prefix, device_prefix;  // the profile, its first VM's names, its backend's
   int count = 1;
   IoScenario s;  // one VM of it (vms = 1), running one stonewall group
-  double p_kick = 1, p_wake = 1, irq_share = 1, x_thread_ns = 0;
+  double p_kick = 1, p_wake = 1, irq_share = 1, x_thread_ns = 0, p_guest_idle = 1;
   std::vector<std::size_t> classes;  // its jobs' classes
 };
 
@@ -230,13 +255,15 @@ struct ClassPart {
   int first_thread = 0;  // its threads' index among the VM's (the simulation's guest.fio_job<t>)
   IoScenario s;          // the VM with this job's workload (jobs: the group's, for fio_threads())
   std::vector<MvaDemand> stages;
+  double guest_demand_ns = 0;  // its fio threads' work per request (before host.cores takes it in)
 };
 
 // The job's stations with host.cores folded into one station: its vCPUs (guest_thread_demands'
 // "guest.vcpus") become "host.cpu", which also takes the QEMU threads' work when they run on the cores. The
 // job's own threads take the names the simulation gives them among the VM's threads.
-std::vector<MvaDemand> class_stages(const ClassPart& c, const VmPart& vm, int cores) {
-  std::vector<MvaDemand> st = build_stages(c.s, vm.p_kick, vm.p_wake, vm.irq_share, vm.x_thread_ns);
+std::vector<MvaDemand> class_stages(ClassPart& c, const VmPart& vm, int cores) {
+  std::vector<MvaDemand> st = build_stages(c.s, vm.p_kick, vm.p_wake, vm.irq_share, vm.x_thread_ns, vm.p_guest_idle);
+  c.guest_demand_ns = guest_demand(st);
   const std::string thread = "guest.fio_job";
   for (MvaDemand& d : st)
     if (d.name.rfind(thread, 0) == 0 && c.first_thread > 0)
@@ -494,8 +521,17 @@ IoMvaClassesResult solve_group(const IoScenario& s, int phase) {
       double asleep = std::clamp(1 - u_host, 0.0, 1.0);
       if (v.s.host.iothreads > 0 && v.s.host.poll_max_ns > 0) asleep *= std::exp(-x_thread * v.s.host.poll_max_ns);
       if (v.s.guest.driver == GuestDriver::vhost_user_blk) asleep = 0;
+      if (round > 0 && v.s.host.loop_wake_ns > 0) asleep = 0.5 * (asleep + v.p_wake);  // damped, as in solve_io_mva
       v.p_wake = asleep;
       v.x_thread_ns = x_thread;
+      double guest_work = 0, in_flight = 0;  // fio threads' work per ns and requests, every job of the VM
+      for (const std::size_t c : v.classes) {
+        guest_work += x[c] * parts[c].guest_demand_ns;
+        if (parts[c].s.workload.rate_iops <= 0)
+          in_flight += parts[c].s.workload.numjobs * plug_merged_requests_per_job(parts[c].s);
+      }
+      const int fio_threads = std::max(1, v.s.fio_threads());
+      v.p_guest_idle = guest_idle(guest_work / fio_threads, in_flight / fio_threads, round, v.p_guest_idle);
       v.irq_share = 1.0 / (1.0 + x_vm / std::max(1, v.s.queues()) * v.s.vq.irq_ns);
       v.p_kick = v.s.vq.event_idx ? asleep : 1.0;
       if (v.s.guest.driver == GuestDriver::scsi_hba) v.p_kick = 1.0;

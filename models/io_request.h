@@ -35,6 +35,7 @@ struct IoRequest {
   bool pagecache = false;    // served by the host page cache instead of the device
   bool needs_flush = false;  // a write that must be followed by a flush
   bool irq_leader = false;   // its completion raised the interrupt (others rode along)
+  bool woke = false;         // it found the thread that serves it next asleep: that thread pays its wake-up
   std::uint8_t disk = 0;     // which of its VM's disks (IoScenario::disks) it is for
   Step step = Step::tag;
   std::uint32_t bytes = 4096;     // all of its I/Os together

@@ -665,12 +665,12 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
 void apply_cpu_scales(IoScenario& s) {
   const double g = s.guest_cpu_factor(), h = s.host.cpu_scale;
   for (double* x : {&s.guest.fio_submit_ns, &s.guest.fio_complete_ns, &s.guest.per_page_ns, &s.guest.scheduler_ns,
-                    &s.guest.request_path_ns, &s.vq.kick_exit_ns, &s.vq.irq_handler_ns})
+                    &s.guest.request_path_ns, &s.guest.wake_ns, &s.vq.kick_exit_ns, &s.vq.irq_handler_ns})
     *x *= g;
   if (s.guest.driver_submit_ns >= 0) s.guest.driver_submit_ns *= g;
   if (s.guest.driver_complete_ns >= 0) s.guest.driver_complete_ns *= g;
   for (double* x :
-       {&s.host.main_loop_ns, &s.host.emu_per_page_ns, &s.host.threads_handoff_ns, &s.host.native_submit_ns,
+       {&s.host.main_loop_ns, &s.host.loop_wake_ns, &s.host.emu_per_page_ns, &s.host.threads_handoff_ns, &s.host.native_submit_ns,
         &s.host.io_uring_submit_ns, &s.host.vhost_worker_ns, &s.host.vhost_user_ns, &s.host.pagecache_ns, &s.backend.msgr_ns})
     *x *= h;
   if (s.host.emu_submit_ns >= 0) s.host.emu_submit_ns *= h;

@@ -84,6 +84,7 @@ struct GuestParams {
   double scheduler_ns = 1000;                           // extra per request with an I/O scheduler
   double per_page_ns = 28;                              // per 4 KiB page of an I/O beyond its first: pinning, releasing, dirtying
   double request_path_ns = 1000;                        // extra per request on the legacy request-based path
+  double wake_ns = 0;  // a completion that finds its fio thread asleep: the vCPU's wake-up and the switch back to fio
   double driver_submit_ns = -1, driver_complete_ns = -1;  // -1 = the driver's default
   int cmd_per_lun = 128;                                  // virtio-scsi
   int hba_queue_depth = 16;                               // emulated SCSI HBA
@@ -109,6 +110,7 @@ struct HostParams {
   double poll_max_ns = 32768;                       // IOThread adaptive polling window (0 = off)
   double emu_submit_ns = -1, emu_complete_ns = -1;  // -1 = the driver's default
   double main_loop_ns = 1500;                       // extra per request in the main loop (BQL, other handlers)
+  double loop_wake_ns = 0;                          // an emulation thread's CPU per wake from its poll (a sleeping thread)
   double main_loop_timer_ns = 1e6;                  // the main loop's timers run at whole multiples of this (glib's ms timeout)
   double emu_per_page_ns = 100;  // emulation thread, per 4 KiB page of a request beyond the first (descriptor mapping)
   int thread_pool_max = 64;

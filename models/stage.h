@@ -123,6 +123,7 @@ struct MvaInputs {
   double ios_per_request;            // fio I/Os per request (1 without merging or open loop)
   double p_kick, p_wake, irq_share;  // the fixed point's current estimates (io_path_mva.cc)
   double x_thread_per_ns = 0;        // requests per ns through each host thread (the same fixed point)
+  double p_guest_idle = 1;           // probability a completion finds its fio thread idle (the same fixed point)
 };
 
 }  // namespace vqsim::models
