@@ -848,6 +848,20 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
     j["host"] = {{"vms", s.vms},
                  {"total_iops", interval(r.get("host.total.iops"))},
                  {"total_lat_mean_ns", interval(r.get("host.total.lat.mean_ns"))}};
+  if (!s.multi_vm()) {
+    // With host.cores: the cores each kind of thread kept busy (its core time over the window),
+    // which a measurement of each thread's CPU time (the lab's meta.json) compares with.
+    const models::HostCoreUse cores = models::host_core_use(s, r);
+    if (cores.present) {
+      nlohmann::ordered_json by = nlohmann::ordered_json::object();
+      for (std::size_t k = 0; k < cores.profiles[0].kind.size(); ++k)
+        by[models::host_thread_kinds()[k].first] = cores.profiles[0].kind[k] * cores.busy_cores;
+      j["host_cpu"] = {{"cores", s.host.cores},
+                       {"utilization", interval(cores.utilization)},
+                       {"busy_cores", cores.busy_cores},
+                       {"by_thread", by}};
+    }
+  }
   j["bottleneck"] = {{"stage", r.bottleneck}, {"utilization", r.bottleneck_utilization}};
   j["little"] = {{"worst_rel_error", r.little_worst},
                  {"beyond_edge_effects", r.little_excess},
