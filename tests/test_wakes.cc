@@ -30,7 +30,9 @@ models::IoScenario scenario(double guest_wake_us, double loop_wake_us, int depth
                  "workload.ios=20000", "run.replications=2"});
 }
 
-double des(const models::IoScenario& s, const std::string& metric) { return models::io_metric(models::simulate_io(s, 2), metric).mean; }
+double des(const models::IoScenario& s, const std::string& metric) {
+  return models::io_metric(models::simulate_io(s, 2), metric).mean;
+}
 
 }  // namespace
 
@@ -54,7 +56,8 @@ TEST_CASE("at depth the threads are busy and the wake-ups mostly vanish from the
   CAPTURE(woken);
   CHECK(woken > 0.8 * fast);
   CHECK(woken > 3 * every_io);
-  const double mva_fast = models::solve_io_mva(scenario(0, 0, 32)).iops, mva_woken = models::solve_io_mva(scenario(40, 20, 32)).iops;
+  const double mva_fast = models::solve_io_mva(scenario(0, 0, 32)).iops,
+               mva_woken = models::solve_io_mva(scenario(40, 20, 32)).iops;
   CAPTURE(mva_fast);
   CAPTURE(mva_woken);
   CHECK(mva_woken > 0.8 * mva_fast);
