@@ -191,8 +191,10 @@ void host_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
     // The wake from the thread's poll: a kick that finds it asleep, and a completion that does
     // (a null device without latency completes within the pass that submitted it).
     const bool async_completion = !(s.backend.kind == BackendKind::null && s.backend.latency_ns <= 0);
-    submit += s.host.loop_wake_ns * in.p_wake;
-    if (async_completion) complete += s.host.loop_wake_ns * in.p_wake;
+    if (s.host.loop_wake_ns > 0) {
+      submit += s.host.loop_wake_ns * in.p_wake;
+      if (async_completion) complete += s.host.loop_wake_ns * in.p_wake;
+    }
     if (s.host.iothreads > 0) base = "host.iothread";
   } else if (s.guest.driver == GuestDriver::vhost_scsi) {
     submit = s.host.vhost_worker_ns;

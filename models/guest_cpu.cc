@@ -129,9 +129,9 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   // each I/O pays the per-interrupt cost divided by the mean batch, 1 + (rate per queue) x irq_us.
   // A completion wakes its fio thread when it finds the thread idle (p_guest_idle, io_path_mva.cc);
   // only an interrupt's first can: the others arrive with it.
+  const double wake = bare || s.guest.wake_ns <= 0 ? 0.0 : s.guest.wake_ns * in.p_guest_idle * in.irq_share;
   const double guest_complete =
-      s.guest.fio_complete_ns * m + drv.complete_ns + half_pages +
-      (bare ? 0.0 : s.vq.irq_handler_ns * in.irq_share + s.guest.wake_ns * in.p_guest_idle * in.irq_share);
+      s.guest.fio_complete_ns * m + drv.complete_ns + half_pages + (bare ? 0.0 : s.vq.irq_handler_ns * in.irq_share) + wake;
   // The VM's fio threads (every job's: a job of several is one class among them) decide whether
   // they share its vCPUs, as the simulation's GuestThreads do.
   if (s.fio_threads() > s.guest.vcpus || s.host.cores > 0) {

@@ -36,6 +36,7 @@ double guest_demand(const std::vector<MvaDemand>& st) {
 // utilization: a lone request (iodepth 1) always finds fio asleep. Damped against the previous
 // round's estimate: the wake-up's cost raises the utilization that makes it rarer.
 double guest_idle(double u, double n, int round, double previous) {
+  if (!(u >= 0)) u = 0;  // a profile of no VMs solves to no throughput (0/0): nothing to see
   const double seen = n <= 0 ? 1.0 : std::max(0.0, n - 1) / n;
   const double p = std::clamp(1 - seen * u, 0.0, 1.0);
   return round == 0 ? p : 0.5 * (p + previous);
