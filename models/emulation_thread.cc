@@ -115,10 +115,10 @@ void HostThreads::accept(sim::JobId job, int in_port) {
       r.step = in_port == kSubmit ? Step::host_submit : Step::host_complete;
       if (in_port == kSubmit && !batches_.empty()) ++submits_queued_[static_cast<std::size_t>(r.thread)];
       EmulationThread& th = *threads_[r.thread];
-      // A kick or a completion that wakes the sleeping main loop: its handler runs, then the
-      // timers that expired while it slept (aio_dispatch: handlers, then timers).
       // Asleep in its poll (not working, past its polling window): this request pays the wake.
       r.woke = !th.awake() && th.idle_since_ns() < sim_.now();
+      // A kick or a completion that wakes the sleeping main loop: its handler runs, then the
+      // timers that expired while it slept (aio_dispatch: handlers, then timers).
       const bool wakes = timers_ != nullptr && &th == main_loop_ && !th.awake();
       th.accept(job, 0);
       if (wakes) timers_->loop_woke(th);
