@@ -46,8 +46,9 @@ class CoreTimedThread : public sim::FcfsStation {
       : sim::FcfsStation(sim, std::move(name), 1, sim::Distribution::deterministic(0)) {}
 
   // Idle since before now: a piece of work arriving now wakes it (one that arrives at the very
-  // instant the thread finished its last is taken by the same pass of its loop).
-  bool asleep() const noexcept { return busy() == 0 && waiting() == 0 && idle_since_ns() < sim_.now(); }
+  // instant the thread finished its last is taken by the same pass of its loop). A thread that
+  // polls after its work (EmulationThread) is asleep only past its polling window.
+  virtual bool asleep() const noexcept { return busy() == 0 && waiting() == 0 && idle_since_ns() < sim_.now(); }
   // Count the core time of this thread's work on host.cpu.
   void count_host_cores() noexcept { core_time_.enable(); }
   void reset_statistics(sim::time_ns now) override {

@@ -116,7 +116,7 @@ void HostThreads::accept(sim::JobId job, int in_port) {
       if (in_port == kSubmit && !batches_.empty()) ++submits_queued_[static_cast<std::size_t>(r.thread)];
       EmulationThread& th = *threads_[r.thread];
       // Asleep in its poll (not working, past its polling window): this request pays the wake.
-      r.woke = !th.awake() && th.idle_since_ns() < sim_.now();
+      r.woke = th.asleep();
       // A kick or a completion that wakes the sleeping main loop: its handler runs, then the
       // timers that expired while it slept (aio_dispatch: handlers, then timers).
       const bool wakes = timers_ != nullptr && &th == main_loop_ && !th.awake();

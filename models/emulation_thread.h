@@ -38,6 +38,7 @@ class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
     if (always_polling_ || busy() > 0 || waiting() > 0) return true;
     return poll_window_ns_ > 0 && static_cast<double>(sim_.now() - idle_since_ns()) <= poll_window_ns_;
   }
+  bool asleep() const noexcept override { return !awake() && idle_since_ns() < sim_.now(); }
   bool loop_awake() const override { return awake(); }
   sim::time_ns loop_asleep_since() const override { return idle_since_ns(); }
 
