@@ -144,6 +144,26 @@ try:
     check(record.thread_cpu_delta({"worker": 2.0, "main": 1.0}, {"main": 1.5}) == {"main": 0.5, "worker": 0.0},
           "a thread that ended in between counts 0, never less")
     check(record.thread_cpu_s(2 ** 22 + 12345) == {}, "a process that is gone has no threads")
+    # --- the manifest's measured CPU per I/O: each kind's CPU share over fio's IOPS (both directions)
+    check([record.thread_kind(n) for n in ("CPU 0/TCG", "CPU 1/KVM", "IO iot0", "qemu-system-x86", "worker", "call_rcu")]
+          == ["vcpus", "vcpus", "iothreads", "main_loop", None, None], "QEMU's thread names map onto vqsim's kinds")
+    fj = os.path.join(tmp, "rw.json")
+    with open(fj, "w") as f:
+        json.dump({"jobs": [{"read": {"iops": 3000.0}, "write": {"iops": 1000.0}}]}, f)
+    meta = {"timing": [{"run": "rw", "wall_s": 5.0,
+                        "qemu_thread_cpu_s": {"CPU 0/TCG": 2.0, "CPU 1/TCG": 1.0, "qemu-system-x86": 0.5, "IO iot0": 0.4,
+                                              "worker": 0.3}}]}
+    cpu = record.cpu_per_io(meta, "rw", fj)
+    want = {"cpu.vcpus_us_per_io": 150.0, "cpu.main_loop_us_per_io": 25.0, "cpu.iothreads_us_per_io": 20.0}
+    check(cpu.keys() == want.keys() and all(abs(cpu[k] - v) < 1e-9 for k, v in want.items()),
+          f"3 s of vCPU over 5 s at 4000 IOPS is 150 us per I/O, workers are not a kind (got {cpu})")
+    check(record.cpu_per_io(meta, "other", fj) == {} and record.cpu_per_io({}, "rw", fj) == {},
+          "a run without timing has no measured CPU")
+    m = os.path.join(src, "calibration", "data", "lab-2026-12-02", "threads", "manifest.toml")
+    with open(m, "rb") as f:
+        runs = tomllib.load(f)["run"]
+    check(all("cpu.vcpus_us_per_io" in r.get("measured", {}) for r in runs),
+          "the threads recording's manifest carries each run's vCPU CPU per I/O")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
