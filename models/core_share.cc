@@ -6,27 +6,36 @@ namespace vqsim::models {
 
 namespace {
 
-// The kind of thread a figure's name (without its VM's prefix) is, as io_path.cc names them:
-// guest.fio_job<j>, host.main_loop, host.iothread<k>, host.vhost_worker; -1 for anything else.
-// Exact patterns, so that a VM named "guest" or "host" is never taken for the first VM's thread.
-int thread_kind(const std::string& rest) {
-  const std::string tail = ".host_cores";
-  if (rest.size() <= tail.size() || rest.compare(rest.size() - tail.size(), tail.size(), tail) != 0) return -1;
-  const std::string t = rest.substr(0, rest.size() - tail.size());
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+}  // namespace
+
+int host_thread_kind(const std::string& name, const std::string& suffix) {
+  if (name.size() <= suffix.size() || !ends_with(name, suffix)) return -1;
+  const std::string t = name.substr(0, name.size() - suffix.size());
   const auto numbered = [&](const std::string& head) {
     if (t.size() <= head.size() || t.rfind(head, 0) != 0) return false;
     for (std::size_t i = head.size(); i < t.size(); ++i)
       if (!std::isdigit(static_cast<unsigned char>(t[i]))) return false;
     return true;
   };
-  if (numbered("guest.fio_job")) return 0;
+  if (numbered("guest.fio_job") || t == "guest.vcpus") return 0;  // the MVA's station of every fio thread: guest.vcpus
   if (t == "host.main_loop") return 1;
-  if (numbered("host.iothread")) return 2;
+  if (numbered("host.iothread") || t == "host.iothread") return 2;  // the MVA's one IOThread: host.iothread
   if (t == "host.vhost_worker") return 3;
   return -1;
 }
 
-}  // namespace
+int cpu_metric_kind(const std::string& metric) {
+  const std::string head = "cpu.", tail = "_us_per_io";
+  if (metric.rfind(head, 0) != 0 || !ends_with(metric, tail) || metric.size() <= head.size() + tail.size()) return -1;
+  const std::string kind = metric.substr(head.size(), metric.size() - head.size() - tail.size());
+  for (std::size_t k = 0; k < host_thread_kinds().size(); ++k)
+    if (host_thread_kinds()[k].first == kind) return static_cast<int>(k);
+  return -1;
+}
 
 HostCoreUse host_core_use(const IoScenario& s, const IoRunReport& r) {
   HostCoreUse u;
@@ -45,7 +54,7 @@ HostCoreUse host_core_use(const IoScenario& s, const IoRunReport& r) {
   for (const auto& m : r.summary) {
     for (const VmInstance& i : vms) {
       if (m.name.rfind(i.prefix, 0) != 0) continue;
-      const int k = thread_kind(m.name.substr(i.prefix.size()));
+      const int k = host_thread_kind(m.name.substr(i.prefix.size()), ".host_cores");
       if (k < 0) continue;
       HostCoreShare& p = u.profiles[s.multi_vm() ? static_cast<std::size_t>(i.profile) : 0];
       p.cores += m.interval.mean;

@@ -41,4 +41,17 @@ struct HostCoreUse {
 // device shares are).
 HostCoreUse host_core_use(const IoScenario& s, const IoRunReport& r);
 
+// The kind (an index into host_thread_kinds()) of a thread's figure or station named as
+// io_path.cc names them, without its VM's prefix: guest.fio_job<j>, host.main_loop,
+// host.iothread<k>, host.vhost_worker, each with `suffix` after it (".host_cores" for the core
+// time figures, "" for the MVA's stations); -1 for anything else. Exact patterns, so that a VM
+// named "guest" or "host" is never taken for the first VM's thread.
+int host_thread_kind(const std::string& name, const std::string& suffix);
+
+// A VM's CPU time per I/O by kind of thread, the figure a measurement of each thread's CPU
+// time (calibration/lab/record: its CPU seconds over its I/Os) is compared with:
+// cpu.<kind>_us_per_io, <kind> one of host_thread_kinds() (cpu.vcpus_us_per_io,
+// cpu.main_loop_us_per_io, ...). The kind's index, or -1 for any other name.
+int cpu_metric_kind(const std::string& metric);
+
 }  // namespace vqsim::models

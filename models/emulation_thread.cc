@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "models/aio_engine.h"
+#include "models/guest_block.h"
 #include "models/guest_driver.h"
 
 namespace vqsim::models {
@@ -23,6 +24,12 @@ EmulationThread::EmulationThread(sim::Simulator& sim, std::string name, IoTable&
 sim::time_ns EmulationThread::service_ns(sim::JobId job) {
   const IoRequest& r = io_[job];
   double mean = complete_ns_;
+  if (r.step == Step::irq_relay) {
+    // One read of the notifier covers every completion signalled before it: a completion the
+    // last read already covered rides along with that read's interrupt, at no cost of its own.
+    if (r.relay_signalled_ns <= last_read_ns_) return counted(0);
+    last_read_ns_ = sim_.now();
+  }
   if (r.step == Step::host_submit) {
     const double pages = std::ceil(static_cast<double>(r.bytes) / 4096.0);
     mean = submit_ns_ + per_page_ns_ * std::max(0.0, pages - 1);
@@ -75,6 +82,12 @@ HostThreads::HostThreads(sim::Simulator& sim, std::string vm, const IoScenario& 
           s.host.iothreads > 0 ? s.host.poll_max_ns : 0.0, false, s.host.emu_per_page_ns, s.host.loop_wake_ns));
     }
     if (s.host.iothreads == 0) main_loop_ = threads_.front();
+    // Under TCG there is no irqfd (virtio-pci's with_irqfd needs KVM): an IOThread's completion
+    // sets the guest notifier, and the main loop's handler reads it and injects the interrupt.
+    if (s.host.iothreads > 0 && s.host.accel == Accel::tcg && s.host.tcg_irq_relay_ns > 0)
+      relay_ = &sim.make<EmulationThread>(local("host.main_loop"), io, 0.0, s.host.tcg_irq_relay_ns, cv, 0.0, false, 0.0,
+                                          s.host.loop_wake_ns);
+    if (relay_ != nullptr) relay_held_.resize(threads_.size());
   } else if (s.guest.driver == GuestDriver::vhost_scsi) {
     threads_.push_back(&sim.make<EmulationThread>(local("host.vhost_worker"), io, 0.6 * s.host.vhost_worker_ns,
                                                   0.4 * s.host.vhost_worker_ns, cv, 0.0, false));
@@ -93,7 +106,9 @@ HostThreads::HostThreads(sim::Simulator& sim, std::string vm, const IoScenario& 
   }
   // A vhost-user backend polls on cores of its own.
   if (s.host.cores > 0 && cpu != nullptr && s.guest.driver != GuestDriver::vhost_user_blk) cpu_ = cpu;
-  for (auto* th : threads_) {
+  std::vector<EmulationThread*> all = threads_;
+  if (relay_ != nullptr) all.push_back(relay_);
+  for (auto* th : all) {
     sim::connect(th->out, *this, kThreadDone);
     if (cpu_ != nullptr) {
       th->use_cpu(*cpu_);
@@ -125,7 +140,23 @@ void HostThreads::accept(sim::JobId job, int in_port) {
       break;
     }
     case kThreadDone:
-      if (r.step != Step::host_submit) {
+      if (r.step == Step::host_complete && relay_ != nullptr) {
+        // The IOThread sets the notifier once per pass, in a bottom half after its handlers
+        // (virtio-blk's batch_notify_vqs): its completions wait until it runs out of work.
+        const auto t = static_cast<std::size_t>(r.thread);
+        relay_held_[t].push_back(job);
+        const EmulationThread& th = *threads_[t];
+        if (th.busy() > 0 || th.waiting() > 0) break;
+        std::vector<sim::JobId> going;
+        going.swap(relay_held_[t]);
+        for (const sim::JobId j : going) {
+          IoRequest& h = io_[j];
+          h.step = Step::irq_relay;
+          h.relay_signalled_ns = sim_.now();
+          h.woke = relay_->asleep();
+          relay_->accept(j, 0);
+        }
+      } else if (r.step != Step::host_submit) {
         completed.send(job);
       } else if (batches_.empty()) {
         submitted.send(job);
@@ -153,13 +184,18 @@ void HostThreads::validate() const {
 
 void HostThreads::stations(std::vector<StageInfo>& out) const {
   for (const EmulationThread* th : threads_) out.push_back({th->name(), "host", 1});
+  if (relay_ != nullptr) out.push_back({relay_->name(), "host", 1});
 }
 
 void HostThreads::draw(StageGraph& g) const {
-  for (const EmulationThread* th : threads_) {
+  std::vector<const EmulationThread*> all(threads_.begin(), threads_.end());
+  if (relay_ != nullptr) all.push_back(relay_);
+  for (const EmulationThread* th : all) {
     g.nodes.push_back({th->name(), "host", "station", 1});
     if (cpu_ != nullptr) g.edges.push_back({th->name(), cpu_->name(), "runs on", true});
   }
+  for (const EmulationThread* th : threads_)
+    if (relay_ != nullptr) g.edges.push_back({th->name(), relay_->name(), "guest notifier"});
 }
 
 std::vector<PortEnd> HostThreads::entry(int) const {
@@ -170,6 +206,7 @@ std::vector<PortEnd> HostThreads::entry(int) const {
 
 std::vector<PortEnd> HostThreads::exits(const sim::Port& port) const {
   std::vector<PortEnd> ends;
+  if (&port == &completed && relay_ != nullptr) return {{relay_->name(), "inject"}};
   for (const EmulationThread* th : threads_) ends.push_back({th->name(), &port == &submitted ? "submit" : "irqfd"});
   return ends;
 }
@@ -208,6 +245,24 @@ void host_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   for (int t = 0; t < used; ++t) {
     MvaDemand d{n == 1 ? base : base + std::to_string(t), sim::MvaStationKind::Queue, 1, (submit + complete) / used};
     d.host_thread = true;
+    out.push_back(d);
+  }
+  // TCG with IOThreads: the main loop relays their interrupts. An IOThread signals once per pass
+  // over its work: a completion that finds it busy with others (by the arrival theorem (n - 1) / n
+  // of its utilization u, n requests in flight) joins the pass, b = 1 / (1 - seen u) completions
+  // a signal. A signal is read by a read of its own when none is pending: with signals at x / b
+  // per ns and a read taking r, the share that lead is 1 / (1 + seen (x / b) r) (the fixed point
+  // of lead = 1 - busy, busy = x / b lead r); a leader finds the loop asleep as often as it idles.
+  if (drv.uses_qemu_thread && s.host.iothreads > 0 && s.host.accel == Accel::tcg && s.host.tcg_irq_relay_ns > 0) {
+    const double relay = s.host.tcg_irq_relay_ns;
+    const double n = w.rate_iops > 0 ? 0.0 : static_cast<double>(w.numjobs) * plug_merged_requests_per_job(s);
+    const double seen = n <= 0 ? 1.0 : std::max(0.0, n - 1) / n;
+    const double batch = 1.0 / std::max(0.05, 1.0 - seen * std::clamp(in.u_thread, 0.0, 1.0));
+    const double x = in.x_thread_per_ns * used / batch;  // signals per ns
+    const double lead = 1.0 / (1.0 + seen * x * relay);
+    const double asleep = std::clamp(1.0 - x * lead * relay, 0.0, 1.0);
+    MvaDemand d{"host.main_loop", sim::MvaStationKind::Queue, 1, lead / batch * (relay + s.host.loop_wake_ns * asleep)};
+    d.core_work = true;
     out.push_back(d);
   }
 }
@@ -296,6 +351,21 @@ void host_thread_keys(std::vector<Param>& t) {
        1e12,
        [](IoScenario& s, const Value& v) { s.host.loop_wake_ns = v.number; },
        [](const IoScenario& s) { return s.host.loop_wake_ns / s.host.cpu_scale / 1e3; }});
+  add({"host.tcg_irq_relay_us",
+       Kind::time_us,
+       "us",
+       "0",
+       "QEMU hw/virtio/virtio.c virtio_queue_set_guest_notifier_fd_handler, hw/virtio/virtio-pci.c (with_irqfd needs "
+       "KVM); docs/sources.md §1 (the lab measures 10.7 us in vqsim's host-cost terms; off by default until the main "
+       "loop's wait for the BQL is modelled)",
+       "under host.accel = tcg with IOThreads: the main loop's CPU per interrupt it relays. Without KVM's irqfd an "
+       "IOThread's completion sets the guest notifier, which the main loop reads and injects (one read covers every "
+       "completion signalled before it); no effect under kvm or without IOThreads; 0 = off",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.host.tcg_irq_relay_ns = v.number; },
+       [](const IoScenario& s) { return s.host.tcg_irq_relay_ns / s.host.cpu_scale / 1e3; }});
   add({"host.main_loop_timer_us",
        Kind::time_us,
        "us",

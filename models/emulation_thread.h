@@ -49,6 +49,7 @@ class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
   IoTable& io_;
   double submit_ns_, complete_ns_, poll_window_ns_, per_page_ns_, wake_ns_;
   bool always_polling_;
+  sim::time_ns last_read_ns_ = -1;  // an interrupt relay's last read of the guest notifier
   sim::Distribution factor_;
 };
 
@@ -127,6 +128,8 @@ class HostThreads final : public Stage, public RingConsumer {
   std::vector<int> submits_queued_;              // per thread: submit-side requests not yet handled
   sim::ProcessorSharingStation* cpu_ = nullptr;  // set when the threads run on it
   const EmulationThread* main_loop_ = nullptr;
+  EmulationThread* relay_ = nullptr;                 // TCG with IOThreads: the main loop relaying their interrupts
+  std::vector<std::vector<sim::JobId>> relay_held_;  // per thread: completions not yet signalled (its pass goes on)
   sim::LoopTimer* timers_ = nullptr;
 };
 

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "models/config.h"
+#include "models/core_share.h"
 #include "sim/fio_histogram.h"
 
 namespace vqsim::models {
@@ -68,6 +69,7 @@ bool is_vm_metric(const std::string& name) {
   if (name.rfind("host.", 0) == 0) return false;
   for (const auto& n : io_metric_names())
     if (n == name) return true;
+  if (cpu_metric_kind(name) >= 0) return true;
   std::string dir;
   double p;
   return parse_percentile(name, &dir, &p) && dir != "total";
@@ -108,6 +110,7 @@ std::string figure_kind(const std::string& full_metric) {
   std::string dir, kind;
   double pct = 0;
   if (parse_percentile(metric, &dir, &pct, &kind)) return pct < 90 ? "p50" : pct < 99.5 ? "p99" : "p99.9";
+  if (cpu_metric_kind(metric) >= 0) return "cpu";
   const std::string m = metric.substr(metric.find('.') + 1);
   return m == "iops" || m == "bw_kib" ? "throughput" : "mean latency";
 }
@@ -333,6 +336,24 @@ sim::Interval io_metric_of(const IoRunReport& all, const std::string& prefix, co
   } r{all, prefix};
   if (name == "host.total.iops") return r.get("host.total.iops");
   if (name == "host.total.lat_mean_us") return scaled(r.get("host.total.lat.mean_ns"), 1e-3);
+  if (const int k = cpu_metric_kind(name); k >= 0) {
+    // The VM's threads of that kind (their names under its prefix): the cores they kept busy
+    // over the VM's I/Os per second.
+    double cores = 0;
+    bool timed = false;
+    for (const auto& m : all.summary) {
+      if (m.name.rfind(prefix, 0) != 0) continue;
+      const int kind_of = host_thread_kind(m.name.substr(prefix.size()), ".host_cores");
+      if (kind_of < 0) continue;
+      timed = true;
+      if (kind_of == k) cores += m.interval.mean;
+    }
+    if (!timed)
+      throw std::invalid_argument("metric " + name + ": the threads' CPU time is modelled with host.cores only (the cores " +
+                                  "the VM's threads share); set host.cores");
+    const double iops = r.get("read.iops").mean + r.get("write.iops").mean;
+    return point(iops > 0 ? cores / iops * 1e6 : 0);
+  }
   std::string dir, kind;
   double pct = 0;
   if (parse_percentile(name, &dir, &pct, &kind) && dir != "total") {
@@ -351,7 +372,8 @@ sim::Interval io_metric_of(const IoRunReport& all, const std::string& prefix, co
     throw std::invalid_argument(
         "unknown metric '" + name + "'" + io_metric_suggestion(name) +
         "; metrics are <read|write>.<iops|bw_kib|lat_mean_us|slat_mean_us|clat_mean_us|clat_p<P>_us|lat_p<P>_us> or "
-        "total.<iops|bw_kib|lat_mean_us> or host.total.<iops|lat_mean_us>");
+        "total.<iops|bw_kib|lat_mean_us> or host.total.<iops|lat_mean_us> or "
+        "cpu.<vcpus|main_loop|iothreads|vhost_worker>_us_per_io");
   if (d == "total") {
     const sim::Interval ri = r.get("read.iops"), wi = r.get("write.iops");
     if (m == "iops") {
@@ -412,6 +434,19 @@ double io_metric_mva(const IoMvaResult& r, const IoScenario& s, const std::strin
     throw std::invalid_argument("metric " + name + ": MVA gives means only, not percentiles");
   if (name == "host.total.iops") return r.total_iops;
   if (name == "host.total.lat_mean_us") return r.lat_mean_ns / 1e3;  // every VM alike
+  if (const int k = cpu_metric_kind(name); k >= 0) {
+    // The work per I/O of the kind's stations (every VM's copy of a per-VM station carries its
+    // 1/vm.count share of one VM's work: together one VM's).
+    double ns = 0;
+    for (const IoMvaStage& st : r.stages) {
+      std::string bare = st.name;
+      if (bare.rfind("vm", 0) == 0 && bare.find('.') != std::string::npos &&
+          bare.find_first_not_of("0123456789", 2) == bare.find('.'))
+        bare = bare.substr(bare.find('.') + 1);
+      if (host_thread_kind(bare, "") == k) ns += st.demand_ns;
+    }
+    return ns / 1e3;
+  }
   const auto dot = name.find('.');
   const std::string d = dot == std::string::npos ? "" : name.substr(0, dot);
   const std::string m = dot == std::string::npos ? name : name.substr(dot + 1);
@@ -470,6 +505,9 @@ double io_metric_mva_classes(const IoMvaClassesResult& r, const IoScenario& s, c
         "metric " + name + ": " + (vm.empty() ? "the VM" : "vm." + vm) + " runs no fio job named '" + job + "'" +
         (names.empty() ? " (it runs one job: write the metric without a job)" : " (its jobs: " + names + ")"));
   }
+  if (cpu_metric_kind(rest) >= 0)
+    throw std::invalid_argument("metric " + name + ": the multi-class MVA keeps the host's cores as one station (host.cpu), " +
+                                "not split by thread; run the simulation");
   // A VM of several jobs: its bandwidth is its first group's jobs' together (block sizes differ).
   if (!prof->jobs.empty() && rest.size() > 7 && rest.compare(rest.size() - 7, 7, ".bw_kib") == 0) {
     double kib = 0;

@@ -46,13 +46,13 @@ double guest_idle(double u, double n, int round, double previous) {
 // the virtqueue's wake-up, the host threads, the interrupt, the AIO hand-off, the page cache and
 // the device, fio's think time). Stage files say what each contributes.
 std::vector<MvaDemand> build_stages(const IoScenario& plain, double p_kick, double p_wake, double irq_share,
-                                    double x_thread_per_ns, double p_guest_idle) {
+                                    double x_thread_per_ns, double p_guest_idle, double u_thread) {
   // Demands are per request; a merged request carries `m` I/Os' worth of fio work and bytes.
   const double m = plain.workload.rate_iops > 0 ? 1.0 : ios_per_request(plain);
   IoScenario s = plain;
   s.workload.bs_read_bytes = static_cast<std::uint64_t>(std::llround(static_cast<double>(plain.workload.bs_read_bytes) * m));
   s.workload.bs_write_bytes = static_cast<std::uint64_t>(std::llround(static_cast<double>(plain.workload.bs_write_bytes) * m));
-  const MvaInputs in{s, m, p_kick, p_wake, irq_share, x_thread_per_ns, p_guest_idle};
+  const MvaInputs in{s, m, p_kick, p_wake, irq_share, x_thread_per_ns, p_guest_idle, u_thread};
   std::vector<MvaDemand> st;
   guest_thread_demands(in, st);
   if (!s.bare_metal()) {
@@ -128,14 +128,14 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
   const auto& w = s.workload;
   const int vms = std::max(1, s.vms);
   IoMvaResult out;
-  double p_kick = 1, p_wake = 1, irq_share = 1, x_thread_ns = 0, p_guest_idle = 1;
+  double p_kick = 1, p_wake = 1, irq_share = 1, x_thread_ns = 0, p_guest_idle = 1, u_thread = 0;
   std::vector<MvaDemand> st;
   std::vector<double> residence, util, number;
   double x_ns = 0;  // I/Os per ns
   // Fixed point on the host threads' utilization: kicks and wake-ups happen only when a
   // thread is asleep. Five rounds settle it to well under a percent.
   for (int round = 0; round < 6; ++round) {
-    st = build_stages(s, p_kick, p_wake, irq_share, x_thread_ns, p_guest_idle);
+    st = build_stages(s, p_kick, p_wake, irq_share, x_thread_ns, p_guest_idle, u_thread);
     residence.assign(st.size(), 0);
     util.assign(st.size(), 0);
     number.assign(st.size(), 0);
@@ -197,6 +197,7 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
     if (round > 0 && s.host.loop_wake_ns > 0) asleep = 0.5 * (asleep + p_wake);
     p_wake = asleep;
     x_thread_ns = x_thread;
+    u_thread = u_host;
     const int fio_threads = s.fio_threads() * vms;
     p_guest_idle = guest_idle(x_ns * guest_demand(st) / std::max(1, fio_threads),
                               w.rate_iops > 0 ? 0.0 : plug_merged_requests_per_job(s), round, p_guest_idle);
@@ -219,7 +220,8 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
     else if (st[k].slat == MvaDemand::Slat::share)
       submit += residence[k] * st[k].slat_part_ns / st[k].slat_whole_ns;
     // Per I/O: a merged request's residence is shared by the I/Os it carries.
-    out.stages.push_back({st[k].name, residence[k] / (w.rate_iops > 0 ? 1.0 : ios_per_request(s)), util[k], number[k]});
+    const double per_io = w.rate_iops > 0 ? 1.0 : ios_per_request(s);
+    out.stages.push_back({st[k].name, residence[k] / per_io, util[k], number[k], st[k].demand_ns / per_io});
     if (st[k].kind != sim::MvaStationKind::Delay && util[k] > worst) {
       worst = util[k];
       out.bottleneck = st[k].name;
@@ -244,7 +246,7 @@ struct VmPart {
   std::string name, prefix, device_prefix;  // the profile, its first VM's names, its backend's
   int count = 1;
   IoScenario s;  // one VM of it (vms = 1), running one stonewall group
-  double p_kick = 1, p_wake = 1, irq_share = 1, x_thread_ns = 0, p_guest_idle = 1;
+  double p_kick = 1, p_wake = 1, irq_share = 1, x_thread_ns = 0, p_guest_idle = 1, u_thread = 0;
   std::vector<std::size_t> classes;  // its jobs' classes
 };
 
@@ -263,7 +265,7 @@ struct ClassPart {
 // "guest.vcpus") become "host.cpu", which also takes the QEMU threads' work when they run on the cores. The
 // job's own threads take the names the simulation gives them among the VM's threads.
 std::vector<MvaDemand> class_stages(ClassPart& c, const VmPart& vm, int cores) {
-  std::vector<MvaDemand> st = build_stages(c.s, vm.p_kick, vm.p_wake, vm.irq_share, vm.x_thread_ns, vm.p_guest_idle);
+  std::vector<MvaDemand> st = build_stages(c.s, vm.p_kick, vm.p_wake, vm.irq_share, vm.x_thread_ns, vm.p_guest_idle, vm.u_thread);
   c.guest_demand_ns = guest_demand(st);
   const std::string thread = "guest.fio_job";
   for (MvaDemand& d : st)
@@ -281,7 +283,7 @@ std::vector<MvaDemand> class_stages(ClassPart& c, const VmPart& vm, int cores) {
       continue;
     }
     // A vhost-user backend polls on cores of its own (as the simulation's HostThreads).
-    if (d.host_thread && c.s.guest.driver != GuestDriver::vhost_user_blk) cpu.demand_ns += d.demand_ns;
+    if ((d.host_thread || d.core_work) && c.s.guest.driver != GuestDriver::vhost_user_blk) cpu.demand_ns += d.demand_ns;
     out.push_back(d);
   }
   cpu.slat_whole_ns = cpu.demand_ns;
@@ -525,6 +527,7 @@ IoMvaClassesResult solve_group(const IoScenario& s, int phase) {
       if (round > 0 && v.s.host.loop_wake_ns > 0) asleep = 0.5 * (asleep + v.p_wake);  // damped, as in solve_io_mva
       v.p_wake = asleep;
       v.x_thread_ns = x_thread;
+      v.u_thread = u_host;
       double guest_work = 0, in_flight = 0;  // fio threads' work per ns and requests, every job of the VM
       for (const std::size_t c : v.classes) {
         guest_work += x[c] * parts[c].guest_demand_ns;

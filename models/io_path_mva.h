@@ -27,7 +27,7 @@ struct IoMvaStage {
   double residence_ns = 0;  // per I/O
   double utilization = 0;   // per server
   double number_mean = 0;
-  double demand_ns = 0;  // per I/O, all visits (solve_io_mva_classes fills it)
+  double demand_ns = 0;  // per I/O, all visits
 };
 
 struct IoMvaResult {

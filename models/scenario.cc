@@ -669,9 +669,9 @@ void apply_cpu_scales(IoScenario& s) {
     *x *= g;
   if (s.guest.driver_submit_ns >= 0) s.guest.driver_submit_ns *= g;
   if (s.guest.driver_complete_ns >= 0) s.guest.driver_complete_ns *= g;
-  for (double* x :
-       {&s.host.main_loop_ns, &s.host.loop_wake_ns, &s.host.emu_per_page_ns, &s.host.threads_handoff_ns, &s.host.native_submit_ns,
-        &s.host.io_uring_submit_ns, &s.host.vhost_worker_ns, &s.host.vhost_user_ns, &s.host.pagecache_ns, &s.backend.msgr_ns})
+  for (double* x : {&s.host.main_loop_ns, &s.host.loop_wake_ns, &s.host.tcg_irq_relay_ns, &s.host.emu_per_page_ns,
+                    &s.host.threads_handoff_ns, &s.host.native_submit_ns, &s.host.io_uring_submit_ns, &s.host.vhost_worker_ns,
+                    &s.host.vhost_user_ns, &s.host.pagecache_ns, &s.backend.msgr_ns})
     *x *= h;
   if (s.host.emu_submit_ns >= 0) s.host.emu_submit_ns *= h;
   if (s.host.emu_complete_ns >= 0) s.host.emu_complete_ns *= h;

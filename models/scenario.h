@@ -111,6 +111,7 @@ struct HostParams {
   double emu_submit_ns = -1, emu_complete_ns = -1;  // -1 = the driver's default
   double main_loop_ns = 1500;                       // extra per request in the main loop (BQL, other handlers)
   double loop_wake_ns = 0;                          // an emulation thread's CPU per wake from its poll (a sleeping thread)
+  double tcg_irq_relay_ns = 0;                      // TCG + IOThread: the main loop's CPU per interrupt it relays (no irqfd); off
   double main_loop_timer_ns = 1e6;                  // the main loop's timers run at whole multiples of this (glib's ms timeout)
   double emu_per_page_ns = 100;  // emulation thread, per 4 KiB page of a request beyond the first (descriptor mapping)
   int thread_pool_max = 64;

@@ -114,6 +114,7 @@ struct MvaDemand {
   enum class Slat { none, all, share } slat = Slat::none;
   double slat_part_ns = 0, slat_whole_ns = 0;
   bool host_thread = false;  // an emulation thread: its utilization decides kicks and wake-ups
+  bool core_work = false;    // another QEMU thread's work on host.cores (the TCG interrupt relay)
   bool shared = false;       // one for the whole host (the device, host.cores), not one per VM
 };
 
@@ -124,6 +125,7 @@ struct MvaInputs {
   double p_kick, p_wake, irq_share;  // the fixed point's current estimates (io_path_mva.cc)
   double x_thread_per_ns = 0;        // requests per ns through each host thread (the same fixed point)
   double p_guest_idle = 1;           // probability a completion finds its fio thread idle (the same fixed point)
+  double u_thread = 0;               // a host thread's utilization (the same fixed point)
 };
 
 }  // namespace vqsim::models

@@ -63,6 +63,9 @@ struct Measured {
   double weight = 1;
   int manifest_line = 0;
   std::vector<CoRunning> co_running;  // empty: the run had the host to itself (as far as the manifest says)
+  // A manifest run's measured CPU time per I/O of each kind of thread (its inline
+  // cpu.<kind>_us_per_io numbers, models/core_share.h): the run's, held by its first direction.
+  std::map<std::string, double> cpu_us_per_io;
 };
 
 // Every direction with I/O of every job (the final document of a status-interval file).

@@ -15,6 +15,7 @@
 #include "calibration/check/measured_access.h"
 #include "calibration/fio/parse.h"
 #include "models/config.h"
+#include "models/core_share.h"
 #include "models/fio_jobfile.h"
 #include "models/scenario.h"
 
@@ -381,6 +382,7 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
     std::optional<std::size_t> kept;  // index into keep
     std::string file;
     std::map<std::string, std::map<std::string, double>> inline_numbers;  // dir -> metric -> value
+    std::map<std::string, double> cpu_us_per_io;                          // cpu.<kind>_us_per_io -> value
     bool has_set = false;
     bool base_workload = false;
     double weight = 1;
@@ -440,11 +442,27 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
         const std::string key(k.str());
         const auto dot = key.find('.');
         const std::string dir = key.substr(0, dot);
-        if (dot == std::string::npos || (dir != "read" && dir != "write"))
-          fail(path, &v, where + ": measured key '" + key + "' must be <dir>.<metric> with <dir> read or write, e.g. read.iops");
+        if (dir == "cpu" && models::cpu_metric_kind(key) < 0) {
+          std::vector<std::string> names;
+          for (const auto& [kind, said] : models::host_thread_kinds()) names.push_back("cpu." + kind + "_us_per_io");
+          std::string list;
+          for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+          fail(path, &v,
+               where + ": measured key '" + key + "'" + models::did_you_mean(key, names) +
+                   ": a thread's CPU time per I/O is one of " + list);
+        }
+        if (dot == std::string::npos || (dir != "read" && dir != "write" && dir != "cpu"))
+          fail(path, &v,
+               where + ": measured key '" + key +
+                   "' must be <dir>.<metric> with <dir> read or write, e.g. read.iops, or a thread's CPU time per I/O, "
+                   "e.g. cpu.vcpus_us_per_io");
         if (!v.is_number()) fail(path, &v, where + ": measured." + key + " must be a number");
         const double x = *v.value<double>();
         if (!std::isfinite(x) || x < 0) fail(path, &v, where + ": measured." + key + " must be a finite number >= 0");
+        if (dir == "cpu") {
+          p.cpu_us_per_io[key] = x;
+          continue;
+        }
         const std::string metric = key.substr(dot + 1);
         // Known metrics are used; `*_stddev` and keys a manifest declares for itself are accepted.
         if (std::find(kMetrics.begin(), kMetrics.end(), metric) != kMetrics.end()) p.inline_numbers[dir][metric] = x;
@@ -479,6 +497,7 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
   std::vector<Measured> out;
   for (const auto& p : pending) {
     if (run_names) run_names->push_back(p.name);
+    const std::size_t first_of_run = out.size();
     const std::string source = file_name + ": run '" + p.name + "'";
     if (p.kept) {
       for (Measured m : measured_from_result(keep[first + *p.kept], source + " (" + p.file + ")")) {
@@ -524,6 +543,13 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
         }
       }
       out.push_back(std::move(m));
+    }
+    if (!p.cpu_us_per_io.empty()) {
+      // The threads' CPU time is the run's, not a direction's: it goes with the run's first.
+      if (out.size() == first_of_run)
+        throw models::ConfigError(path + ":" + std::to_string(p.line) + ": run '" + p.name +
+                                  "': measured CPU time per I/O needs the run's I/O too (a fio output in `file`, or iops)");
+      out[first_of_run].cpu_us_per_io = p.cpu_us_per_io;
     }
   }
   return out;

@@ -35,7 +35,7 @@ std::string fmt(const char* format, double a, double b = 0, double c = 0) {
   return buf;
 }
 
-bool is_percentile(const Target& t) { return t.kind != "throughput" && t.kind != "mean latency"; }
+bool is_percentile(const Target& t) { return t.kind == "p50" || t.kind == "p99" || t.kind == "p99.9"; }
 
 // The MVA figure a target is corrected from: percentiles from the mean completion latency.
 std::string mva_metric(const Target& t) {
@@ -606,6 +606,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
                           "replaces all of them");
   }
   if (keys.empty()) throw models::ConfigError("no free parameter left: name the parameters to fit with --fit");
+  res.notes.insert(res.notes.end(), d.notes.begin(), d.notes.end());
   // Runs beside other guests: say how they are modelled, since the MVA of the search sees them
   // only approximately (dataset.h: mva_source).
   std::size_t beside = 0, setups = 0;
@@ -1183,7 +1184,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       }
       cv.folds.push_back(std::move(fold));
     }
-    for (const char* kind : {"throughput", "mean latency", "p50", "p99", "p99.9"})
+    for (const char* kind : {"throughput", "mean latency", "p50", "p99", "p99.9", "cpu"})
       if (by_kind.count(kind)) cv.mape.emplace_back(kind, by_kind[kind].first / by_kind[kind].second);
     res.cv = std::move(cv);
   }

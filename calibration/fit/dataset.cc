@@ -10,6 +10,8 @@
 #include "calibration/check/check.h"
 #include "calibration/check/measured_access.h"
 #include "models/config.h"
+#include "models/io_metrics.h"
+#include "models/io_path_mva.h"
 
 namespace vqsim::fit {
 
@@ -54,10 +56,48 @@ void add_targets(const check::Measured& m, std::vector<Target>& out) {
     add("lat_mean_us", "mean latency", m.lat_mean_us, 0.03);
   else if (dir != "total")
     add("clat_mean_us", "mean latency", m.clat_mean_us, 0.03);
+  // Each thread's CPU time per I/O (the run's, on its first direction): its measurement reads
+  // the thread's CPU seconds over a job that also starts and stops fio (a few percent), so it
+  // weighs less than the run's throughput.
+  for (const auto& [metric, v] : m.cpu_us_per_io)
+    if (std::isfinite(v) && v > 0) out.push_back({metric, "cpu", v, 0.05});
   if (dir == "total") return;  // vqsim keeps percentiles per direction only
   add("clat_p50_us", "p50", m.clat_p50_us, 0.05);
   add("clat_p99_us", "p99", m.clat_p99_us, 0.10);
   add("clat_p99.9_us", "p99.9", m.clat_p999_us, 0.20);
+}
+
+// A thread's measured CPU time is fitted where the model puts work per I/O on that kind of
+// thread; host.cores must be set, since the simulation times the threads on the host's cores.
+// A kind the setup gives no work per I/O (the main loop beside an IOThread, which under TCG
+// relays their interrupts only when host.tcg_irq_relay_us is set) is left out and said once per
+// kind in `notes`.
+void drop_unmodelled_cpu(CalRun& r, std::vector<std::string>& notes) {
+  const bool any = std::any_of(r.targets.begin(), r.targets.end(), [](const Target& t) { return t.kind == "cpu"; });
+  if (!any) return;
+  if (r.scenario.host.cores <= 0 || r.scenario.multi_vm())
+    throw models::ConfigError(r.where + ": measured CPU time per I/O (cpu.*_us_per_io) is fitted on a single VM whose scenario " +
+                              "sets host.cores (the host's cores its threads share); set host.cores in the run's set or the base "
+                              "scenario, or remove the cpu.* figures");
+  models::IoMvaResult mva;
+  try {
+    mva = models::solve_io_mva(r.scenario);
+  } catch (const std::exception& e) {
+    throw models::ConfigError(r.where + ": measured CPU time per I/O, but the MVA cannot solve this setup: " + e.what());
+  }
+  std::vector<Target> kept;
+  for (Target& t : r.targets) {
+    if (t.kind == "cpu" && !(models::io_metric_mva(mva, r.scenario, t.metric) > 0)) {
+      const std::string note = t.metric + " is measured where the model puts no work per I/O on that thread (" + r.name +
+                               ", and others like it): not fitted";
+      if (std::none_of(notes.begin(), notes.end(),
+                       [&](const std::string& n) { return n.rfind(t.metric + " is measured", 0) == 0; }))
+        notes.push_back(note);
+      continue;
+    }
+    kept.push_back(std::move(t));
+  }
+  r.targets = std::move(kept);
 }
 
 }  // namespace
@@ -198,6 +238,7 @@ Dataset load_dataset(const std::string& manifest_path, const std::string& base_p
       r.scenario = r.co_running->source->scenario();
       r.simulation_key.append("co_running=").append(r.co_running->signature);
     }
+    drop_unmodelled_cpu(r, d.notes);
     const double reads = r.scenario.workload.read_fraction;
     for (const Target& t : r.targets) {
       const std::string dir = t.metric.substr(0, t.metric.find('.'));

@@ -16,7 +16,7 @@ namespace vqsim::fit {
 // write.lat_mean_us, read.clat_p99_us, total.iops (fio's unified "mixed" direction), ...
 struct Target {
   std::string metric;
-  std::string kind;  // "throughput" (iops or bw_kib), "mean latency", "p50", "p99", "p99.9"
+  std::string kind;  // "throughput" (iops or bw_kib), "mean latency", "p50", "p99", "p99.9", "cpu" (a thread's CPU per I/O)
   double measured = 0;
   double sigma_rel = 0.03;  // the relative error a residual is measured in
 };
@@ -53,6 +53,7 @@ struct Dataset {
   std::string manifest_path;
   std::string base_path;
   std::vector<CalRun> runs;
+  std::vector<std::string> notes;  // measured figures left out and why (calibrate reports them)
 };
 
 // Throws models::ConfigError with file, line and run name for a bad manifest: unreadable fio

@@ -39,7 +39,7 @@ bool same_default_everywhere(const Dataset& d, const std::vector<std::size_t>& r
 std::vector<std::string> candidate_keys(const Dataset& d, const std::vector<std::size_t>& runs) {
   bool percentiles = false;
   for (std::size_t i : runs)
-    for (const auto& t : d.runs[i].targets) percentiles = percentiles || (t.kind != "throughput" && t.kind != "mean latency");
+    for (const auto& t : d.runs[i].targets) percentiles = percentiles || t.kind == "p50" || t.kind == "p99" || t.kind == "p99.9";
   bool virtual_run = false, threads_aio = false, reads = false, writes = false, big_blocks = false, flushes = false;
   bool big_reads = false, big_writes = false, big_qemu = false;
   std::map<models::BackendKind, int> kinds;

@@ -1,0 +1,218 @@
+// Each kind of thread's CPU time per I/O (cpu.<kind>_us_per_io): the figure the lab measures per
+// QEMU thread (calibration/lab/record) and calibration fits. The simulation's (core time over
+// the I/Os) and the MVA's (its stations' demand per I/O) agree; a manifest's `measured` reads
+// them; a thread the setup gives no work is not fitted and is said; and they tell apart what a
+// run's IOPS and latency cannot: how the work splits between the guest and the host threads.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "calibration/check/check.h"
+#include "calibration/fit/calibrate.h"
+#include "calibration/fit/dataset.h"
+#include "calibration_support.h"
+#include "models/config.h"
+#include "models/core_share.h"
+#include "models/io_metrics.h"
+#include "models/io_path_mva.h"
+#include "models/io_results.h"
+#include "models/scenario.h"
+
+using namespace vqsim;
+
+namespace {
+
+const std::string kDefault = test::kSourceDir + "/scenarios/default.toml";
+
+models::IoScenario scenario(int depth, int iothreads, bool cores = true) {
+  std::vector<std::string> o = {"backend.kind=null",
+                                "backend.latency_us=20",
+                                "workload.rw=randread",
+                                "workload.bs=4k",
+                                "workload.iodepth=" + std::to_string(depth),
+                                "host.iothreads=" + std::to_string(iothreads),
+                                "workload.ios=20000",
+                                "run.replications=2"};
+  if (cores) o.push_back("host.cores=2");
+  return models::load_io_scenario(kDefault, o);
+}
+
+}  // namespace
+
+TEST_CASE("the metric names: cpu.<kind>_us_per_io for every kind of thread, a CPU figure, nothing else") {
+  CHECK(models::cpu_metric_kind("cpu.vcpus_us_per_io") == 0);
+  CHECK(models::cpu_metric_kind("cpu.main_loop_us_per_io") == 1);
+  CHECK(models::cpu_metric_kind("cpu.iothreads_us_per_io") == 2);
+  CHECK(models::cpu_metric_kind("cpu.vhost_worker_us_per_io") == 3);
+  CHECK(models::cpu_metric_kind("cpu.workers_us_per_io") == -1);
+  CHECK(models::cpu_metric_kind("cpu._us_per_io") == -1);
+  CHECK(models::is_io_metric("cpu.vcpus_us_per_io"));
+  CHECK(models::is_io_metric("vm.web.cpu.iothreads_us_per_io"));
+  CHECK_FALSE(models::is_io_metric("cpu.vcpu_us_per_io"));
+  CHECK(models::figure_kind("cpu.main_loop_us_per_io") == "cpu");
+}
+
+TEST_CASE("the simulation's and the MVA's CPU time per I/O of each thread agree, at iodepth 1 and at depth") {
+  for (int iothreads : {0, 1})
+    for (int depth : {1, 16}) {
+      CAPTURE(iothreads);
+      CAPTURE(depth);
+      const models::IoScenario s = scenario(depth, iothreads);
+      const models::IoRunReport r = models::simulate_io(s, 2);
+      const models::IoMvaResult m = models::solve_io_mva(s);
+      const std::string busy = iothreads > 0 ? "cpu.iothreads_us_per_io" : "cpu.main_loop_us_per_io";
+      const std::string idle = iothreads > 0 ? "cpu.main_loop_us_per_io" : "cpu.iothreads_us_per_io";
+      for (const std::string& metric : {std::string("cpu.vcpus_us_per_io"), busy}) {
+        CAPTURE(metric);
+        const double des = models::io_metric(r, metric).mean, mva = models::io_metric_mva(m, s, metric);
+        CHECK(des > 1);
+        // The same work per I/O, but the simulation's kicks and interrupts are its own (the
+        // MVA's are probabilities from a fixed point): within 15%.
+        CHECK(mva == doctest::Approx(des).epsilon(0.15));
+      }
+      CHECK(models::io_metric(r, idle).mean == 0);
+      CHECK(models::io_metric_mva(m, s, idle) == 0);
+      // The kinds together are every thread's core time per I/O: the busy cores over the IOPS.
+      const models::HostCoreUse use = models::host_core_use(s, r);
+      double sum = 0;
+      for (const auto& [kind, said] : models::host_thread_kinds())
+        sum += models::io_metric(r, "cpu." + kind + "_us_per_io").mean;
+      CHECK(sum == doctest::Approx(use.busy_cores / models::io_metric(r, "total.iops").mean * 1e6).epsilon(1e-9));
+    }
+}
+
+TEST_CASE("without host.cores the simulation does not time the threads, and says what to set") {
+  const models::IoRunReport r = models::simulate_io(scenario(1, 0, false), 2);
+  CHECK_THROWS_WITH_AS(models::io_metric(r, "cpu.vcpus_us_per_io"), doctest::Contains("set host.cores"), std::invalid_argument);
+}
+
+TEST_CASE("a manifest's measured CPU per I/O: read as the run's targets, misspelt kinds refused, idle threads said") {
+  const std::string base =
+      test::write("cpu-base.toml", "base = \"" + kDefault +
+                                       "\"\n[host]\ncores = 2\n[backend]\nkind = \"null\"\nlatency_us = 20\n[workload]\nios = "
+                                       "5000\n[run]\nreplications = 2\n");
+  const std::string head = "[[run]]\nname = \"qd1\"\n";
+  SUBCASE("read, on the run's first direction, and not fitted where the thread has no work") {
+    const std::string m = test::write(
+        "cpu-ok.toml", head +
+                           "measured = { \"read.iops\" = 20000, \"read.lat_mean_us\" = 50, \"cpu.vcpus_us_per_io\" = 30, "
+                           "\"cpu.main_loop_us_per_io\" = 9, \"cpu.iothreads_us_per_io\" = 12 }\n"
+                           "set = { \"host.iothreads\" = 1, \"workload.rw\" = \"randread\", \"workload.bs\" = 4096, "
+                           "\"workload.iodepth\" = 1 }\n");
+    const fit::Dataset d = fit::load_dataset(m, base);
+    REQUIRE(d.runs.size() == 1);
+    std::vector<std::string> cpu;
+    for (const fit::Target& t : d.runs[0].targets)
+      if (t.kind == "cpu") cpu.push_back(t.metric);
+    // With an IOThread the model puts no work per I/O on the main loop: that figure is said, not fitted.
+    CHECK(cpu == std::vector<std::string>{"cpu.iothreads_us_per_io", "cpu.vcpus_us_per_io"});
+    REQUIRE(d.notes.size() == 1);
+    CHECK(d.notes[0].find("cpu.main_loop_us_per_io is measured where the model puts no work per I/O") == 0);
+  }
+  SUBCASE("a misspelt kind names the one meant") {
+    const std::string m = test::write("cpu-typo.toml", head +
+                                                           "measured = { \"read.iops\" = 20000, \"cpu.vcpu_us_per_io\" = 30 }\n"
+                                                           "set = { \"workload.rw\" = \"randread\", \"workload.bs\" = 4096, "
+                                                           "\"workload.iodepth\" = 1 }\n");
+    CHECK_THROWS_WITH_AS(fit::load_dataset(m, base),
+                         doctest::Contains("cpu-typo.toml:3: run 'qd1': measured key 'cpu.vcpu_us_per_io' (did you mean "
+                                           "'cpu.vcpus_us_per_io'?)"),
+                         models::ConfigError);
+  }
+  SUBCASE("CPU time alone is not a run") {
+    const std::string m = test::write("cpu-alone.toml", head +
+                                                            "measured = { \"cpu.vcpus_us_per_io\" = 30 }\n"
+                                                            "set = { \"workload.rw\" = \"randread\" }\n");
+    CHECK_THROWS_WITH_AS(fit::load_dataset(m, base), doctest::Contains("cpu-alone.toml:1: run 'qd1': measured CPU time per I/O needs"),
+                         models::ConfigError);
+  }
+  SUBCASE("a base without host.cores is told to set it") {
+    const std::string m = test::write("cpu-nocores.toml", head +
+                                                              "measured = { \"read.iops\" = 20000, \"cpu.vcpus_us_per_io\" = 30 }\n"
+                                                              "set = { \"workload.rw\" = \"randread\", \"workload.bs\" = 4096, "
+                                                              "\"workload.iodepth\" = 1 }\n");
+    CHECK_THROWS_WITH_AS(fit::load_dataset(m, kDefault), doctest::Contains("set host.cores"), models::ConfigError);
+  }
+}
+
+TEST_CASE("the threads' CPU time splits the work between guest and host where IOPS and latency cannot") {
+  // One setup at iodepth 1: its IOPS and latency depend on the guest's and the main loop's work
+  // together, so guest.cpu_scale and host.cpu_scale trade against each other; each thread's CPU
+  // time per I/O pins each.
+  const std::string base = test::write("cpu-fit-base.toml", "base = \"" + kDefault +
+                                                                "\"\n[host]\ncores = 2\n[backend]\nkind = \"null\"\nlatency_us "
+                                                                "= 20\n[workload]\nios = 5000\n[run]\nreplications = 2\n");
+  const test::Setups setups = {{"qd1", {"workload.rw=randread", "workload.bs=4096", "workload.iodepth=1"}}};
+  auto fit_with = [&](const std::vector<std::string>& metrics, const std::string& name) {
+    test::Simulated how;
+    how.source = "simulated at guest.cpu_scale = 1.5, host.cpu_scale = 0.6";
+    how.truth = {"guest.cpu_scale=1.5", "host.cpu_scale=0.6"};
+    how.simulation = {"workload.runtime=0", "workload.ios=60000", "run.replications=3", "run.seed=20261202"};
+    how.metrics = metrics;
+    const fit::Dataset d = fit::load_dataset(test::simulated_manifest(name, base, setups, how), base);
+    fit::CalibrateOptions o;
+    o.fit_keys = {"guest.cpu_scale", "host.cpu_scale"};
+    o.threads = 1;
+    return fit::calibrate(d, o);
+  };
+  const fit::CalibrationResult with =
+      fit_with({"read.iops", "read.lat_mean_us", "cpu.vcpus_us_per_io", "cpu.main_loop_us_per_io"}, "cpu-fit.toml");
+  const fit::CalibrationResult without = fit_with({"read.iops", "read.lat_mean_us"}, "cpu-nofit.toml");
+  REQUIRE(with.params.size() == 2);
+  REQUIRE(without.params.size() == 2);
+  for (std::size_t k = 0; k < 2; ++k) {
+    const auto& p = with.params[k];
+    CAPTURE(p.key);
+    const double truth = p.key == "guest.cpu_scale" ? 1.5 : 0.6;
+    CHECK(p.estimate == doctest::Approx(truth).epsilon(0.1));
+    CHECK(p.lower <= truth);
+    CHECK(p.upper >= truth);
+    CHECK(p.identified);
+    // IOPS and latency alone leave a ridge (guest.cpu_scale 0.25-2.7, host.cpu_scale 0.15-6.7
+    // when written); the threads' CPU narrows each interval many times over.
+    const auto& q = without.params[k];
+    REQUIRE(q.key == p.key);
+    CHECK(p.upper / p.lower < (q.upper / q.lower) / 4);
+  }
+  CHECK_FALSE(without.params[1].identified);
+}
+
+TEST_CASE("under TCG the main loop relays every IOThread interrupt: a read per QD1 completion, shared at depth") {
+  auto tcg = [](int depth, int iothreads, const std::string& accel, double relay_us) {
+    return models::load_io_scenario(
+        kDefault, {"backend.kind=null", "backend.latency_us=20", "workload.rw=randread", "workload.bs=4k",
+                   "workload.iodepth=" + std::to_string(depth), "host.iothreads=" + std::to_string(iothreads),
+                   "host.accel=" + accel, "host.tcg_irq_relay_us=" + std::to_string(relay_us), "host.cores=2",
+                   "workload.ios=20000", "run.replications=2"});
+  };
+  const std::string loop = "cpu.main_loop_us_per_io";
+  SUBCASE("at iodepth 1 each completion pays one read, on the main loop and in the latency") {
+    const models::IoScenario with = tcg(1, 1, "tcg", 36), without = tcg(1, 1, "tcg", 0);
+    const models::IoRunReport r = models::simulate_io(with, 2), r0 = models::simulate_io(without, 2);
+    CHECK(models::io_metric(r, loop).mean == doctest::Approx(36).epsilon(0.1));
+    CHECK(models::io_metric(r0, loop).mean == 0);
+    const double added = models::io_metric(r, "read.lat_mean_us").mean - models::io_metric(r0, "read.lat_mean_us").mean;
+    CHECK(added == doctest::Approx(36).epsilon(0.15));
+    CHECK(models::io_metric_mva(models::solve_io_mva(with), with, loop) == doctest::Approx(36).epsilon(0.1));
+  }
+  SUBCASE("at depth, where the IOThread is busy, one signal covers its pass: less per I/O, the MVA alike") {
+    // A guest at KVM's costs and an IOThread at 5 times its own: the IOThread is the bottleneck,
+    // its passes take several completions each.
+    const models::IoScenario s = models::load_io_scenario(kDefault, {"backend.kind=null", "backend.latency_us=20", "workload.rw=randread",
+                                            "workload.bs=4k", "workload.iodepth=32", "host.iothreads=1", "host.accel=tcg",
+                                            "host.tcg_cpu_scale=1", "host.cpu_scale=5", "host.tcg_irq_relay_us=7.2",
+                                            "host.cores=4", "workload.ios=20000", "run.replications=2"});
+    const double des = models::io_metric(models::simulate_io(s, 2), loop).mean;
+    CHECK(des < 0.5 * 36);  // 7.2 x host.cpu_scale 5 = 36 us a read
+    CHECK(models::io_metric_mva(models::solve_io_mva(s), s, loop) == doctest::Approx(des).epsilon(0.3));
+  }
+  SUBCASE("under KVM (irqfd) and without IOThreads nothing is relayed") {
+    const models::IoScenario kvm = tcg(1, 1, "kvm", 36);
+    CHECK(models::io_metric(models::simulate_io(kvm, 2), loop).mean == 0);
+    CHECK(models::io_metric_mva(models::solve_io_mva(kvm), kvm, loop) == 0);
+    const models::IoScenario loop_only = tcg(1, 0, "tcg", 36), loop_only0 = tcg(1, 0, "tcg", 0);
+    CHECK(models::io_metric(models::simulate_io(loop_only, 2), loop).mean ==
+          models::io_metric(models::simulate_io(loop_only0, 2), loop).mean);
+  }
+}
