@@ -76,8 +76,7 @@ TEST_CASE("the simulation's and the MVA's CPU time per I/O of each thread agree,
       // The kinds together are every thread's core time per I/O: the busy cores over the IOPS.
       const models::HostCoreUse use = models::host_core_use(s, r);
       double sum = 0;
-      for (const auto& [kind, said] : models::host_thread_kinds())
-        sum += models::io_metric(r, "cpu." + kind + "_us_per_io").mean;
+      for (const auto& [kind, said] : models::host_thread_kinds()) sum += models::io_metric(r, "cpu." + kind + "_us_per_io").mean;
       CHECK(sum == doctest::Approx(use.busy_cores / models::io_metric(r, "total.iops").mean * 1e6).epsilon(1e-9));
     }
 }
@@ -124,14 +123,15 @@ TEST_CASE("a manifest's measured CPU per I/O: read as the run's targets, misspel
     const std::string m = test::write("cpu-alone.toml", head +
                                                             "measured = { \"cpu.vcpus_us_per_io\" = 30 }\n"
                                                             "set = { \"workload.rw\" = \"randread\" }\n");
-    CHECK_THROWS_WITH_AS(fit::load_dataset(m, base), doctest::Contains("cpu-alone.toml:1: run 'qd1': measured CPU time per I/O needs"),
-                         models::ConfigError);
+    CHECK_THROWS_WITH_AS(fit::load_dataset(m, base),
+                         doctest::Contains("cpu-alone.toml:1: run 'qd1': measured CPU time per I/O needs"), models::ConfigError);
   }
   SUBCASE("a base without host.cores is told to set it") {
-    const std::string m = test::write("cpu-nocores.toml", head +
-                                                              "measured = { \"read.iops\" = 20000, \"cpu.vcpus_us_per_io\" = 30 }\n"
-                                                              "set = { \"workload.rw\" = \"randread\", \"workload.bs\" = 4096, "
-                                                              "\"workload.iodepth\" = 1 }\n");
+    const std::string m =
+        test::write("cpu-nocores.toml", head +
+                                            "measured = { \"read.iops\" = 20000, \"cpu.vcpus_us_per_io\" = 30 }\n"
+                                            "set = { \"workload.rw\" = \"randread\", \"workload.bs\" = 4096, "
+                                            "\"workload.iodepth\" = 1 }\n");
     CHECK_THROWS_WITH_AS(fit::load_dataset(m, kDefault), doctest::Contains("set host.cores"), models::ConfigError);
   }
 }
@@ -181,10 +181,10 @@ TEST_CASE("the threads' CPU time splits the work between guest and host where IO
 TEST_CASE("under TCG the main loop relays every IOThread interrupt: a read per QD1 completion, shared at depth") {
   auto tcg = [](int depth, int iothreads, const std::string& accel, double relay_us) {
     return models::load_io_scenario(
-        kDefault, {"backend.kind=null", "backend.latency_us=20", "workload.rw=randread", "workload.bs=4k",
-                   "workload.iodepth=" + std::to_string(depth), "host.iothreads=" + std::to_string(iothreads),
-                   "host.accel=" + accel, "host.tcg_irq_relay_us=" + std::to_string(relay_us), "host.cores=2",
-                   "workload.ios=20000", "run.replications=2"});
+        kDefault,
+        {"backend.kind=null", "backend.latency_us=20", "workload.rw=randread", "workload.bs=4k",
+         "workload.iodepth=" + std::to_string(depth), "host.iothreads=" + std::to_string(iothreads), "host.accel=" + accel,
+         "host.tcg_irq_relay_us=" + std::to_string(relay_us), "host.cores=2", "workload.ios=20000", "run.replications=2"});
   };
   const std::string loop = "cpu.main_loop_us_per_io";
   SUBCASE("at iodepth 1 each completion pays one read, on the main loop and in the latency") {
@@ -199,10 +199,10 @@ TEST_CASE("under TCG the main loop relays every IOThread interrupt: a read per Q
   SUBCASE("at depth, where the IOThread is busy, one signal covers its pass: less per I/O, the MVA alike") {
     // A guest at KVM's costs and an IOThread at 5 times its own: the IOThread is the bottleneck,
     // its passes take several completions each.
-    const models::IoScenario s = models::load_io_scenario(kDefault, {"backend.kind=null", "backend.latency_us=20", "workload.rw=randread",
-                                            "workload.bs=4k", "workload.iodepth=32", "host.iothreads=1", "host.accel=tcg",
-                                            "host.tcg_cpu_scale=1", "host.cpu_scale=5", "host.tcg_irq_relay_us=7.2",
-                                            "host.cores=4", "workload.ios=20000", "run.replications=2"});
+    const models::IoScenario s = models::load_io_scenario(
+        kDefault, {"backend.kind=null", "backend.latency_us=20", "workload.rw=randread", "workload.bs=4k", "workload.iodepth=32",
+                   "host.iothreads=1", "host.accel=tcg", "host.tcg_cpu_scale=1", "host.cpu_scale=5", "host.tcg_irq_relay_us=7.2",
+                   "host.cores=4", "workload.ios=20000", "run.replications=2"});
     const double des = models::io_metric(models::simulate_io(s, 2), loop).mean;
     CHECK(des < 0.5 * 36);  // 7.2 x host.cpu_scale 5 = 36 us a read
     CHECK(models::io_metric_mva(models::solve_io_mva(s), s, loop) == doctest::Approx(des).epsilon(0.3));
