@@ -65,7 +65,7 @@ Dataset load_dataset(const std::string& manifest_path, const std::string& base_p
 std::vector<std::string> simulation_overrides(const CalRun& run, int replications, std::uint64_t seed);
 
 // Relative tolerance the quality bar sets for a target kind (5% throughput and mean latency,
-// 15% percentiles).
+// 15% percentiles and a thread's CPU time per I/O).
 double tolerance_of(const std::string& kind);
 
 }  // namespace vqsim::fit
