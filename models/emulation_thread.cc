@@ -106,9 +106,7 @@ HostThreads::HostThreads(sim::Simulator& sim, std::string vm, const IoScenario& 
   }
   // A vhost-user backend polls on cores of its own.
   if (s.host.cores > 0 && cpu != nullptr && s.guest.driver != GuestDriver::vhost_user_blk) cpu_ = cpu;
-  std::vector<EmulationThread*> all = threads_;
-  if (relay_ != nullptr) all.push_back(relay_);
-  for (auto* th : all) {
+  for (auto* th : every_thread()) {
     sim::connect(th->out, *this, kThreadDone);
     if (cpu_ != nullptr) {
       th->use_cpu(*cpu_);
@@ -182,20 +180,23 @@ void HostThreads::validate() const {
   sim::require_connected(*this, completed, "completed");
 }
 
+std::vector<EmulationThread*> HostThreads::every_thread() const {
+  std::vector<EmulationThread*> all = threads_;
+  if (relay_ != nullptr) all.push_back(relay_);
+  return all;
+}
+
 void HostThreads::stations(std::vector<StageInfo>& out) const {
-  for (const EmulationThread* th : threads_) out.push_back({th->name(), "host", 1});
-  if (relay_ != nullptr) out.push_back({relay_->name(), "host", 1});
+  for (const EmulationThread* th : every_thread()) out.push_back({th->name(), "host", 1});
 }
 
 void HostThreads::draw(StageGraph& g) const {
-  std::vector<const EmulationThread*> all(threads_.begin(), threads_.end());
-  if (relay_ != nullptr) all.push_back(relay_);
-  for (const EmulationThread* th : all) {
+  for (const EmulationThread* th : every_thread()) {
     g.nodes.push_back({th->name(), "host", "station", 1});
     if (cpu_ != nullptr) g.edges.push_back({th->name(), cpu_->name(), "runs on", true});
   }
-  for (const EmulationThread* th : threads_)
-    if (relay_ != nullptr) g.edges.push_back({th->name(), relay_->name(), "guest notifier"});
+  if (relay_ != nullptr)
+    for (const EmulationThread* th : threads_) g.edges.push_back({th->name(), relay_->name(), "guest notifier"});
 }
 
 std::vector<PortEnd> HostThreads::entry(int) const {
@@ -256,7 +257,7 @@ void host_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   if (drv.uses_qemu_thread && s.host.iothreads > 0 && s.host.accel == Accel::tcg && s.host.tcg_irq_relay_ns > 0) {
     const double relay = s.host.tcg_irq_relay_ns;
     const double n = w.rate_iops > 0 ? 0.0 : static_cast<double>(w.numjobs) * plug_merged_requests_per_job(s);
-    const double seen = n <= 0 ? 1.0 : std::max(0.0, n - 1) / n;
+    const double seen = seen_by_arrival(n);
     const double batch = 1.0 / std::max(0.05, 1.0 - seen * std::clamp(in.u_thread, 0.0, 1.0));
     const double x = in.x_thread_per_ns * used / batch;  // signals per ns
     const double lead = 1.0 / (1.0 + seen * x * relay);

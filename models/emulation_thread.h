@@ -122,6 +122,9 @@ class HostThreads final : public Stage, public RingConsumer {
   void connected(const sim::Port& port) override;
 
  private:
+  // The threads that serve requests, then the interrupt relay where there is one.
+  std::vector<EmulationThread*> every_thread() const;
+
   IoTable& io_;
   std::vector<EmulationThread*> threads_;
   std::vector<NotificationBatch*> batches_;      // per thread, when virtio-blk batches

@@ -6,6 +6,7 @@
 
 #include "models/aio_engine.h"
 #include "models/backend.h"
+#include "models/core_share.h"
 #include "models/emulation_thread.h"
 #include "models/fio_workload.h"
 #include "models/guest_block.h"
@@ -26,7 +27,7 @@ double ios_per_request(const IoScenario& s) {
 double guest_demand(const std::vector<MvaDemand>& st) {
   double d = 0;
   for (const MvaDemand& x : st)
-    if (x.name == "guest.vcpus" || x.name.rfind("guest.fio_job", 0) == 0) d += x.demand_ns;
+    if (host_thread_kind(x.name, "") == 0) d += x.demand_ns;
   return d;
 }
 
@@ -37,9 +38,22 @@ double guest_demand(const std::vector<MvaDemand>& st) {
 // round's estimate: the wake-up's cost raises the utilization that makes it rarer.
 double guest_idle(double u, double n, int round, double previous) {
   if (!(u >= 0)) u = 0;  // a profile of no VMs solves to no throughput (0/0): nothing to see
-  const double seen = n <= 0 ? 1.0 : std::max(0.0, n - 1) / n;
-  const double p = std::clamp(1 - seen * u, 0.0, 1.0);
+  const double p = std::clamp(1 - seen_by_arrival(n) * u, 0.0, 1.0);
   return round == 0 ? p : 0.5 * (p + previous);
+}
+
+// Probability a host thread is asleep when a request arrives (the fixed point's p_wake), `u` the
+// host threads' mean utilization and `x` the requests per ns through each: idle, and (IOThreads)
+// the idle gap has outlasted the polling window (Poisson arrivals at the thread's rate); never
+// for a vhost-user backend, which polls. Damped against the previous round's where a wake-up
+// costs the thread CPU: that cost raises the utilization that makes it rarer, and undamped the
+// rounds swing between a thread that always wakes and one that never.
+double host_asleep(const IoScenario& s, double u, double x, int round, double previous) {
+  double asleep = std::clamp(1 - u, 0.0, 1.0);
+  if (s.host.iothreads > 0 && s.host.poll_max_ns > 0) asleep *= std::exp(-x * s.host.poll_max_ns);
+  if (s.guest.driver == GuestDriver::vhost_user_blk) asleep = 0;
+  if (round > 0 && s.host.loop_wake_ns > 0) asleep = 0.5 * (asleep + previous);
+  return asleep;
 }
 
 // The closed network: every stage's stations, in the order of the path (the guest's threads,
@@ -176,8 +190,7 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
         number[k] = r.queue_length[k][0];
       }
     }
-    // Probability a host thread is asleep when a request arrives: idle, and (IOThreads) the idle
-    // gap has outlasted the polling window (Poisson arrivals at the thread's rate).
+    // The host threads' mean utilization and rate, for the probability a request finds one asleep.
     double u_host = 0, x_thread = x_ns;
     int threads = 0;
     for (std::size_t k = 0; k < st.size(); ++k)
@@ -189,12 +202,7 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
       u_host /= threads;
       x_thread = x_ns / threads;
     }
-    double asleep = std::clamp(1 - u_host, 0.0, 1.0);
-    if (s.host.iothreads > 0 && s.host.poll_max_ns > 0) asleep *= std::exp(-x_thread * s.host.poll_max_ns);
-    if (s.guest.driver == GuestDriver::vhost_user_blk) asleep = 0;
-    // Damped where a wake-up costs the thread CPU: that cost raises the utilization that makes
-    // it rarer, and undamped the rounds swing between a thread that always wakes and one that never.
-    if (round > 0 && s.host.loop_wake_ns > 0) asleep = 0.5 * (asleep + p_wake);
+    const double asleep = host_asleep(s, u_host, x_thread, round, p_wake);
     p_wake = asleep;
     x_thread_ns = x_thread;
     u_thread = u_host;
@@ -521,10 +529,7 @@ IoMvaClassesResult solve_group(const IoScenario& s, int phase) {
         u_host /= threads;
         x_thread = x_vm / threads;
       }
-      double asleep = std::clamp(1 - u_host, 0.0, 1.0);
-      if (v.s.host.iothreads > 0 && v.s.host.poll_max_ns > 0) asleep *= std::exp(-x_thread * v.s.host.poll_max_ns);
-      if (v.s.guest.driver == GuestDriver::vhost_user_blk) asleep = 0;
-      if (round > 0 && v.s.host.loop_wake_ns > 0) asleep = 0.5 * (asleep + v.p_wake);  // damped, as in solve_io_mva
+      const double asleep = host_asleep(v.s, u_host, x_thread, round, v.p_wake);
       v.p_wake = asleep;
       v.x_thread_ns = x_thread;
       v.u_thread = u_host;

@@ -13,6 +13,7 @@
 // stations' own.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,11 @@ struct MvaDemand {
   bool core_work = false;    // another QEMU thread's work on host.cores (the TCG interrupt relay)
   bool shared = false;       // one for the whole host (the device, host.cores), not one per VM
 };
+
+// The share of a station's utilization that a request arriving in a closed network of `n`
+// requests sees, by the arrival theorem (the network without itself): (n - 1) / n, so a lone
+// request finds its station idle; 1 for an open loop (n <= 0).
+inline double seen_by_arrival(double n) { return n <= 0 ? 1.0 : std::max(0.0, n - 1) / n; }
 
 // What every stage's MVA contribution sees.
 struct MvaInputs {
