@@ -457,11 +457,71 @@ TEST_CASE("bad manifests are errors that name the file, the run and the problem"
     CHECK_THROWS_WITH_AS(fit::load_dataset(m, def), doctest::Contains("nothing.toml:1: run 'zeros': nothing to fit"),
                          models::ConfigError);
   }
+  SUBCASE("a misspelt measured figure, which would otherwise go unfitted") {
+    const std::string m = write("misspelt-figure.toml",
+                                "[[run]]\nname = \"a\"\n"
+                                "measured = { \"read.iops\" = 30000, \"read.lat_mean_usx\" = 400 }\n"
+                                "set = {}\n");
+    const std::string e = load_error(m);
+    CAPTURE(e);
+    CHECK(e.find("misspelt-figure.toml:3: run 'a': measured key 'read.lat_mean_usx'") != std::string::npos);
+    CHECK(e.find("did you mean 'read.lat_mean_us'") != std::string::npos);
+    CHECK(e.find("_stddev") != std::string::npos);
+  }
+  SUBCASE("a standard deviation without the figure it belongs to") {
+    const std::string m = write("lone-stddev.toml",
+                                "[[run]]\nname = \"a\"\n"
+                                "measured = { \"read.iops\" = 30000, \"read.lat_mean_us_stddev\" = 40 }\n"
+                                "set = {}\n");
+    const std::string e = load_error(m);
+    CAPTURE(e);
+    CHECK(e.find("lone-stddev.toml:3: run 'a': measured read.lat_mean_us_stddev without read.lat_mean_us") != std::string::npos);
+  }
   SUBCASE("a base scenario that does not exist") {
     const std::string m = write("fine.toml", "[[run]]\nname = \"a\"\n" + ok + "set = {}\n");
     CHECK_THROWS_WITH_AS(fit::load_dataset(m, "/nonexistent/base.toml"), doctest::Contains("/nonexistent/base.toml"),
                          models::ConfigError);
   }
+}
+
+// Issue 20, item 2: a figure the data repeat meets its bar inside the repeats' spread.
+TEST_CASE("a figure's replicate spread: the range over runs of one setup, or mean ± its stddev; the bar takes either") {
+  const std::string m = write("replicates.toml",
+                              "[[run]]\nname = \"table-cell\"\n"
+                              "measured = { \"read.bw_kib\" = 200000, \"read.bw_kib_stddev\" = 30000 }\n"
+                              "set = { \"workload.rw\" = \"randread\", \"workload.iodepth\" = 8 }\n"
+                              "[[run]]\nname = \"repeat-1\"\nmeasured = { \"read.iops\" = 30000 }\n"
+                              "set = { \"workload.rw\" = \"randread\", \"workload.iodepth\" = 16 }\n"
+                              "[[run]]\nname = \"repeat-2\"\nmeasured = { \"read.iops\" = 42000 }\n"
+                              "set = { \"workload.rw\" = \"randread\", \"workload.iodepth\" = 16 }\n"
+                              "[[run]]\nname = \"alone\"\nmeasured = { \"read.iops\" = 50000 }\n"
+                              "set = { \"workload.rw\" = \"randread\", \"workload.iodepth\" = 32 }\n");
+  const fit::Dataset d = fit::load_dataset(m, kSource + "/scenarios/default.toml");
+  REQUIRE(d.runs.size() == 4);
+  const fit::Target& cell = d.runs[0].targets.at(0);
+  CHECK(cell.sigma_rel == doctest::Approx(0.15));  // 30000 / 200000, wider than the 3% default
+  CHECK(cell.spread_lo == doctest::Approx(170000));
+  CHECK(cell.spread_hi == doctest::Approx(230000));
+  for (int i : {1, 2}) {
+    const fit::Target& t = d.runs[static_cast<std::size_t>(i)].targets.at(0);
+    CHECK(t.sigma_rel == doctest::Approx(0.03));  // replicates are fitted as what they are, each a run
+    CHECK(t.spread_lo == doctest::Approx(30000));
+    CHECK(t.spread_hi == doctest::Approx(42000));
+  }
+  CHECK(d.runs[3].targets.at(0).spread_hi == 0);
+  // 36,000 is 14% from either repeat, and inside their range; 29,000 is outside it and beyond 5% of both.
+  CHECK(fit::within_bar("throughput", 36000, 30000, 30000, 42000));
+  CHECK_FALSE(fit::within_bar("throughput", 29000, 42000, 30000, 42000));
+  CHECK(fit::within_bar("throughput", 52000, 50000, 0, 0));  // 4%: the 5% bar alone
+  CHECK_FALSE(fit::within_bar("throughput", 53000, 50000, 0, 0));
+  fit::TargetFit f;
+  f.kind = "throughput";
+  f.measured = 200000;
+  f.fitted = 225000;  // +12.5%, inside 200,000 ± 30,000
+  f.spread_lo = cell.spread_lo;
+  f.spread_hi = cell.spread_hi;
+  CHECK(f.within_bar());
+  CHECK(f.within_spread_only());
 }
 
 // Issue 17, item 1: a misspelt key in a run's `set` described nothing, silently ("0 errors").

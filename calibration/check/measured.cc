@@ -382,6 +382,7 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
     std::optional<std::size_t> kept;  // index into keep
     std::string file;
     std::map<std::string, std::map<std::string, double>> inline_numbers;  // dir -> metric -> value
+    std::map<std::string, std::map<std::string, double>> inline_stddev;   // dir -> metric -> its replicates' sd
     std::map<std::string, double> cpu_us_per_io;                          // cpu.<kind>_us_per_io -> value
     bool has_set = false;
     bool base_workload = false;
@@ -464,9 +465,38 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
           continue;
         }
         const std::string metric = key.substr(dot + 1);
-        // Known metrics are used; `*_stddev` and keys a manifest declares for itself are accepted.
-        if (std::find(kMetrics.begin(), kMetrics.end(), metric) != kMetrics.end()) p.inline_numbers[dir][metric] = x;
+        if (std::find(kMetrics.begin(), kMetrics.end(), metric) != kMetrics.end()) {
+          p.inline_numbers[dir][metric] = x;
+          continue;
+        }
+        // `<metric>_stddev`: the standard deviation of the figure over the repeated runs it is
+        // the mean of (a table of means and deviations); anything else is a misspelling, which
+        // would otherwise leave the figure out of the fit without a word.
+        const std::string suffix = "_stddev";
+        const std::string of =
+            metric.size() > suffix.size() && metric.ends_with(suffix) ? metric.substr(0, metric.size() - suffix.size()) : "";
+        if (std::find(kMetrics.begin(), kMetrics.end(), of) != kMetrics.end()) {
+          p.inline_stddev[dir][of] = x;
+          continue;
+        }
+        std::vector<std::string> names;
+        for (const auto& m : kMetrics) {
+          names.push_back(dir + "." + m);
+          names.push_back(dir + "." + m + suffix);
+        }
+        std::string list;
+        for (const auto& m : kMetrics) list += (list.empty() ? "" : ", ") + m;
+        fail(path, &v,
+             where + ": measured key '" + key + "'" + models::did_you_mean(key, names) +
+                 ": a figure is <dir>.<metric> with <metric> one of " + list +
+                 ", or <dir>.<metric>_stddev for its standard deviation over repeated runs");
       }
+      for (const auto& [dir, sds] : p.inline_stddev)
+        for (const auto& [metric, sd] : sds)
+          if (!p.inline_numbers[dir].count(metric))
+            fail(path, measured,
+                 where + ": measured " + dir + "." + metric + "_stddev without " + dir + "." + metric +
+                     ": give the mean it is the standard deviation of beside it");
     }
     if (file) {
       if (!file->is_string()) fail(path, file, where + ": file must be a string (a path relative to the manifest)");
@@ -535,6 +565,7 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
       m.clat_p50_us = get("clat_p50_us");
       m.clat_p99_us = get("clat_p99_us");
       m.clat_p999_us = get("clat_p99.9_us");
+      if (const auto sd = p.inline_stddev.find(dir); sd != p.inline_stddev.end()) m.replicate_stddev = sd->second;
       if (auto it = p.set.find("workload.runtime"); it != p.set.end()) {
         try {
           m.runtime_s = models::parse_duration_ns_real(it->second) / 1e9;

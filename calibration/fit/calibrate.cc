@@ -458,6 +458,8 @@ TargetFit target_fit(const Target& t, double value, double half_width, const Eig
   f.kind = t.kind;
   f.measured = t.measured;
   f.fitted = value;
+  f.spread_lo = t.spread_lo;
+  f.spread_hi = t.spread_hi;
   f.sim_half_width = half_width;
   const double var_param = std::max(0.0, (gradient * cov * gradient.transpose())(0, 0));
   const double sim_rel = value > 0 ? half_width / value : 0;
@@ -1059,7 +1061,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     for (std::size_t t = 0; t < r.targets.size(); ++t) {
       rf.targets.push_back(target_fit(r.targets[t], pt.value[t], pt.half_width[t], g.row(static_cast<long>(t)), cov));
       const TargetFit& tf = rf.targets.back();
-      if (!rf.held_out && std::fabs(tf.error_rel()) > tolerance_of(tf.kind))
+      if (!rf.held_out && !tf.within_bar())
         res.notes.push_back("run '" + r.name + "' " + tf.metric + ": fitted " + fmt("%.4g", tf.fitted) + " vs measured " +
                             fmt("%.4g", tf.measured) +
                             fmt(" (%+.1f%%), beyond the %.0f%% bar", 100 * tf.error_rel(), 100 * tolerance_of(tf.kind)));

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <optional>
@@ -82,7 +83,12 @@ struct TargetFit {
   // With parameter draws (CalibrationResult::draws): ln(draw's prediction / the estimate's) per draw, whose
   // mixture (with the simulation's and the model's spread) is the interval; empty without.
   std::vector<double> draws = {};
+  double spread_lo = 0, spread_hi = 0;  // the measurement's replicate spread (Target's; 0, 0: none)
   double error_rel() const { return measured > 0 ? (fitted - measured) / measured : 0; }
+  // Within tolerance_of(kind), or inside the replicate spread.
+  bool within_bar() const { return fit::within_bar(kind, fitted, measured, spread_lo, spread_hi); }
+  // Beyond tolerance_of(kind) but inside the replicate spread: as close as a repeat of the run.
+  bool within_spread_only() const { return within_bar() && std::fabs(error_rel()) > tolerance_of(kind); }
 };
 
 struct RunFit {

@@ -19,6 +19,10 @@ struct Target {
   std::string kind;  // "throughput" (iops or bw_kib), "mean latency", "p50", "p99", "p99.9", "cpu" (a thread's CPU per I/O)
   double measured = 0;
   double sigma_rel = 0.03;  // the relative error a residual is measured in
+  // The figure's replicate spread, [lo, hi] (0, 0: none): the range of the same figure over the
+  // manifest's runs of this setup (replicates), and its mean ± its standard deviation where the
+  // manifest gives one (`<metric>_stddev`). A fit inside it is as close as a repeat would be.
+  double spread_lo = 0, spread_hi = 0;
 };
 
 struct CalRun {
@@ -67,5 +71,8 @@ std::vector<std::string> simulation_overrides(const CalRun& run, int replication
 // Relative tolerance the quality bar sets for a target kind (5% throughput and mean latency,
 // 15% percentiles and a thread's CPU time per I/O).
 double tolerance_of(const std::string& kind);
+// A fitted or predicted figure meets its bar: within tolerance_of(kind) of the measurement, or
+// inside the measurement's replicate spread (Target::spread_lo/hi; 0, 0: none).
+bool within_bar(const std::string& kind, double model, double measured, double spread_lo, double spread_hi);
 
 }  // namespace vqsim::fit
