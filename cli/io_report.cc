@@ -862,6 +862,14 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
                        {"by_thread", by}};
     }
   }
+  // Each interrupt line's completions per interrupt, which a guest's /proc/interrupts over a
+  // job measures (the lab's meta.json: its virtio request vectors' count over fio's I/Os).
+  nlohmann::ordered_json irqs = nlohmann::ordered_json::object();
+  const std::string suffix = ".completions_per_interrupt";
+  for (const auto& m : r.summary)
+    if (m.name.size() > suffix.size() && m.name.ends_with(suffix))
+      irqs[m.name.substr(0, m.name.size() - suffix.size())] = interval(m.interval);
+  if (!irqs.empty()) j["completions_per_interrupt"] = irqs;
   j["bottleneck"] = {{"stage", r.bottleneck}, {"utilization", r.bottleneck_utilization}};
   j["little"] = {{"worst_rel_error", r.little_worst},
                  {"beyond_edge_effects", r.little_excess},

@@ -355,10 +355,9 @@ void host_thread_keys(std::vector<Param>& t) {
   add({"host.tcg_irq_relay_us",
        Kind::time_us,
        "us",
-       "0",
+       "10.7",
        "QEMU hw/virtio/virtio.c virtio_queue_set_guest_notifier_fd_handler, hw/virtio/virtio-pci.c (with_irqfd needs "
-       "KVM); docs/sources.md §1 (the lab measures 10.7 us in vqsim's host-cost terms; off by default until the main "
-       "loop's wait for the BQL is modelled)",
+       "KVM); docs/sources.md §1 (the lab's threads recording: 10.7 us in vqsim's host-cost terms)",
        "under host.accel = tcg with IOThreads: the main loop's CPU per interrupt it relays. Without KVM's irqfd an "
        "IOThread's completion sets the guest notifier, which the main loop reads and injects (one read covers every "
        "completion signalled before it); no effect under kvm or without IOThreads; 0 = off",

@@ -5,6 +5,7 @@
 
 #include "models/guest_block.h"
 #include "models/guest_driver.h"
+#include "models/virtqueue.h"
 
 namespace vqsim::models {
 
@@ -22,7 +23,7 @@ GuestCpuCosts guest_cpu_costs(const IoScenario& s) {
   costs.per_page = s.guest.per_page_ns;
   // One notify per io_submit call: with iodepth_batch_submit = b, the exit is shared by b I/Os.
   costs.kick_exit = bare ? 0.0 : s.vq.kick_exit_ns / std::max(1, s.workload.iodepth_batch_submit);
-  costs.irq_handler = bare ? 0.0 : s.vq.irq_handler_ns;
+  costs.irq_handler = bare ? 0.0 : interrupt_cost_ns(s);
   // The wake-up of a halted vCPU (the default's source is a VM's); bare metal has none to pay.
   costs.wake = bare ? 0.0 : s.guest.wake_ns;
   costs.cv = s.guest.cpu_cv;
@@ -85,6 +86,7 @@ void GuestThreads::accept(sim::JobId job, int in_port) {
         r.submitted_ns = sim_.now();
         submitted.send(job);
       } else {
+        if (r.irq_leader && r.irq_line != nullptr) r.irq_line->handled(job, sim_.now());
         completed.send(job);
       }
       break;
@@ -131,7 +133,7 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   // only an interrupt's first can: the others arrive with it.
   const double wake = bare || s.guest.wake_ns <= 0 ? 0.0 : s.guest.wake_ns * in.p_guest_idle * in.irq_share;
   const double guest_complete =
-      s.guest.fio_complete_ns * m + drv.complete_ns + half_pages + (bare ? 0.0 : s.vq.irq_handler_ns * in.irq_share) + wake;
+      s.guest.fio_complete_ns * m + drv.complete_ns + half_pages + (bare ? 0.0 : interrupt_cost_ns(s) * in.irq_share) + wake;
   // The VM's fio threads (every job's: a job of several is one class among them) decide whether
   // they share its vCPUs, as the simulation's GuestThreads do.
   if (s.fio_threads() > s.guest.vcpus || s.host.cores > 0) {
@@ -256,7 +258,7 @@ void guest_thread_keys(std::vector<Param>& t) {
   add({"host.tcg_cpu_scale",
        Kind::real,
        "",
-       "14.5",
+       "7",
        "docs/sources.md §1 (the lab's TCG noise recording, QD1 on null-co)",
        "under host.accel = tcg, multiplies every guest vCPU cost (on top of guest.cpu_scale); no effect under kvm",
        {},
@@ -264,6 +266,21 @@ void guest_thread_keys(std::vector<Param>& t) {
        1e3,
        [](IoScenario& s, const Value& v) { s.host.tcg_cpu_scale = v.number; },
        [](const IoScenario& s) { return s.host.tcg_cpu_scale; }});
+  // TCG delivers an interrupt through its own slow path (out of the translated code, the BQL, the
+  // emulated APIC and its EOI), which is not a multiple of KVM's: measured as a whole.
+  add({"host.tcg_irq_us",
+       Kind::time_us,
+       "us",
+       "88",
+       "docs/sources.md §3 (the lab's interrupts recording: the vCPU thread's CPU per I/O against the guest's virtio "
+       "interrupts per I/O)",
+       "under host.accel = tcg, the vCPU thread's CPU per interrupt (delivery, the guest's handler, its EOI), in place of "
+       "virtqueue.irq_handler_us x the TCG multiple; no effect under kvm",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.host.tcg_irq_ns = v.number; },
+       [](const IoScenario& s) { return s.host.tcg_irq_ns / 1e3; }});
 }
 
 }  // namespace vqsim::models

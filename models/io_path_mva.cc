@@ -209,7 +209,9 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
     const int fio_threads = s.fio_threads() * vms;
     p_guest_idle = guest_idle(x_ns * guest_demand(st) / std::max(1, fio_threads),
                               w.rate_iops > 0 ? 0.0 : plug_merged_requests_per_job(s), round, p_guest_idle);
-    irq_share = 1.0 / (1.0 + x_ns / vms / std::max(1, s.queues()) * s.vq.irq_ns);
+    irq_share = 1.0 / completions_per_interrupt(
+                          s, x_ns / vms / std::max(1, s.queues()),
+                          w.rate_iops > 0 ? 0.0 : plug_merged_requests_per_job(s) * w.numjobs / std::max(1, s.queues()));
     p_kick = s.vq.event_idx ? asleep : 1.0;
     if (s.guest.driver == GuestDriver::scsi_hba) p_kick = 1.0;
   }
@@ -541,7 +543,7 @@ IoMvaClassesResult solve_group(const IoScenario& s, int phase) {
       }
       const int fio_threads = std::max(1, v.s.fio_threads());
       v.p_guest_idle = guest_idle(guest_work / fio_threads, in_flight / fio_threads, round, v.p_guest_idle);
-      v.irq_share = 1.0 / (1.0 + x_vm / std::max(1, v.s.queues()) * v.s.vq.irq_ns);
+      v.irq_share = 1.0 / completions_per_interrupt(v.s, x_vm / std::max(1, v.s.queues()), in_flight / std::max(1, v.s.queues()));
       v.p_kick = v.s.vq.event_idx ? asleep : 1.0;
       if (v.s.guest.driver == GuestDriver::scsi_hba) v.p_kick = 1.0;
     }

@@ -30,15 +30,25 @@ enum class Step : std::uint8_t {
   guest_complete,  // interrupt handler + driver + fio reap on the vCPU
 };
 
+// An interrupt line told when the guest has handled the interrupt a completion led (InterruptLine).
+class InterruptHandled {
+ public:
+  virtual void handled(sim::JobId leader, sim::time_ns now) = 0;
+
+ protected:
+  ~InterruptHandled() = default;
+};
+
 struct IoRequest {
   Direction dir = Direction::read;
   bool sequential = false;
-  bool pagecache = false;               // served by the host page cache instead of the device
-  bool needs_flush = false;             // a write that must be followed by a flush
-  bool irq_leader = false;              // its completion raised the interrupt (others rode along)
-  bool woke = false;                    // it found the thread that serves it next asleep: that thread pays its wake-up
-  std::int64_t relay_signalled_ns = 0;  // irq_relay: when its completion set the guest notifier
-  std::uint8_t disk = 0;                // which of its VM's disks (IoScenario::disks) it is for
+  bool pagecache = false;                // served by the host page cache instead of the device
+  bool needs_flush = false;              // a write that must be followed by a flush
+  bool irq_leader = false;               // its completion raised the interrupt (others rode along)
+  InterruptHandled* irq_line = nullptr;  // the line of the interrupt it led
+  bool woke = false;                     // it found the thread that serves it next asleep: that thread pays its wake-up
+  std::int64_t relay_signalled_ns = 0;   // irq_relay: when its completion set the guest notifier
+  std::uint8_t disk = 0;                 // which of its VM's disks (IoScenario::disks) it is for
   Step step = Step::tag;
   std::uint32_t bytes = 4096;     // all of its I/Os together
   std::uint32_t ios = 1;          // fio I/Os merged into this request (plug merging)

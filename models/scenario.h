@@ -31,6 +31,9 @@ enum class VirtioBlkBatching { none, writes, all };
 enum class CacheMode { none, writeback, writethrough, directsync, unsafe };
 // How QEMU runs the guest's vCPUs: hardware virtualization, or TCG's binary translation.
 enum class Accel { kvm, tcg };
+// Whether an interrupt also takes the completions that arrive while its handler drains the ring
+// (virtqueue.handler_window): by the accelerator (on under TCG, where the lab measured it), or set.
+enum class HandlerWindow { by_accel, on, off };
 enum class BackendKind { nvme, sata_ssd, hdd, md_raid1, ceph_rbd, krbd, pagecache, null };
 enum class FioEngine { psync, libaio, io_uring };
 enum class BlockPath { mq, request, bio };
@@ -100,6 +103,7 @@ struct VirtqueueParams {
   double irq_ns = 2000;          // irqfd -> MSI injection -> guest handler entry
   double irq_handler_ns = 1000;  // guest vCPU time per interrupt (shared by the completions it delivers)
   bool event_idx = true;         // kicks suppressed while the host thread is busy
+  HandlerWindow handler_window = HandlerWindow::by_accel;
 };
 
 struct HostParams {
@@ -111,7 +115,7 @@ struct HostParams {
   double emu_submit_ns = -1, emu_complete_ns = -1;  // -1 = the driver's default
   double main_loop_ns = 1500;                       // extra per request in the main loop (BQL, other handlers)
   double loop_wake_ns = 0;                          // an emulation thread's CPU per wake from its poll (a sleeping thread)
-  double tcg_irq_relay_ns = 0;                      // TCG + IOThread: the main loop's CPU per interrupt it relays (no irqfd); off
+  double tcg_irq_relay_ns = 10.7e3;                 // TCG + IOThread: the main loop's CPU per interrupt it relays (no irqfd)
   double main_loop_timer_ns = 1e6;                  // the main loop's timers run at whole multiples of this (glib's ms timeout)
   double emu_per_page_ns = 100;  // emulation thread, per 4 KiB page of a request beyond the first (descriptor mapping)
   int thread_pool_max = 64;
@@ -125,7 +129,8 @@ struct HostParams {
   double cpu_cv = 0.5;
   double cpu_scale = 1;  // multiplies every host CPU cost of QEMU, vhost and librbd
   Accel accel = Accel::kvm;
-  double tcg_cpu_scale = 14.5;  // under TCG, multiplies every guest vCPU cost (on top of guest.cpu_scale)
+  double tcg_cpu_scale = 7;  // under TCG, multiplies every guest vCPU cost (on top of guest.cpu_scale)
+  double tcg_irq_ns = 88e3;  // under TCG, the vCPU thread's CPU per interrupt (virtqueue.interrupt_cost_ns)
   VirtioBlkBatching virtio_blk_batching = VirtioBlkBatching::none;
   std::string qemu_version;  // as stated; it drives the version-dependent defaults (docs/scenario.md)
 };

@@ -1,20 +1,37 @@
 #include "models/virtqueue.h"
 
+#include <algorithm>
 #include <stdexcept>
+
+#include "models/guest_driver.h"
 
 namespace vqsim::models {
 
-InterruptLine::InterruptLine(sim::Simulator& sim, std::string name, IoTable& io, sim::Distribution latency)
-    : sim::Component(sim, std::move(name)), io_(io), latency_(std::move(latency)) {}
+InterruptLine::InterruptLine(sim::Simulator& sim, std::string name, IoTable& io, sim::Distribution latency, double handler_ns,
+                             double per_completion_ns)
+    : sim::Component(sim, std::move(name)),
+      io_(io),
+      latency_(std::move(latency)),
+      handler_ns_(handler_ns),
+      per_completion_ns_(per_completion_ns) {}
 
 void InterruptLine::accept(sim::JobId job, int) {
   const sim::time_ns now = sim_.now();
   flow_.arrive(now);
   ++completions_;
-  io_[job].irq_leader = !pending_;
+  io_[job].irq_leader = !pending_ && static_cast<double>(now) >= handler_until_ns_;
+  if (!pending_ && !io_[job].irq_leader) {
+    // The handler is still draining the ring: it takes this one in its loop.
+    handler_until_ns_ += per_completion_ns_;
+    flow_.depart(now, 0);
+    out.send(job);
+    return;
+  }
   waiting_.push_back(Waiting{job, now});
   if (!pending_) {
     pending_ = true;
+    leader_ = job;
+    io_[job].irq_line = this;
     ++interrupts_;
     sim_.schedule_in(latency_.sample_ns(rng_), this, 0, 0);
   }
@@ -25,11 +42,16 @@ void InterruptLine::handle(std::uint32_t, std::uint64_t) {
   pending_ = false;
   delivering_.swap(waiting_);
   waiting_.clear();
+  handler_until_ns_ = static_cast<double>(now) + handler_ns_ + per_completion_ns_ * static_cast<double>(delivering_.size());
   for (const Waiting& w : delivering_) {
     flow_.depart(now, now - w.arrival);
     out.send(w.job);
   }
   delivering_.clear();
+}
+
+void InterruptLine::handled(sim::JobId leader, sim::time_ns now) {
+  if (leader == leader_ && !pending_) handler_until_ns_ = std::min(handler_until_ns_, static_cast<double>(now));
 }
 
 void InterruptLine::reset_statistics(sim::time_ns now) {
@@ -51,7 +73,9 @@ Virtqueue::Virtqueue(sim::Simulator& sim, std::string vm, const IoScenario& s, I
       wakeup_(&sim.make<sim::DelayStation>(local("virtqueue.wakeup"), spread(s.vq.wakeup_ns, 0.5))) {
   sim::connect(wakeup_->out, *this, kWoken);
   for (int q = 0; q < s.queues(); ++q) {
-    auto& line = sim.make<InterruptLine>(local("virtqueue.irq" + std::to_string(q)), io, spread(s.vq.irq_ns, 0.5));
+    auto& line = sim.make<InterruptLine>(local("virtqueue.irq" + std::to_string(q)), io, spread(s.vq.irq_ns, 0.5),
+                                         handler_window_on(s) ? interrupt_cost_ns(s) : 0.0,
+                                         handler_window_on(s) ? driver_costs(s).complete_ns : 0.0);
     sim::connect(line.out, *this, kInterrupted);
     irqs_.push_back(&line);
   }
@@ -118,6 +142,32 @@ std::vector<PortEnd> Virtqueue::exits(const sim::Port& port) const {
   return {{local("virtqueue.irq"), "interrupt"}};
 }
 
+double interrupt_cost_ns(const IoScenario& s) {
+  if (s.bare_metal()) return 0;
+  return s.host.accel == Accel::tcg ? s.host.tcg_irq_ns : s.vq.irq_handler_ns;
+}
+
+bool handler_window_on(const IoScenario& s) {
+  if (s.vq.handler_window == HandlerWindow::by_accel) return s.host.accel == Accel::tcg;
+  return s.vq.handler_window == HandlerWindow::on;
+}
+
+double completions_per_interrupt(const IoScenario& s, double completions_per_ns, double in_flight) {
+  // Without the handler's window: those that reach the ring while it is delivered.
+  if (!handler_window_on(s)) return 1.0 + std::max(0.0, completions_per_ns) * s.vq.irq_ns;
+  // An interrupt takes the completions that reach the ring during its delivery (irq_us) and its
+  // handler's run (interrupt_cost_ns, and per completion the driver's), which lengthens with
+  // each: b = 1 + x' (irq + handler + b per), so b = (1 + x' (irq + handler)) / (1 - x' per),
+  // x' the rate the others arrive at as the leader sees it ((n - 1) / n of x by the arrival
+  // theorem, n in flight on the queue: a lone request is always an interrupt of its own), and
+  // never more than the n in flight.
+  const double x = std::max(0.0, completions_per_ns) * seen_by_arrival(in_flight);
+  const double per = driver_costs(s).complete_ns;
+  const double open = 1.0 + x * (s.vq.irq_ns + interrupt_cost_ns(s));
+  const double b = open / std::max(0.05, 1.0 - x * per);
+  return in_flight > 0 ? std::min(b, std::max(1.0, in_flight)) : b;
+}
+
 void virtqueue_wakeup_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   out.push_back({"virtqueue.wakeup", sim::MvaStationKind::Delay, 1, in.s.vq.wakeup_ns * in.p_wake});
 }
@@ -151,6 +201,22 @@ void virtqueue_keys(std::vector<Param>& t) {
        1e12,
        [](IoScenario& s, const Value& v) { s.vq.wakeup_ns = v.number; },
        [](const IoScenario& s) { return s.vq.wakeup_ns / 1e3; }});
+  add({"virtqueue.handler_window",
+       Kind::choice,
+       "",
+       "auto",
+       "Linux drivers/block/virtio_blk.c virtblk_done, drivers/scsi/virtio_scsi.c virtscsi_vq_done (callbacks off while "
+       "the ring is drained); docs/sources.md §3 (the lab's interrupts recording)",
+       "whether an interrupt also takes the completions that reach the ring while its handler drains it (the handler "
+       "turns callbacks back on only when it finds the ring empty): on, off, or auto = on under host.accel = tcg, where "
+       "the lab measured it, off under kvm (docs/sources.md §3 says why)",
+       {"auto", "on", "off"},
+       0,
+       0,
+       [](IoScenario& s, const Value& v) {
+         s.vq.handler_window =
+             pick<HandlerWindow>({"auto", "on", "off"}, {HandlerWindow::by_accel, HandlerWindow::on, HandlerWindow::off}, v.word);
+       }});
   add({"virtqueue.irq_us",
        Kind::time_us,
        "us",

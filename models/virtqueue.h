@@ -36,15 +36,34 @@ class RingConsumer {
   ~RingConsumer() = default;
 };
 
+// The vCPU's cost of one interrupt: virtqueue.irq_handler_us, or under TCG host.tcg_irq_us (TCG's
+// own delivery path, not a multiple of KVM's); none on bare metal.
+double interrupt_cost_ns(const IoScenario& s);
+// Whether the interrupt's window holds its handler's run (virtqueue.handler_window).
+bool handler_window_on(const IoScenario& s);
+// The MVA's completions per interrupt at `completions_per_ns` per queue with `in_flight` requests
+// on it (0: an open loop): those that reach the ring while the interrupt is delivered and its
+// handler drains the ring (InterruptLine).
+double completions_per_interrupt(const IoScenario& s, double completions_per_ns, double in_flight);
+
 // One virtqueue's interrupt: the first completion starts an interrupt (irq_us until the guest
-// handler runs); completions that arrive before it runs are delivered with it.
-class InterruptLine final : public sim::Component {
+// handler runs); completions that arrive before it runs are delivered with it. The handler then
+// drains the used ring with callbacks off and turns them back on only when it finds it empty
+// (virtblk_done, virtscsi_vq_done: disable_cb, get_buf until none, enable_cb; with EVENT_IDX
+// the device does not signal until used_event moves): a completion that arrives while it runs,
+// handler_ns for the interrupt and per_completion_ns for each completion it takes, is taken by the
+// same interrupt at once, without one of its own.
+class InterruptLine final : public sim::Component, public InterruptHandled {
  public:
-  InterruptLine(sim::Simulator& sim, std::string name, IoTable& io, sim::Distribution latency);
+  InterruptLine(sim::Simulator& sim, std::string name, IoTable& io, sim::Distribution latency, double handler_ns = 0,
+                double per_completion_ns = 0);
   sim::Port out;
   void accept(sim::JobId job, int in_port) override;
   void handle(std::uint32_t kind, std::uint64_t payload) override;
   void validate() const override { sim::require_connected(*this, out, "out"); }
+  // The guest's thread has done the work of the interrupt `leader` led: its handler has drained
+  // the ring by then, however long the mean handler would have taken.
+  void handled(sim::JobId leader, sim::time_ns now) override;
   void reset_statistics(sim::time_ns now) override;
   void report(sim::Metrics& m, sim::time_ns now) const override;
   const sim::FlowStats* flow() const noexcept override { return &flow_; }
@@ -56,7 +75,10 @@ class InterruptLine final : public sim::Component {
   };
   IoTable& io_;
   sim::Distribution latency_;
+  double handler_ns_, per_completion_ns_;
   bool pending_ = false;
+  double handler_until_ns_ = -1;  // the guest's handler drains the ring until then
+  sim::JobId leader_ = 0;         // the completion that led the last interrupt
   std::vector<Waiting> waiting_, delivering_;
   sim::FlowStats flow_;
   std::uint64_t interrupts_ = 0, completions_ = 0;

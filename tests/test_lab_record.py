@@ -159,6 +159,16 @@ try:
           f"3 s of vCPU over 5 s at 4000 IOPS is 150 us per I/O, workers are not a kind (got {cpu})")
     check(record.cpu_per_io(meta, "other", fj) == {} and record.cpu_per_io({}, "rw", fj) == {},
           "a run without timing has no measured CPU")
+    # --- the guest's counters around a job (its init's guest_counters, before and after fio)
+    snaps = ("@uptime 10.50 3.2\ncpu  100 0 200 1000 0 5 7 0 0 0\n"
+             " 24:        10   PCI-MSI 49153-edge      virtio1-req.0\n 23:   0   PCI-MSI 49152-edge      virtio1-config\n"
+             "@uptime 15.50 3.2\ncpu  300 0 500 1100 0 15 27 0 0 0\n"
+             " 24:      5010   PCI-MSI 49153-edge      virtio1-req.0\n 23:   0   PCI-MSI 49152-edge      virtio1-config\n")
+    g = record.guest_counter_delta(snaps)
+    check(g.get("uptime_s") == 5.0 and g.get("virtio_irqs") == {"virtio1-req.0": 5000, "virtio1-config": 0}
+          and g.get("cpu_s", {}).get("system") == 3.0 and g["cpu_s"]["idle"] == 1.0,
+          f"the guest's uptime, CPU seconds by kind and interrupts per vector over the job (got {g})")
+    check(record.guest_counter_delta("@uptime 1.0 1.0\ncpu 1 2 3 4\n") == {}, "one snapshot is no delta")
     m = os.path.join(src, "calibration", "data", "lab-2026-12-02", "threads", "manifest.toml")
     with open(m, "rb") as f:
         runs = tomllib.load(f)["run"]

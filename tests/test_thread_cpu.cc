@@ -201,8 +201,8 @@ TEST_CASE("under TCG the main loop relays every IOThread interrupt: a read per Q
     // its passes take several completions each.
     const models::IoScenario s = models::load_io_scenario(
         kDefault, {"backend.kind=null", "backend.latency_us=20", "workload.rw=randread", "workload.bs=4k", "workload.iodepth=32",
-                   "host.iothreads=1", "host.accel=tcg", "host.tcg_cpu_scale=1", "host.cpu_scale=5", "host.tcg_irq_relay_us=7.2",
-                   "host.cores=4", "workload.ios=20000", "run.replications=2"});
+                   "host.iothreads=1", "host.accel=tcg", "host.tcg_cpu_scale=1", "host.tcg_irq_us=1", "host.cpu_scale=5",
+                   "host.tcg_irq_relay_us=7.2", "host.cores=4", "workload.ios=20000", "run.replications=2"});
     const double des = models::io_metric(models::simulate_io(s, 2), loop).mean;
     CHECK(des < 0.5 * 36);  // 7.2 x host.cpu_scale 5 = 36 us a read
     CHECK(models::io_metric_mva(models::solve_io_mva(s), s, loop) == doctest::Approx(des).epsilon(0.3));

@@ -83,7 +83,7 @@ void add_targets(const check::Measured& m, std::vector<Target>& out) {
 // A thread's measured CPU time is fitted where the model puts work per I/O on that kind of
 // thread; host.cores must be set, since the simulation times the threads on the host's cores.
 // A kind the setup gives no work per I/O (the main loop beside an IOThread, which under TCG
-// relays their interrupts only when host.tcg_irq_relay_us is set) is left out and said once per
+// relays their interrupts unless host.tcg_irq_relay_us is 0) is left out and said once per
 // kind in `notes`.
 void drop_unmodelled_cpu(CalRun& r, std::vector<std::string>& notes) {
   const bool any = std::any_of(r.targets.begin(), r.targets.end(), [](const Target& t) { return t.kind == "cpu"; });
