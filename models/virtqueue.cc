@@ -72,10 +72,11 @@ Virtqueue::Virtqueue(sim::Simulator& sim, std::string vm, const IoScenario& s, I
       always_exit_(always_exit),
       wakeup_(&sim.make<sim::DelayStation>(local("virtqueue.wakeup"), spread(s.vq.wakeup_ns, 0.5))) {
   sim::connect(wakeup_->out, *this, kWoken);
+  // Without the handler's window an interrupt takes only what arrives while it is delivered.
+  const bool window = handler_window_on(s);
   for (int q = 0; q < s.queues(); ++q) {
     auto& line = sim.make<InterruptLine>(local("virtqueue.irq" + std::to_string(q)), io, spread(s.vq.irq_ns, 0.5),
-                                         handler_window_on(s) ? interrupt_cost_ns(s) : 0.0,
-                                         handler_window_on(s) ? driver_costs(s).complete_ns : 0.0);
+                                         window ? interrupt_cost_ns(s) : 0.0, window ? driver_costs(s).complete_ns : 0.0);
     sim::connect(line.out, *this, kInterrupted);
     irqs_.push_back(&line);
   }
