@@ -24,6 +24,7 @@ EmulationThread::EmulationThread(sim::Simulator& sim, std::string name, IoTable&
 sim::time_ns EmulationThread::service_ns(sim::JobId job) {
   const IoRequest& r = io_[job];
   double mean = complete_ns_;
+  serving_submit_ = r.step == Step::host_submit;
   if (r.step == Step::irq_relay) {
     // One read of the notifier covers every completion signalled before it: a completion the
     // last read already covered rides along with that read's interrupt, at no cost of its own.
@@ -88,6 +89,7 @@ HostThreads::HostThreads(sim::Simulator& sim, std::string vm, const IoScenario& 
       relay_ = &sim.make<EmulationThread>(local("host.main_loop"), io, 0.0, s.host.tcg_irq_relay_ns, cv, 0.0, false, 0.0,
                                           s.host.loop_wake_ns);
     if (relay_ != nullptr) relay_held_.resize(threads_.size());
+    if (s.host.accel == Accel::tcg && s.host.tcg_bql) lock_holder_ = s.host.iothreads == 0 ? threads_.front() : relay_;
   } else if (s.guest.driver == GuestDriver::vhost_scsi) {
     threads_.push_back(&sim.make<EmulationThread>(local("host.vhost_worker"), io, 0.6 * s.host.vhost_worker_ns,
                                                   0.4 * s.host.vhost_worker_ns, cv, 0.0, false));
@@ -268,6 +270,37 @@ void host_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   }
 }
 
+bool bql_held_by_main_loop(const IoScenario& s) {
+  if (s.host.accel != Accel::tcg || !s.host.tcg_bql || !driver_costs(s).uses_qemu_thread) return false;
+  return s.host.iothreads == 0 || s.host.tcg_irq_relay_ns > 0;
+}
+
+namespace {
+// The main loop's own work per request when it serves the device: submit and completion visits.
+std::pair<double, double> main_loop_visits_ns(const IoScenario& s) {
+  const DriverCosts drv = driver_costs(s);
+  const AioEngine aio = aio_engine(s);
+  const double submit = drv.emu_submit_ns + aio.submit_ns + s.host.main_loop_ns +
+                        s.host.emu_per_page_ns * std::max(0.0, std::ceil(s.workload.mean_bytes() / 4096.0) - 1);
+  return {submit, drv.emu_complete_ns + s.host.main_loop_ns};
+}
+}  // namespace
+
+double bql_wait_ns(const IoScenario& s, double u, double demand_ns) {
+  // With IOThreads the main loop's passes only relay interrupts, which the MVA's relay already
+  // batches (host_thread_demands): the estimate is for the main loop that serves the device.
+  if (!bql_held_by_main_loop(s) || s.host.iothreads > 0 || !(u > 0) || !(demand_ns > 0)) return 0;
+  const double visit = demand_ns / 2;  // a request visits it twice: its submit and its completion
+  const double busy = std::min(u, 0.9);
+  return busy * visit / ((1 - busy) * (1 - busy));
+}
+
+double main_loop_popping(const IoScenario& s, double u) {
+  if (!bql_held_by_main_loop(s) || s.host.iothreads > 0) return std::clamp(u, 0.0, 1.0);
+  const auto [submit, complete] = main_loop_visits_ns(s);
+  return std::clamp(u, 0.0, 1.0) * (submit + complete > 0 ? submit / (submit + complete) : 0.0);
+}
+
 // The scenario keys of the host threads (and the QEMU process they run in) (models/param.h: how a key is declared).
 void host_thread_keys(std::vector<Param>& t) {
   auto add = [&](Param p) { t.push_back(std::move(p)); };
@@ -366,6 +399,20 @@ void host_thread_keys(std::vector<Param>& t) {
        1e12,
        [](IoScenario& s, const Value& v) { s.host.tcg_irq_relay_ns = v.number; },
        [](const IoScenario& s) { return s.host.tcg_irq_relay_ns / s.host.cpu_scale / 1e3; }});
+  add({"host.tcg_bql",
+       Kind::boolean,
+       "",
+       "true",
+       "QEMU accel/tcg/cpu-exec.c cpu_handle_interrupt (qemu_mutex_lock_iothread), accel/tcg/cputlb.c "
+       "prepare_mmio_access, util/main-loop.c os_host_main_loop_wait; docs/sources.md §4 (the lab's irqtrace recording)",
+       "under host.accel = tcg: the vCPU takes the big QEMU lock for its notify write (a kick) and to take an "
+       "interrupt, and the main loop holds it for its whole pass (serving the device, or relaying an IOThread's "
+       "interrupts): such work of the vCPU waits, off CPU, for the pass to end, and an interrupt raised in a pass "
+       "reaches the guest after it with every completion of the pass; no effect under kvm",
+       {},
+       0,
+       0,
+       [](IoScenario& s, const Value& v) { s.host.tcg_bql = v.flag; }});
   add({"host.main_loop_timer_us",
        Kind::time_us,
        "us",

@@ -39,6 +39,9 @@ class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
     return poll_window_ns_ > 0 && static_cast<double>(sim_.now() - idle_since_ns()) <= poll_window_ns_;
   }
   bool asleep() const noexcept override { return !awake() && idle_since_ns() < sim_.now(); }
+  // Popping the ring right now (serving a request's submit): the device's handler runs with
+  // notifications off only while it pops; the rest of a pass runs with them back on.
+  bool popping() const noexcept { return busy() > 0 && serving_submit_; }
   bool loop_awake() const override { return awake(); }
   sim::time_ns loop_asleep_since() const override { return idle_since_ns(); }
 
@@ -49,6 +52,7 @@ class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
   IoTable& io_;
   double submit_ns_, complete_ns_, poll_window_ns_, per_page_ns_, wake_ns_;
   bool always_polling_;
+  bool serving_submit_ = false;
   sim::time_ns last_read_ns_ = -1;  // an interrupt relay's last read of the guest notifier
   sim::Distribution factor_;
 };
@@ -107,9 +111,18 @@ class HostThreads final : public Stage, public RingConsumer {
   sim::Port submitted;  // handled on submit: to the AIO engine
   sim::Port completed;  // completion handled: to the used ring and its interrupt
 
-  bool processing(std::uint32_t thread) const override { return threads_[thread]->awake(); }
+  // Under TCG's lock a pass of the main loop holds it to its end, and a kick made once the handler
+  // has popped the ring (notifications back on) waits for that end: the main loop is
+  // "processing" only while it pops. Any other thread, while it works or polls.
+  bool processing(std::uint32_t thread) const override {
+    const EmulationThread* th = threads_[thread];
+    return th == lock_holder_ ? th->popping() : th->awake();
+  }
   // The QEMU main loop, when it serves the device (else null): its timers are coarse.
   const sim::EventLoop* main_loop() const noexcept { return main_loop_; }
+  // Under TCG (host.tcg_bql), the thread whose passes hold the big QEMU lock: the main loop,
+  // serving the device or relaying the IOThreads' interrupts (else null).
+  sim::FcfsStation* bql_holder() const noexcept { return lock_holder_; }
   // Timers that wait for the main loop: an event that wakes it runs those that have expired.
   void watch_timers(sim::LoopTimer& timers) { timers_ = &timers; }
 
@@ -134,10 +147,23 @@ class HostThreads final : public Stage, public RingConsumer {
   EmulationThread* relay_ = nullptr;                 // TCG with IOThreads: the main loop relaying their interrupts
   std::vector<std::vector<sim::JobId>> relay_held_;  // per thread: completions not yet signalled (its pass goes on)
   sim::LoopTimer* timers_ = nullptr;
+  EmulationThread* lock_holder_ = nullptr;
 };
 
 // The MVA's host threads: one queue per thread that a queue maps to.
 void host_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out);
+// Under TCG's big lock (host.tcg_bql): whether the main loop's passes hold it for this scenario
+// (a QEMU device, served by the main loop or with IOThreads whose interrupts it relays).
+bool bql_held_by_main_loop(const IoScenario& s);
+// The MVA's mean wait of a taking of the lock that arrives at a random instant: the main loop
+// serving the device ("host.main_loop", utilization `u`, `demand_ns` per request) busy, for the
+// rest of its busy period, u S / (1 - u)^2 with S its mean work per visit (M/M/1: the
+// probability it is busy times the residual of a busy period). 0 where the main loop does not
+// serve the device (with IOThreads its relay's passes are short) or the lock is not modelled.
+double bql_wait_ns(const IoScenario& s, double u, double demand_ns);
+// The share of the time the main loop pops the ring (its submits' share of its work) at `u`:
+// a kick is suppressed only then under the lock (HostThreads::processing).
+double main_loop_popping(const IoScenario& s, double u);
 
 // The scenario keys of the host threads (and the QEMU process they run in).
 void host_thread_keys(std::vector<Param>& keys);

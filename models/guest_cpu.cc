@@ -55,6 +55,14 @@ sim::time_ns FioThread::service_ns(sim::JobId job) {
   return counted(demand);
 }
 
+sim::FcfsStation* FioThread::waits_for(sim::JobId job) {
+  if (bql_holder_ == nullptr) return nullptr;
+  const IoRequest& r = io_[job];
+  // The notify write is an MMIO access under the lock; taking an interrupt takes it too.
+  const bool locks = r.step == Step::guest_submit ? kick_ != nullptr && kick_->kick_needed(r) : r.irq_leader;
+  return locks ? bql_holder_ : nullptr;
+}
+
 GuestThreads::GuestThreads(sim::Simulator& sim, std::string vm, const IoScenario& s, IoTable& io, const KickPolicy* kick,
                            sim::ProcessorSharingStation* cpu)
     : Stage(sim, std::move(vm), "guest.threads"), io_(io), cpu_(cpu) {
@@ -134,6 +142,11 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   const double wake = bare || s.guest.wake_ns <= 0 ? 0.0 : s.guest.wake_ns * in.p_guest_idle * in.irq_share;
   const double guest_complete =
       s.guest.fio_complete_ns * m + drv.complete_ns + half_pages + (bare ? 0.0 : interrupt_cost_ns(s) * in.irq_share) + wake;
+  // Under TCG's big lock (host.tcg_bql) a kick waits for the main loop's pass to end: the thread
+  // holds its vCPU, off CPU. An interrupt is raised to the guest only once the pass has ended
+  // (virtqueue_interrupt_demands), so taking it rarely waits again.
+  const double kicks = bare ? 0.0 : in.p_kick / std::max(1, w.iodepth_batch_submit);
+  const double wait = bare ? 0.0 : in.bql_wait_ns * kicks;
   // The VM's fio threads (every job's: a job of several is one class among them) decide whether
   // they share its vCPUs, as the simulation's GuestThreads do.
   if (s.fio_threads() > s.guest.vcpus || s.host.cores > 0) {
@@ -143,16 +156,17 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
     // as many cores as there are threads (every VM's, where vm.count VMs share the cores).
     const int threads = std::max(1, s.fio_threads() * std::max(1, s.vms));
     const int c = s.host.cores > 0 ? std::min(s.host.cores, threads) : s.guest.vcpus;
-    out.push_back({"guest.vcpus", sim::MvaStationKind::MultiServer, c, guest_submit + guest_complete, MvaDemand::Slat::share,
-                   guest_submit, guest_submit + guest_complete});
+    const double all = guest_submit + guest_complete + wait;
+    out.push_back(
+        {"guest.vcpus", sim::MvaStationKind::MultiServer, c, all, wait, MvaDemand::Slat::share, guest_submit + wait, all});
     out.back().shared = s.host.cores > 0;  // host.cores are every VM's; a VM's own vCPUs are its own
   } else {
     // The submit side's share of slat: its demand share of the thread's work (the kick aside).
-    const double part = s.guest.fio_submit_ns * m + blk.submit_extra_ns + drv.submit_ns + half_pages;
+    const double part = s.guest.fio_submit_ns * m + blk.submit_extra_ns + drv.submit_ns + half_pages + wait;
     const double whole = part + s.guest.fio_complete_ns * m + drv.complete_ns + half_pages;
     for (int j = 0; j < w.numjobs; ++j)
       out.push_back({"guest.fio_job" + std::to_string(j), sim::MvaStationKind::Queue, 1,
-                     (guest_submit + guest_complete) / w.numjobs, MvaDemand::Slat::share, part, whole});
+                     (guest_submit + guest_complete + wait) / w.numjobs, wait / w.numjobs, MvaDemand::Slat::share, part, whole});
   }
 }
 

@@ -48,11 +48,16 @@ double extra_pages(double bytes, double ios);
 class FioThread final : public CoreTimedThread {
  public:
   FioThread(sim::Simulator& sim, std::string name, IoTable& io, GuestCpuCosts costs, const KickPolicy* kick);
+  // Under TCG: the thread whose passes hold the big QEMU lock, which a kick and an interrupt's
+  // handling need (host.tcg_bql).
+  void needs_lock_of(sim::FcfsStation* holder) noexcept { bql_holder_ = holder; }
 
  protected:
   sim::time_ns service_ns(sim::JobId job) override;
+  sim::FcfsStation* waits_for(sim::JobId job) override;
 
  private:
+  sim::FcfsStation* bql_holder_ = nullptr;
   IoTable& io_;
   GuestCpuCosts c_;
   sim::Distribution factor_;  // unit-mean lognormal: the spread of CPU costs
@@ -66,6 +71,11 @@ class GuestThreads final : public Stage {
   // `kick`: the virtqueue (null on bare metal); `cpu`: the CPUs the threads share (or null).
   GuestThreads(sim::Simulator& sim, std::string vm, const IoScenario& s, IoTable& io, const KickPolicy* kick,
                sim::ProcessorSharingStation* cpu);
+
+  // Under TCG, every fio thread's kicks and interrupts wait for `holder`'s passes (host.tcg_bql).
+  void need_lock_of(sim::FcfsStation* holder) noexcept {
+    for (FioThread* th : threads_) th->needs_lock_of(holder);
+  }
 
   sim::Port submitted;  // the submit call returned (slat ends): to the virtqueue, or the device
   sim::Port completed;  // reaped by fio's thread: the driver's and the block layer's release

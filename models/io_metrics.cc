@@ -443,7 +443,7 @@ double io_metric_mva(const IoMvaResult& r, const IoScenario& s, const std::strin
       if (bare.rfind("vm", 0) == 0 && bare.find('.') != std::string::npos &&
           bare.find_first_not_of("0123456789", 2) == bare.find('.'))
         bare = bare.substr(bare.find('.') + 1);
-      if (host_thread_kind(bare, "") == k) ns += st.demand_ns;
+      if (host_thread_kind(bare, "") == k) ns += st.demand_ns - st.wait_ns;  // CPU: a lock's wait is not
     }
     return ns / 1e3;
   }

@@ -56,17 +56,34 @@ double host_asleep(const IoScenario& s, double u, double x, int round, double pr
   return asleep;
 }
 
+// TCG's big lock (host.tcg_bql): the wait of one taking, from the main loop's utilization `u` and
+// demand per request (bql_wait_ns), damped against the previous round's, as the wait it adds to
+// the vCPU lowers the utilization that sets it.
+double damped_bql_wait(const IoScenario& s, double u, double demand_ns, int round, double previous) {
+  const double wait = bql_wait_ns(s, u, demand_ns);
+  return round == 0 ? wait : 0.5 * (wait + previous);
+}
+
+// The probability a submit must kick: with EVENT_IDX, when the thread is asleep; under TCG's lock
+// the main loop takes a request without a kick only while it pops the ring (the rest of its pass
+// runs with notifications back on); an emulated HBA always traps.
+double kick_probability(const IoScenario& s, double asleep, double u_main) {
+  if (s.guest.driver == GuestDriver::scsi_hba || !s.vq.event_idx) return 1.0;
+  if (bql_held_by_main_loop(s) && s.host.iothreads == 0) return 1.0 - main_loop_popping(s, u_main);
+  return asleep;
+}
+
 // The closed network: every stage's stations, in the order of the path (the guest's threads,
 // the virtqueue's wake-up, the host threads, the interrupt, the AIO hand-off, the page cache and
 // the device, fio's think time). Stage files say what each contributes.
 std::vector<MvaDemand> build_stages(const IoScenario& plain, double p_kick, double p_wake, double irq_share,
-                                    double x_thread_per_ns, double p_guest_idle, double u_thread) {
+                                    double x_thread_per_ns, double p_guest_idle, double u_thread, double bql_wait) {
   // Demands are per request; a merged request carries `m` I/Os' worth of fio work and bytes.
   const double m = plain.workload.rate_iops > 0 ? 1.0 : ios_per_request(plain);
   IoScenario s = plain;
   s.workload.bs_read_bytes = static_cast<std::uint64_t>(std::llround(static_cast<double>(plain.workload.bs_read_bytes) * m));
   s.workload.bs_write_bytes = static_cast<std::uint64_t>(std::llround(static_cast<double>(plain.workload.bs_write_bytes) * m));
-  const MvaInputs in{s, m, p_kick, p_wake, irq_share, x_thread_per_ns, p_guest_idle, u_thread};
+  const MvaInputs in{s, m, p_kick, p_wake, irq_share, x_thread_per_ns, p_guest_idle, u_thread, bql_wait};
   std::vector<MvaDemand> st;
   guest_thread_demands(in, st);
   if (!s.bare_metal()) {
@@ -93,6 +110,7 @@ std::vector<MvaDemand> build_stages(const IoScenario& plain, double p_kick, doub
       MvaDemand copy = d;
       copy.name = vm_prefix(v) + d.name;
       copy.demand_ns = d.demand_ns / s.vms;
+      copy.wait_ns = d.wait_ns / s.vms;
       expanded.push_back(copy);
     }
   }
@@ -142,14 +160,14 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
   const auto& w = s.workload;
   const int vms = std::max(1, s.vms);
   IoMvaResult out;
-  double p_kick = 1, p_wake = 1, irq_share = 1, x_thread_ns = 0, p_guest_idle = 1, u_thread = 0;
+  double p_kick = 1, p_wake = 1, irq_share = 1, x_thread_ns = 0, p_guest_idle = 1, u_thread = 0, bql_wait = 0;
   std::vector<MvaDemand> st;
   std::vector<double> residence, util, number;
   double x_ns = 0;  // I/Os per ns
   // Fixed point on the host threads' utilization: kicks and wake-ups happen only when a
   // thread is asleep. Five rounds settle it to well under a percent.
   for (int round = 0; round < 6; ++round) {
-    st = build_stages(s, p_kick, p_wake, irq_share, x_thread_ns, p_guest_idle, u_thread);
+    st = build_stages(s, p_kick, p_wake, irq_share, x_thread_ns, p_guest_idle, u_thread, bql_wait);
     residence.assign(st.size(), 0);
     util.assign(st.size(), 0);
     number.assign(st.size(), 0);
@@ -209,11 +227,18 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
     const int fio_threads = s.fio_threads() * vms;
     p_guest_idle = guest_idle(x_ns * guest_demand(st) / std::max(1, fio_threads),
                               w.rate_iops > 0 ? 0.0 : plug_merged_requests_per_job(s), round, p_guest_idle);
-    irq_share = 1.0 / completions_per_interrupt(
-                          s, x_ns / vms / std::max(1, s.queues()),
-                          w.rate_iops > 0 ? 0.0 : plug_merged_requests_per_job(s) * w.numjobs / std::max(1, s.queues()));
-    p_kick = s.vq.event_idx ? asleep : 1.0;
-    if (s.guest.driver == GuestDriver::scsi_hba) p_kick = 1.0;
+    double u_main = 0, d_main = 0;  // the main loop's, for TCG's big lock
+    for (std::size_t k = 0; k < st.size(); ++k)
+      if (st[k].name == "host.main_loop") {
+        u_main = util[k];
+        d_main = st[k].demand_ns;
+      }
+    bql_wait = damped_bql_wait(s, u_main, d_main, round, bql_wait);
+    irq_share =
+        1.0 / completions_per_interrupt(
+                  s, x_ns / vms / std::max(1, s.queues()),
+                  w.rate_iops > 0 ? 0.0 : plug_merged_requests_per_job(s) * w.numjobs / std::max(1, s.queues()), bql_wait);
+    p_kick = kick_probability(s, asleep, u_main);
   }
   out.total_iops = x_ns * 1e9 * (w.rate_iops > 0 ? 1.0 : ios_per_request(s));
   out.iops = vms > 1 ? out.total_iops / vms : out.total_iops;  // one VM's
@@ -231,7 +256,8 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
       submit += residence[k] * st[k].slat_part_ns / st[k].slat_whole_ns;
     // Per I/O: a merged request's residence is shared by the I/Os it carries.
     const double per_io = w.rate_iops > 0 ? 1.0 : ios_per_request(s);
-    out.stages.push_back({st[k].name, residence[k] / per_io, util[k], number[k], st[k].demand_ns / per_io});
+    out.stages.push_back(
+        {st[k].name, residence[k] / per_io, util[k], number[k], st[k].demand_ns / per_io, st[k].wait_ns / per_io});
     if (st[k].kind != sim::MvaStationKind::Delay && util[k] > worst) {
       worst = util[k];
       out.bottleneck = st[k].name;
@@ -256,7 +282,7 @@ struct VmPart {
   std::string name, prefix, device_prefix;  // the profile, its first VM's names, its backend's
   int count = 1;
   IoScenario s;  // one VM of it (vms = 1), running one stonewall group
-  double p_kick = 1, p_wake = 1, irq_share = 1, x_thread_ns = 0, p_guest_idle = 1, u_thread = 0;
+  double p_kick = 1, p_wake = 1, irq_share = 1, x_thread_ns = 0, p_guest_idle = 1, u_thread = 0, bql_wait = 0;
   std::vector<std::size_t> classes;  // its jobs' classes
 };
 
@@ -275,7 +301,8 @@ struct ClassPart {
 // "guest.vcpus") become "host.cpu", which also takes the QEMU threads' work when they run on the cores. The
 // job's own threads take the names the simulation gives them among the VM's threads.
 std::vector<MvaDemand> class_stages(ClassPart& c, const VmPart& vm, int cores) {
-  std::vector<MvaDemand> st = build_stages(c.s, vm.p_kick, vm.p_wake, vm.irq_share, vm.x_thread_ns, vm.p_guest_idle, vm.u_thread);
+  std::vector<MvaDemand> st =
+      build_stages(c.s, vm.p_kick, vm.p_wake, vm.irq_share, vm.x_thread_ns, vm.p_guest_idle, vm.u_thread, vm.bql_wait);
   c.guest_demand_ns = guest_demand(st);
   const std::string thread = "guest.fio_job";
   for (MvaDemand& d : st)
@@ -288,8 +315,10 @@ std::vector<MvaDemand> class_stages(ClassPart& c, const VmPart& vm, int cores) {
   std::vector<MvaDemand> out;
   for (const MvaDemand& d : st) {
     if (d.name == "guest.vcpus") {
-      cpu.demand_ns += d.demand_ns;
+      // The vCPUs' work runs on the cores; their wait for TCG's lock holds a vCPU, not a core.
+      cpu.demand_ns += d.demand_ns - d.wait_ns;
       cpu.slat_part_ns += d.slat_part_ns;
+      if (d.wait_ns > 0) out.push_back({"guest.bql_wait", sim::MvaStationKind::Delay, 1, d.wait_ns});
       continue;
     }
     // A vhost-user backend polls on cores of its own (as the simulation's HostThreads).
@@ -543,9 +572,16 @@ IoMvaClassesResult solve_group(const IoScenario& s, int phase) {
       }
       const int fio_threads = std::max(1, v.s.fio_threads());
       v.p_guest_idle = guest_idle(guest_work / fio_threads, in_flight / fio_threads, round, v.p_guest_idle);
-      v.irq_share = 1.0 / completions_per_interrupt(v.s, x_vm / std::max(1, v.s.queues()), in_flight / std::max(1, v.s.queues()));
-      v.p_kick = v.s.vq.event_idx ? asleep : 1.0;
-      if (v.s.guest.driver == GuestDriver::scsi_hba) v.p_kick = 1.0;
+      double u_main = 0, d_main = 0;  // the VM's main loop, for TCG's big lock
+      for (std::size_t i = 0; i < lead.stages.size(); ++i)
+        if (lead.stages[i].name == "host.main_loop") {
+          for (const std::size_t c : v.classes) u_main += util[where[v.classes.front()][i]][c];
+          d_main = lead.stages[i].demand_ns;
+        }
+      v.bql_wait = damped_bql_wait(v.s, u_main, d_main, round, v.bql_wait);
+      v.irq_share = 1.0 / completions_per_interrupt(v.s, x_vm / std::max(1, v.s.queues()), in_flight / std::max(1, v.s.queues()),
+                                                    v.bql_wait);
+      v.p_kick = kick_probability(v.s, asleep, u_main);
     }
   }
 

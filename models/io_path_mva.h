@@ -28,6 +28,7 @@ struct IoMvaStage {
   double utilization = 0;   // per server
   double number_mean = 0;
   double demand_ns = 0;  // per I/O, all visits
+  double wait_ns = 0;    // of demand_ns, per I/O: waiting for a lock, off CPU
 };
 
 struct IoMvaResult {

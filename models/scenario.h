@@ -116,8 +116,9 @@ struct HostParams {
   double main_loop_ns = 1500;                       // extra per request in the main loop (BQL, other handlers)
   double loop_wake_ns = 0;                          // an emulation thread's CPU per wake from its poll (a sleeping thread)
   double tcg_irq_relay_ns = 10.7e3;                 // TCG + IOThread: the main loop's CPU per interrupt it relays (no irqfd)
-  double main_loop_timer_ns = 1e6;                  // the main loop's timers run at whole multiples of this (glib's ms timeout)
-  double emu_per_page_ns = 100;  // emulation thread, per 4 KiB page of a request beyond the first (descriptor mapping)
+  bool tcg_bql = true;  // TCG: the vCPU takes the big QEMU lock to kick and to take an interrupt; the main loop's pass holds it
+  double main_loop_timer_ns = 1e6;  // the main loop's timers run at whole multiples of this (glib's ms timeout)
+  double emu_per_page_ns = 100;     // emulation thread, per 4 KiB page of a request beyond the first (descriptor mapping)
   int thread_pool_max = 64;
   double threads_handoff_ns = 5000;  // worker wake-up and completion bottom half, each way
   double native_submit_ns = 1000;    // io_submit per request (batched)

@@ -109,7 +109,8 @@ struct MvaDemand {
   std::string name;
   sim::MvaStationKind kind;
   int servers;
-  double demand_ns;  // per request, all visits
+  double demand_ns;    // per request, all visits
+  double wait_ns = 0;  // of demand_ns, the time a server waits for a lock, holding it off CPU (TCG's big lock)
   // How much of its residence counts towards fio's slat: none, all of it, or the share
   // slat_part_ns / slat_whole_ns of its demand (a job thread that submits and completes).
   enum class Slat { none, all, share } slat = Slat::none;
@@ -132,6 +133,7 @@ struct MvaInputs {
   double x_thread_per_ns = 0;        // requests per ns through each host thread (the same fixed point)
   double p_guest_idle = 1;           // probability a completion finds its fio thread idle (the same fixed point)
   double u_thread = 0;               // a host thread's utilization (the same fixed point)
+  double bql_wait_ns = 0;            // TCG: the wait for the big QEMU lock, per taking (the same fixed point)
 };
 
 }  // namespace vqsim::models

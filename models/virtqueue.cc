@@ -39,6 +39,10 @@ void InterruptLine::accept(sim::JobId job, int) {
 
 void InterruptLine::handle(std::uint32_t, std::uint64_t) {
   const sim::time_ns now = sim_.now();
+  if (bql_holder_ != nullptr && !bql_holder_->idle()) {
+    bql_holder_->when_idle(*this, 0);  // raised in a pass: taken when the pass ends
+    return;
+  }
   pending_ = false;
   delivering_.swap(waiting_);
   waiting_.clear();
@@ -153,18 +157,20 @@ bool handler_window_on(const IoScenario& s) {
   return s.vq.handler_window == HandlerWindow::on;
 }
 
-double completions_per_interrupt(const IoScenario& s, double completions_per_ns, double in_flight) {
+double completions_per_interrupt(const IoScenario& s, double completions_per_ns, double in_flight, double lock_wait_ns) {
+  const double wait = std::max(0.0, lock_wait_ns);
   // Without the handler's window: those that reach the ring while it is delivered.
-  if (!handler_window_on(s)) return 1.0 + std::max(0.0, completions_per_ns) * s.vq.irq_ns;
-  // An interrupt takes the completions that reach the ring during its delivery (irq_us) and its
-  // handler's run (interrupt_cost_ns, and per completion the driver's), which lengthens with
-  // each: b = 1 + x' (irq + handler + b per), so b = (1 + x' (irq + handler)) / (1 - x' per),
+  if (!handler_window_on(s)) return 1.0 + std::max(0.0, completions_per_ns) * (s.vq.irq_ns + wait);
+  // An interrupt takes the completions that reach the ring during its delivery (irq_us, and
+  // under TCG's lock the rest of the main loop's pass) and its handler's run (interrupt_cost_ns,
+  // and per completion the driver's), which lengthens with each:
+  // b = 1 + x' (irq + wait + handler + b per), so b = (1 + x' (irq + wait + handler)) / (1 - x' per),
   // x' the rate the others arrive at as the leader sees it ((n - 1) / n of x by the arrival
   // theorem, n in flight on the queue: a lone request is always an interrupt of its own), and
   // never more than the n in flight.
   const double x = std::max(0.0, completions_per_ns) * seen_by_arrival(in_flight);
   const double per = driver_costs(s).complete_ns;
-  const double open = 1.0 + x * (s.vq.irq_ns + interrupt_cost_ns(s));
+  const double open = 1.0 + x * (s.vq.irq_ns + wait + interrupt_cost_ns(s));
   const double b = open / std::max(0.05, 1.0 - x * per);
   return in_flight > 0 ? std::min(b, std::max(1.0, in_flight)) : b;
 }
@@ -174,7 +180,10 @@ void virtqueue_wakeup_demands(const MvaInputs& in, std::vector<MvaDemand>& out) 
 }
 
 void virtqueue_interrupt_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
-  out.push_back({"virtqueue.irq", sim::MvaStationKind::Delay, 1, in.s.vq.irq_ns});
+  // Under TCG's lock the interrupt's leader waits for the rest of the main loop's pass; the
+  // completions that join it during the wait, on average half of it.
+  const double wait = in.bql_wait_ns * 0.5 * (1.0 + in.irq_share);
+  out.push_back({"virtqueue.irq", sim::MvaStationKind::Delay, 1, in.s.vq.irq_ns + wait});
 }
 
 // The scenario keys of the virtqueue (models/param.h: how a key is declared).

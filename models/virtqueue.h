@@ -44,7 +44,9 @@ bool handler_window_on(const IoScenario& s);
 // The MVA's completions per interrupt at `completions_per_ns` per queue with `in_flight` requests
 // on it (0: an open loop): those that reach the ring while the interrupt is delivered and its
 // handler drains the ring (InterruptLine).
-double completions_per_interrupt(const IoScenario& s, double completions_per_ns, double in_flight);
+// `lock_wait_ns`: how long a raised interrupt waits for the main loop's pass under TCG's big
+// lock (host.tcg_bql; 0 otherwise), during which completions join it too.
+double completions_per_interrupt(const IoScenario& s, double completions_per_ns, double in_flight, double lock_wait_ns = 0);
 
 // One virtqueue's interrupt: the first completion starts an interrupt (irq_us until the guest
 // handler runs); completions that arrive before it runs are delivered with it. The handler then
@@ -64,6 +66,10 @@ class InterruptLine final : public sim::Component, public InterruptHandled {
   // The guest's thread has done the work of the interrupt `leader` led: its handler has drained
   // the ring by then, however long the mean handler would have taken.
   void handled(sim::JobId leader, sim::time_ns now) override;
+  // Under TCG the guest takes an interrupt only with the big QEMU lock (cpu_handle_interrupt),
+  // which the main loop holds for its whole pass: an interrupt raised waits for `holder` to be
+  // idle, and the completions of the pass join it.
+  void taken_after(sim::FcfsStation* holder) noexcept { bql_holder_ = holder; }
   void reset_statistics(sim::time_ns now) override;
   void report(sim::Metrics& m, sim::time_ns now) const override;
   const sim::FlowStats* flow() const noexcept override { return &flow_; }
@@ -76,6 +82,7 @@ class InterruptLine final : public sim::Component, public InterruptHandled {
   IoTable& io_;
   sim::Distribution latency_;
   double handler_ns_, per_completion_ns_;
+  sim::FcfsStation* bql_holder_ = nullptr;
   bool pending_ = false;
   double handler_until_ns_ = -1;  // the guest's handler drains the ring until then
   sim::JobId leader_ = 0;         // the completion that led the last interrupt
@@ -101,6 +108,10 @@ class Virtqueue final : public Stage, public KickPolicy {
 
   // The thread(s) that consume the ring; set when the path is assembled.
   void consumed_by(const RingConsumer& consumer) { consumer_ = &consumer; }
+  // The thread whose passes hold the lock the guest needs to take an interrupt (TCG's main loop).
+  void interrupts_taken_after(sim::FcfsStation* holder) noexcept {
+    for (InterruptLine* line : irqs_) line->taken_after(holder);
+  }
 
   // The notify exit is taken unless EVENT_IDX suppression applies and the thread is processing.
   bool kick_needed(const IoRequest& r) const override {

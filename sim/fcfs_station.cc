@@ -49,14 +49,29 @@ void FcfsStation::begin_service(std::uint32_t server, Slot slot) {
   slots_[server] = slot;
   stats_.wait.add(static_cast<double>(now - slot.arrival));
   stats_.in_use.set(now, static_cast<double>(slots_.size() - idle_.size()));
-  const time_ns service = service_ns(slot.job);
+  start_work(server);
+}
+
+void FcfsStation::start_work(std::uint32_t server) {
+  const JobId job = slots_[server].job;
+  if (FcfsStation* lock = waits_for(job); lock != nullptr && !lock->idle()) {
+    lock->when_idle(*this, kLockFree, server);
+    return;
+  }
+  const time_ns service = service_ns(job);
   if (cpu_ != nullptr)
     cpu_->submit_work(this, server, static_cast<double>(service));
   else
-    sim_.schedule_in(service, this, 0, server);
+    sim_.schedule_in(service, this, kServiceEnd, server);
 }
 
-void FcfsStation::handle(std::uint32_t, std::uint64_t payload) { finish_service(static_cast<std::uint32_t>(payload)); }
+void FcfsStation::handle(std::uint32_t kind, std::uint64_t payload) {
+  const auto server = static_cast<std::uint32_t>(payload);
+  if (kind == kLockFree)
+    start_work(server);  // asks again: the lock's holder may have new work at this very instant
+  else
+    finish_service(server);
+}
 
 void FcfsStation::work_done(std::uint64_t token) { finish_service(static_cast<std::uint32_t>(token)); }
 
@@ -74,6 +89,12 @@ void FcfsStation::finish_service(std::uint32_t server) {
     stats_.in_use.set(now, static_cast<double>(slots_.size() - idle_.size()));
   }
   out.send(done.job);
+  // Told after the job has left (it may bring this station new work at once, seen by the watcher).
+  if (!idle_watchers_.empty() && idle()) {
+    std::vector<Watcher> told;
+    told.swap(idle_watchers_);
+    for (const Watcher& w : told) sim_.schedule_in(0, w.target, w.kind, w.payload);
+  }
 }
 
 void FcfsStation::reset_statistics(time_ns now) { stats_.reset(now); }

@@ -46,17 +46,30 @@ class FcfsStation : public Component, public WorkClient {
   // When the station last became completely idle (meaningful while busy() == 0): a model of a
   // thread that polls for a while before it sleeps asks how long it has been idle.
   time_ns idle_since_ns() const noexcept { return idle_since_ns_; }
+  // Nothing in service and nothing waiting.
+  bool idle() const noexcept { return busy() == 0 && queue_.empty(); }
+  // Sends `target` the event (`kind`, `payload`) at the instant this station next becomes idle: a
+  // model of a lock that this station's work holds waits for it.
+  void when_idle(Component& target, std::uint32_t kind, std::uint64_t payload = 0) {
+    idle_watchers_.push_back({&target, kind, payload});
+  }
 
  protected:
   // The service time of `job`; by default a draw from its class's distribution.
   virtual time_ns service_ns(JobId job);
+  // A station whose busy time holds a lock `job`'s work needs (or null): the job, on its server,
+  // waits for that station to be idle before its work starts. The wait is not service: it is
+  // not in service_ns and takes no CPU.
+  virtual FcfsStation* waits_for(JobId) { return nullptr; }
 
  private:
   struct Slot {
     JobId job = kNoJob;
     time_ns arrival = 0;
   };
+  enum Event : std::uint32_t { kServiceEnd, kLockFree };
   void begin_service(std::uint32_t server, Slot slot);
+  void start_work(std::uint32_t server);
   void finish_service(std::uint32_t server);
 
   Distribution service_;
@@ -68,6 +81,12 @@ class FcfsStation : public Component, public WorkClient {
   Fifo<Slot> queue_;
   WaitingLineStats stats_;
   time_ns idle_since_ns_ = 0;
+  struct Watcher {
+    Component* target;
+    std::uint32_t kind;
+    std::uint64_t payload;
+  };
+  std::vector<Watcher> idle_watchers_;
 };
 
 }  // namespace vqsim::sim

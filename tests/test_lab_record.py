@@ -39,6 +39,10 @@ try:
     # --- the plan: K = 1..4, 3 passes, every other pass reversed, a go channel per guest
     r = rec(os.path.join(src, "calibration", "lab", "grids", "consolidated.toml"), "--dry-run", "--out", tmp + "/x")
     check(r.returncode == 0, f"--dry-run of grids/consolidated.toml exits 0 (got {r.returncode}: {r.stderr[-300:]})")
+    r2 = rec(os.path.join(src, "calibration", "lab", "grids", "consolidated.toml"), "--dry-run", "--trace-irq",
+             "--out", tmp + "/y")
+    check(r2.returncode != 0 and "--trace-irq traces guests alone" in r2.stderr,
+          f"--trace-irq on a grid of several guests at once is refused, saying why (got {r2.returncode}: {r2.stderr[-300:]})")
     names = re.findall(r"^\s*\d+\. (\S+):", r.stdout, re.M)
     check(len(names) == 24, f"24 groups (2 backends x K 1..4 x 3 passes), got {len(names)}")
     check(names[:4] == [f"nullco0us-blk-io0-na-none-v1-k{k}-p1" for k in (1, 2, 3, 4)],
@@ -169,6 +173,14 @@ try:
           and g.get("cpu_s", {}).get("system") == 3.0 and g["cpu_s"]["idle"] == 1.0,
           f"the guest's uptime, CPU seconds by kind and interrupts per vector over the job (got {g})")
     check(record.guest_counter_delta("@uptime 1.0 1.0\ncpu 1 2 3 4\n") == {}, "one snapshot is no delta")
+    # --- the guest's trace of its interrupts (--trace-irq): kind, time in us, idle flag per event
+    tr = record.irq_trace_summary("h1 100.0 1\nh0 112.0 1\ns1 112.5 0\ns0 120.5 0\nh1 200.0 0\nh0 208.0 0\n"
+                                  "h1 260.0 0\nbad line\n")
+    check(tr["handlers"] == 3 and tr["idle_share"] == round(1 / 3, 3) and tr["handler_us"]["n"] == 2
+          and tr["handler_us"]["mean"] == 10.0 and tr["gap_us"]["mean"] == 80.0 and tr["block_softirq_us"]["mean"] == 8.0,
+          f"handlers' durations entry to exit, gaps between entries, the idle share and the softirq's runs (got {tr})")
+    check(record.irq_trace_summary("")["handlers"] == 0 and record.irq_trace_summary("")["handler_us"] == {},
+          "an empty trace has no handlers")
     m = os.path.join(src, "calibration", "data", "lab-2026-12-02", "threads", "manifest.toml")
     with open(m, "rb") as f:
         runs = tomllib.load(f)["run"]

@@ -1,0 +1,141 @@
+// TCG's big QEMU lock (host.tcg_bql, docs/sources.md §4): the engine's wait for another station
+// to be idle (sim::FcfsStation::waits_for, when_idle) on a hand-timed path, and in the I/O path
+// the vCPU's kicks and interrupts waiting for the main loop's pass: blocked time that is not
+// CPU, interrupts that carry their pass, and nothing under KVM.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "calibration_support.h"
+#include "models/config.h"
+#include "models/emulation_thread.h"
+#include "models/io_path_mva.h"
+#include "models/io_results.h"
+#include "models/scenario.h"
+#include "sim/fcfs_station.h"
+#include "sim/simulator.h"
+
+using namespace vqsim;
+
+namespace {
+
+// Sends one job at each of the given times.
+class Arrivals : public sim::Component {
+ public:
+  Arrivals(sim::Simulator& sim, std::string name, std::vector<sim::time_ns> times)
+      : sim::Component(sim, std::move(name)), times_(std::move(times)) {}
+  sim::Port out;
+  void validate() const override { sim::require_connected(*this, out, "out"); }
+  void start() override {
+    for (std::size_t i = 0; i < times_.size(); ++i) sim_.schedule_at(times_[i], this, 0, i);
+  }
+  void handle(std::uint32_t, std::uint64_t) override { out.send(sim_.jobs().allocate(sim_.now())); }
+
+ private:
+  std::vector<sim::time_ns> times_;
+};
+
+class Recorder : public sim::Component {
+ public:
+  Recorder(sim::Simulator& sim, std::string name) : sim::Component(sim, std::move(name)) {}
+  std::vector<sim::time_ns> times;
+  void accept(sim::JobId job, int) override {
+    times.push_back(sim_.now());
+    sim_.jobs().release(job);
+    sim_.count_completion();
+  }
+};
+
+// A station whose every job needs what `holder` holds while it is busy.
+class Waiter final : public sim::FcfsStation {
+ public:
+  Waiter(sim::Simulator& sim, std::string name, sim::FcfsStation& holder)
+      : sim::FcfsStation(sim, std::move(name), 1, sim::Distribution::deterministic(5)), holder_(holder) {}
+
+ protected:
+  sim::FcfsStation* waits_for(sim::JobId) override { return &holder_; }
+
+ private:
+  sim::FcfsStation& holder_;
+};
+
+const std::string kLab = test::kSourceDir + "/scenarios/lab-tcg.toml";
+
+// The lab's TCG guest at depth behind a busy main loop (QEMU's costs at a fitted multiple).
+models::IoScenario busy_main_loop(std::vector<std::string> more = {}) {
+  std::vector<std::string> o = {"workload.iodepth=16", "workload.ios=20000", "run.replications=2", "host.cpu_scale=5"};
+  o.insert(o.end(), more.begin(), more.end());
+  return models::load_io_scenario(kLab, o);
+}
+
+double get(const models::IoRunReport& r, const std::string& name) { return r.get(name).mean; }
+
+}  // namespace
+
+TEST_CASE("a job that needs a busy station's lock waits, holding its server, until that station is idle") {
+  sim::Simulator sim(1, 0);
+  auto& to_holder = sim.make<Arrivals>("to_holder", std::vector<sim::time_ns>{0, 100});
+  auto& to_waiter = sim.make<Arrivals>("to_waiter", std::vector<sim::time_ns>{10, 20, 300});
+  auto& holder = sim.make<sim::FcfsStation>("holder", 1, sim::Distribution::deterministic(100));
+  auto& waiter = sim.make<Waiter>("waiter", holder);
+  auto& done_h = sim.make<Recorder>("done_h");
+  auto& done_w = sim.make<Recorder>("done_w");
+  sim::connect(to_holder.out, holder);
+  sim::connect(to_waiter.out, waiter);
+  sim::connect(holder.out, done_h);
+  sim::connect(waiter.out, done_w);
+  sim.run(sim::RunLimits{});
+  // The holder is busy 0-200 (its second job arrives as its first ends: one busy period). The
+  // waiter's first job waits from 10 to 200 and is served 200-205; its second waits in line behind
+  // it (205-210); the third finds the holder idle (300-305).
+  CHECK(done_h.times == std::vector<sim::time_ns>{100, 200});
+  CHECK(done_w.times == std::vector<sim::time_ns>{205, 210, 305});
+  const sim::Metrics m = sim.report();
+  // The waiter's server was held from 10 to 210 and from 300 to 305: the wait counts as busy.
+  CHECK(m.get("waiter.utilization") == doctest::Approx(205.0 / 305.0));
+}
+
+TEST_CASE("under TCG's lock the vCPU waits off CPU for the main loop's pass, and an interrupt carries the pass") {
+  const models::IoRunReport on = models::simulate_io(busy_main_loop(), 2);
+  const models::IoRunReport off = models::simulate_io(busy_main_loop({"host.tcg_bql=false"}), 2);
+  // The fio thread's station is held longer than its CPU time: the lock's wait (host.cores: its
+  // CPU is counted as host_cores).
+  const double held_on = get(on, "guest.fio_job0.utilization") - get(on, "guest.fio_job0.host_cores");
+  const double held_off = get(off, "guest.fio_job0.utilization") - get(off, "guest.fio_job0.host_cores");
+  CHECK(held_off == doctest::Approx(0.0).epsilon(0.01));
+  CHECK(held_on > 0.02);
+  // An interrupt raised during a pass is taken after it, with the pass's other completions.
+  CHECK(get(on, "virtqueue.irq0.completions_per_interrupt") > get(off, "virtqueue.irq0.completions_per_interrupt"));
+  // At iodepth 1 the main loop has finished its pass when the interrupt is delivered: no wait.
+  const models::IoRunReport qd1_on = models::simulate_io(busy_main_loop({"workload.iodepth=1"}), 2);
+  const models::IoRunReport qd1_off = models::simulate_io(busy_main_loop({"workload.iodepth=1", "host.tcg_bql=false"}), 2);
+  CHECK(get(qd1_on, "read.iops") == doctest::Approx(get(qd1_off, "read.iops")).epsilon(0.02));
+}
+
+TEST_CASE("the lock is TCG's: under KVM host.tcg_bql changes nothing") {
+  const models::IoRunReport on = models::simulate_io(busy_main_loop({"host.accel=kvm"}), 2);
+  const models::IoRunReport off = models::simulate_io(busy_main_loop({"host.accel=kvm", "host.tcg_bql=false"}), 2);
+  CHECK(get(on, "read.iops") == get(off, "read.iops"));
+  CHECK(get(on, "read.lat_mean_us") == get(off, "read.lat_mean_us"));
+  CHECK_FALSE(models::bql_held_by_main_loop(busy_main_loop({"host.accel=kvm"})));
+  CHECK(models::bql_held_by_main_loop(busy_main_loop()));
+  CHECK(models::bql_held_by_main_loop(busy_main_loop({"host.iothreads=1"})));  // the relay's passes
+}
+
+TEST_CASE("the MVA counts the lock's wait as the vCPU's time, not its CPU, behind a main loop serving the device") {
+  const models::IoScenario s = busy_main_loop();
+  CHECK(models::bql_wait_ns(s, 0.0, 50e3) == 0.0);
+  // u S / (1 - u)^2: S = 25 us a visit (two a request), u = 0.5: 50 us.
+  CHECK(models::bql_wait_ns(s, 0.5, 50e3) == doctest::Approx(50e3));
+  CHECK(models::bql_wait_ns(busy_main_loop({"host.iothreads=1"}), 0.5, 50e3) == 0.0);
+  const models::IoMvaResult on = models::solve_io_mva(s);
+  const models::IoMvaResult off = models::solve_io_mva(busy_main_loop({"host.tcg_bql=false"}));
+  double wait = 0;
+  for (const models::IoMvaStage& st : on.stages) wait += st.wait_ns;
+  CHECK(wait > 0);
+  // The vCPU's CPU per I/O (its stations' demand less the wait) stays within the kicks' change.
+  const double cpu_on = models::io_metric_mva(on, s, "cpu.vcpus_us_per_io");
+  const double cpu_off = models::io_metric_mva(off, busy_main_loop({"host.tcg_bql=false"}), "cpu.vcpus_us_per_io");
+  CHECK(cpu_on == doctest::Approx(cpu_off).epsilon(0.25));
+}
