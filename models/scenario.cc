@@ -86,6 +86,15 @@ const char* backend_name(BackendKind b) {
 
 namespace {
 
+// "" when `p` names an existing file, else why not: "no such file <p>", or the system's reason
+// when it cannot even be looked up (a name too long, a path through a file): never an exception.
+std::string missing_file(const std::filesystem::path& p) {
+  std::error_code ec;
+  if (std::filesystem::exists(p, ec)) return "";
+  if (ec) return "cannot look up " + p.string() + ": " + ec.message();
+  return "no such file " + p.string();
+}
+
 const std::vector<Param>& params() { return io_keys(); }
 
 const Param* find_param(const std::string& key) {
@@ -287,8 +296,8 @@ struct Loader {
         throw ConfigError(path + ":" + std::to_string(base->source().begin.line) + ": base: expected a file name");
       std::filesystem::path base_path = *base->value<std::string>();
       if (base_path.is_relative()) base_path = std::filesystem::path(path).parent_path() / base_path;
-      if (!std::filesystem::exists(base_path))
-        throw ConfigError(path + ":" + std::to_string(base->source().begin.line) + ": base: no such file " + base_path.string());
+      if (const std::string why = missing_file(base_path); !why.empty())
+        throw ConfigError(path + ":" + std::to_string(base->source().begin.line) + ": base: " + why);
       load_file(base_path.string());
     }
     const int level = static_cast<int>(chain.size());
@@ -310,10 +319,9 @@ struct Loader {
       if (base == nullptr || !base->is_string()) continue;  // derive_multi says what is wrong
       const std::string resolved = vm_base_path(it->second.file, *base->value<std::string>());
       if (vm_bases.count(resolved)) continue;
-      if (!std::filesystem::exists(resolved))
+      if (const std::string why = missing_file(resolved); !why.empty())
         throw ConfigError(it->second.file + ":" + std::to_string(base->source().begin.line) + ": vm." +
-                          (vm->get("name") ? vm->get("name")->value_or(std::string("?")) : std::string("?")) +
-                          ".base: no such file " + resolved);
+                          (vm->get("name") ? vm->get("name")->value_or(std::string("?")) : std::string("?")) + ".base: " + why);
       auto sub = std::make_shared<Loader>();
       sub->load_file(resolved);
       vm_bases[resolved] = std::move(sub);
@@ -1876,7 +1884,7 @@ IoScenario derive_io_scenario(const std::string& path, const Loader& loader) {
     const bool ok = errors.attempt(&e, [&] {
       std::filesystem::path job = s.workload.fio_job;
       if (job.is_relative() && e.file != "(from --set)") job = std::filesystem::path(e.file).parent_path() / job;
-      if (!std::filesystem::exists(job)) fail(e, "workload.fio_job", "no such file " + job.string());
+      if (const std::string why = missing_file(job); !why.empty()) fail(e, "workload.fio_job", why);
       apply_fio_job(s, job.string(), loader.entries, e);
       set_rw(s, s.workload.rw);
     });

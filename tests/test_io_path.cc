@@ -532,3 +532,17 @@ TEST_CASE("--set of a key without its section suggests the full key (issue 17, i
   REQUIRE(e.size() == 1);
   CHECK(e[0] == "(from --set): iothreads: unknown key (did you mean 'host.iothreads'?)");
 }
+
+TEST_CASE("a base whose name the system cannot look up is an input error with file and line, not a crash") {
+  // Found by fuzz_scenario: std::filesystem::exists threw on a name longer than NAME_MAX.
+  const std::string path = (std::filesystem::temp_directory_path() / "vqsim-test-long-base.toml").string();
+  std::ofstream(path) << "# a scenario\nbase = \"" << std::string(400, 'x') << "\"\n";
+  std::string error;
+  try {
+    models::load_io_scenario(path);
+  } catch (const models::ConfigError& e) {
+    error = e.what();
+  }
+  CHECK(error.find(path + ":2: base: cannot look up") != std::string::npos);
+  std::filesystem::remove(path);
+}
