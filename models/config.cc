@@ -377,6 +377,13 @@ sim::Distribution ConfigReader::distribution(const toml::node& node, const std::
   }
 }
 
+std::string missing_file(const std::string& p) {
+  std::error_code ec;
+  if (std::filesystem::exists(p, ec)) return "";
+  if (ec) return "cannot look up " + p + ": " + ec.message();
+  return "no such file " + p;
+}
+
 toml::table parse_toml_file(const std::string& path, const char* what) {
   namespace fs = std::filesystem;
   std::error_code ec;

@@ -72,6 +72,10 @@ class ConfigReader {
   std::string path_;
 };
 
+// "" when `p` names an existing file, else why not: "no such file <p>", or the system's reason
+// when it cannot even be looked up (a name too long, a path through a file): never an exception.
+std::string missing_file(const std::string& p);
+
 // Reads and parses a TOML file. Every failure is a ConfigError naming the file (and the line
 // where there is one): no such file, a directory, an unreadable or empty file, a file over
 // 64 MiB or with a line over 1 MiB (not a hand-written TOML file), invalid UTF-8, bad syntax.

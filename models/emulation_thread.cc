@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
+#include <utility>
 
 #include "models/aio_engine.h"
 #include "models/guest_block.h"
@@ -89,7 +91,7 @@ HostThreads::HostThreads(sim::Simulator& sim, std::string vm, const IoScenario& 
       relay_ = &sim.make<EmulationThread>(local("host.main_loop"), io, 0.0, s.host.tcg_irq_relay_ns, cv, 0.0, false, 0.0,
                                           s.host.loop_wake_ns);
     if (relay_ != nullptr) relay_held_.resize(threads_.size());
-    if (s.host.accel == Accel::tcg && s.host.tcg_bql) lock_holder_ = s.host.iothreads == 0 ? threads_.front() : relay_;
+    if (bql_held_by_main_loop(s)) lock_holder_ = s.host.iothreads == 0 ? threads_.front() : relay_;
   } else if (s.guest.driver == GuestDriver::vhost_scsi) {
     threads_.push_back(&sim.make<EmulationThread>(local("host.vhost_worker"), io, 0.6 * s.host.vhost_worker_ns,
                                                   0.4 * s.host.vhost_worker_ns, cv, 0.0, false));
@@ -214,6 +216,20 @@ std::vector<PortEnd> HostThreads::exits(const sim::Port& port) const {
   return ends;
 }
 
+namespace {
+// A QEMU emulation thread's own work per request (the MVA's mean request): its submit visit
+// (the device's handler, the AIO submit, the pages beyond the first) and its completion visit;
+// the main loop serving the device pays its extra on each.
+std::pair<double, double> qemu_thread_visits_ns(const IoScenario& s) {
+  const DriverCosts drv = driver_costs(s);
+  const AioEngine aio = aio_engine(s);
+  const double extra = s.host.iothreads == 0 ? s.host.main_loop_ns : 0.0;
+  const double submit = drv.emu_submit_ns + aio.submit_ns + extra +
+                        s.host.emu_per_page_ns * std::max(0.0, std::ceil(s.workload.mean_bytes() / 4096.0) - 1);
+  return {submit, drv.emu_complete_ns + extra};
+}
+}  // namespace
+
 void host_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   const IoScenario& s = in.s;
   const auto& w = s.workload;
@@ -222,12 +238,8 @@ void host_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   int n = 1;
   std::string base = "host.main_loop";
   if (drv.uses_qemu_thread) {
-    const AioEngine aio = aio_engine(s);
     n = std::max(1, s.host.iothreads);
-    const double extra = s.host.iothreads == 0 ? s.host.main_loop_ns : 0.0;
-    submit = drv.emu_submit_ns + aio.submit_ns + extra +
-             s.host.emu_per_page_ns * std::max(0.0, std::ceil(w.mean_bytes() / 4096.0) - 1);
-    complete = drv.emu_complete_ns + extra;
+    std::tie(submit, complete) = qemu_thread_visits_ns(s);
     // The wake from the thread's poll: a kick that finds it asleep, and a completion that does
     // (a null device without latency completes within the pass that submitted it).
     const bool async_completion = !(s.backend.kind == BackendKind::null && s.backend.latency_ns <= 0);
@@ -275,17 +287,6 @@ bool bql_held_by_main_loop(const IoScenario& s) {
   return s.host.iothreads == 0 || s.host.tcg_irq_relay_ns > 0;
 }
 
-namespace {
-// The main loop's own work per request when it serves the device: submit and completion visits.
-std::pair<double, double> main_loop_visits_ns(const IoScenario& s) {
-  const DriverCosts drv = driver_costs(s);
-  const AioEngine aio = aio_engine(s);
-  const double submit = drv.emu_submit_ns + aio.submit_ns + s.host.main_loop_ns +
-                        s.host.emu_per_page_ns * std::max(0.0, std::ceil(s.workload.mean_bytes() / 4096.0) - 1);
-  return {submit, drv.emu_complete_ns + s.host.main_loop_ns};
-}
-}  // namespace
-
 double bql_wait_ns(const IoScenario& s, double u, double demand_ns) {
   // With IOThreads the main loop's passes only relay interrupts, which the MVA's relay already
   // batches (host_thread_demands): the estimate is for the main loop that serves the device.
@@ -296,8 +297,7 @@ double bql_wait_ns(const IoScenario& s, double u, double demand_ns) {
 }
 
 double main_loop_popping(const IoScenario& s, double u) {
-  if (!bql_held_by_main_loop(s) || s.host.iothreads > 0) return std::clamp(u, 0.0, 1.0);
-  const auto [submit, complete] = main_loop_visits_ns(s);
+  const auto [submit, complete] = qemu_thread_visits_ns(s);
   return std::clamp(u, 0.0, 1.0) * (submit + complete > 0 ? submit / (submit + complete) : 0.0);
 }
 

@@ -161,8 +161,9 @@ bool bql_held_by_main_loop(const IoScenario& s);
 // probability it is busy times the residual of a busy period). 0 where the main loop does not
 // serve the device (with IOThreads its relay's passes are short) or the lock is not modelled.
 double bql_wait_ns(const IoScenario& s, double u, double demand_ns);
-// The share of the time the main loop pops the ring (its submits' share of its work) at `u`:
-// a kick is suppressed only then under the lock (HostThreads::processing).
+// The share of the time the main loop serving the device pops the ring (its submits' share of
+// its work) at utilization `u`: under the lock a kick is suppressed only then
+// (HostThreads::processing).
 double main_loop_popping(const IoScenario& s, double u);
 
 // The scenario keys of the host threads (and the QEMU process they run in).

@@ -86,15 +86,6 @@ const char* backend_name(BackendKind b) {
 
 namespace {
 
-// "" when `p` names an existing file, else why not: "no such file <p>", or the system's reason
-// when it cannot even be looked up (a name too long, a path through a file): never an exception.
-std::string missing_file(const std::filesystem::path& p) {
-  std::error_code ec;
-  if (std::filesystem::exists(p, ec)) return "";
-  if (ec) return "cannot look up " + p.string() + ": " + ec.message();
-  return "no such file " + p.string();
-}
-
 const std::vector<Param>& params() { return io_keys(); }
 
 const Param* find_param(const std::string& key) {
@@ -296,7 +287,7 @@ struct Loader {
         throw ConfigError(path + ":" + std::to_string(base->source().begin.line) + ": base: expected a file name");
       std::filesystem::path base_path = *base->value<std::string>();
       if (base_path.is_relative()) base_path = std::filesystem::path(path).parent_path() / base_path;
-      if (const std::string why = missing_file(base_path); !why.empty())
+      if (const std::string why = missing_file(base_path.string()); !why.empty())
         throw ConfigError(path + ":" + std::to_string(base->source().begin.line) + ": base: " + why);
       load_file(base_path.string());
     }
@@ -1884,7 +1875,7 @@ IoScenario derive_io_scenario(const std::string& path, const Loader& loader) {
     const bool ok = errors.attempt(&e, [&] {
       std::filesystem::path job = s.workload.fio_job;
       if (job.is_relative() && e.file != "(from --set)") job = std::filesystem::path(e.file).parent_path() / job;
-      if (const std::string why = missing_file(job); !why.empty()) fail(e, "workload.fio_job", why);
+      if (const std::string why = missing_file(job.string()); !why.empty()) fail(e, "workload.fio_job", why);
       apply_fio_job(s, job.string(), loader.entries, e);
       set_rw(s, s.workload.rw);
     });

@@ -119,9 +119,7 @@ SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& ex
   if (!sc || !sc->is_string()) throw ConfigError(path + ": scenario: a sweep needs scenario = \"base.toml\"");
   std::filesystem::path base = *sc->value<std::string>();
   if (base.is_relative()) base = std::filesystem::path(path).parent_path() / base;
-  std::error_code ec;  // a name the system cannot look up (too long) is an input error too, not an exception
-  if (!std::filesystem::exists(base, ec))
-    fail(path, *sc, "scenario", (ec ? "cannot look up " + base.string() + ": " + ec.message() : "no such file " + base.string()));
+  if (const std::string why = missing_file(base.string()); !why.empty()) fail(path, *sc, "scenario", why);
   spec.scenario = base.lexically_normal().string();
   spec.description = t["description"].value_or(std::string());
   if (const toml::node* s = t.get("set")) {

@@ -9,39 +9,11 @@
 #include "sim/distribution.h"
 #include "sim/simulator.h"
 #include "sim/source.h"
+#include "sim_support.h"
 
 using namespace vqsim::sim;
-
-namespace {
-
-// Sends one job at each of the given times.
-class Arrivals : public Component {
- public:
-  Arrivals(Simulator& sim, std::string name, std::vector<time_ns> times)
-      : Component(sim, std::move(name)), times_(std::move(times)) {}
-  Port out;
-  void validate() const override { require_connected(*this, out, "out"); }
-  void start() override {
-    for (std::size_t i = 0; i < times_.size(); ++i) sim_.schedule_at(times_[i], this, 0, i);
-  }
-  void handle(std::uint32_t, std::uint64_t) override { out.send(sim_.jobs().allocate(sim_.now())); }
-
- private:
-  std::vector<time_ns> times_;
-};
-
-class Recorder : public Component {
- public:
-  Recorder(Simulator& sim, std::string name) : Component(sim, std::move(name)) {}
-  std::vector<time_ns> times;
-  void accept(JobId job, int) override {
-    times.push_back(sim_.now());
-    sim_.jobs().release(job);
-    sim_.count_completion();
-  }
-};
-
-}  // namespace
+using vqsim::test::Arrivals;
+using vqsim::test::Recorder;
 
 TEST_CASE("batch station: a batch is everything waiting when the server frees; late arrivals wait for the next") {
   Simulator sim(1, 0);

@@ -15,37 +15,13 @@
 #include "models/scenario.h"
 #include "sim/fcfs_station.h"
 #include "sim/simulator.h"
+#include "sim_support.h"
 
 using namespace vqsim;
+using test::Arrivals;
+using test::Recorder;
 
 namespace {
-
-// Sends one job at each of the given times.
-class Arrivals : public sim::Component {
- public:
-  Arrivals(sim::Simulator& sim, std::string name, std::vector<sim::time_ns> times)
-      : sim::Component(sim, std::move(name)), times_(std::move(times)) {}
-  sim::Port out;
-  void validate() const override { sim::require_connected(*this, out, "out"); }
-  void start() override {
-    for (std::size_t i = 0; i < times_.size(); ++i) sim_.schedule_at(times_[i], this, 0, i);
-  }
-  void handle(std::uint32_t, std::uint64_t) override { out.send(sim_.jobs().allocate(sim_.now())); }
-
- private:
-  std::vector<sim::time_ns> times_;
-};
-
-class Recorder : public sim::Component {
- public:
-  Recorder(sim::Simulator& sim, std::string name) : sim::Component(sim, std::move(name)) {}
-  std::vector<sim::time_ns> times;
-  void accept(sim::JobId job, int) override {
-    times.push_back(sim_.now());
-    sim_.jobs().release(job);
-    sim_.count_completion();
-  }
-};
 
 // A station whose every job needs what `holder` holds while it is busy.
 class Waiter final : public sim::FcfsStation {

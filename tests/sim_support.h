@@ -1,0 +1,42 @@
+// Shared scaffolding for hand-timed sample paths of the engine's stations (test_batch_station.cc,
+// test_bql.cc): a source that sends one job at each given instant, and a sink that records when
+// each job arrived.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/simulator.h"
+
+namespace vqsim::test {
+
+// Sends one job at each of the given times.
+class Arrivals : public sim::Component {
+ public:
+  Arrivals(sim::Simulator& sim, std::string name, std::vector<sim::time_ns> times)
+      : sim::Component(sim, std::move(name)), times_(std::move(times)) {}
+  sim::Port out;
+  void validate() const override { sim::require_connected(*this, out, "out"); }
+  void start() override {
+    for (std::size_t i = 0; i < times_.size(); ++i) sim_.schedule_at(times_[i], this, 0, i);
+  }
+  void handle(std::uint32_t, std::uint64_t) override { out.send(sim_.jobs().allocate(sim_.now())); }
+
+ private:
+  std::vector<sim::time_ns> times_;
+};
+
+// Records the instant each job reaches it, and ends it.
+class Recorder : public sim::Component {
+ public:
+  Recorder(sim::Simulator& sim, std::string name) : sim::Component(sim, std::move(name)) {}
+  std::vector<sim::time_ns> times;
+  void accept(sim::JobId job, int) override {
+    times.push_back(sim_.now());
+    sim_.jobs().release(job);
+    sim_.count_completion();
+  }
+};
+
+}  // namespace vqsim::test
