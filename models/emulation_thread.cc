@@ -29,8 +29,9 @@ sim::time_ns EmulationThread::service_ns(sim::JobId job) {
   serving_submit_ = r.step == Step::host_submit;
   if (r.step == Step::irq_relay) {
     // One read of the notifier covers every completion signalled before it: a completion the
-    // last read already covered rides along with that read's interrupt, at no cost of its own.
-    if (r.relay_signalled_ns <= last_read_ns_) return counted(0);
+    // last read already covered rides along with that read's interrupt, at no cost of its own,
+    // and so does one that set no notifier (its queue's signal was already on its way).
+    if (r.relay_rides || r.relay_signalled_ns <= last_read_ns_) return counted(0);
     last_read_ns_ = sim_.now();
   }
   if (r.step == Step::host_submit) {
@@ -87,10 +88,11 @@ HostThreads::HostThreads(sim::Simulator& sim, std::string vm, const IoScenario& 
     if (s.host.iothreads == 0) main_loop_ = threads_.front();
     // Under TCG there is no irqfd (virtio-pci's with_irqfd needs KVM): an IOThread's completion
     // sets the guest notifier, and the main loop's handler reads it and injects the interrupt.
-    if (s.host.iothreads > 0 && s.host.accel == Accel::tcg && s.host.tcg_irq_relay_ns > 0)
+    if (relays_interrupts(s))
       relay_ = &sim.make<EmulationThread>(local("host.main_loop"), io, 0.0, s.host.tcg_irq_relay_ns, cv, 0.0, false, 0.0,
                                           s.host.loop_wake_ns);
     if (relay_ != nullptr) relay_held_.resize(threads_.size());
+    queues_ = std::max(1, s.queues());
     if (bql_held_by_main_loop(s)) lock_holder_ = s.host.iothreads == 0 ? threads_.front() : relay_;
   } else if (s.guest.driver == GuestDriver::vhost_scsi) {
     threads_.push_back(&sim.make<EmulationThread>(local("host.vhost_worker"), io, 0.6 * s.host.vhost_worker_ns,
@@ -153,11 +155,28 @@ void HostThreads::accept(sim::JobId job, int in_port) {
         going.swap(relay_held_[t]);
         for (const sim::JobId j : going) {
           IoRequest& h = io_[j];
+          int& relaying = relaying_[relay_slot(h)];
+          // QEMU signals only a completion that passes the guest's used_event (virtio_should_notify):
+          // while the queue's interrupt is on its way or its handler drains the ring, the
+          // completion is on the used ring for that interrupt to take, with no signal. If the
+          // signal is still in the relay, the completion goes with it.
+          const bool signals =
+              relaying == 0 && (h.disk >= arming_.size() || arming_[h.disk] == nullptr || arming_[h.disk]->armed(h));
+          if (relaying == 0 && !signals) {
+            completed.send(j);
+            continue;
+          }
+          ++relaying;
           h.step = Step::irq_relay;
+          h.relay_rides = !signals;
           h.relay_signalled_ns = sim_.now();
-          h.woke = relay_->asleep();
+          h.woke = signals && relay_->asleep();
           relay_->accept(j, 0);
         }
+      } else if (r.step == Step::irq_relay) {
+        --relaying_[relay_slot(r)];
+        r.relay_rides = false;
+        completed.send(job);
       } else if (r.step != Step::host_submit) {
         completed.send(job);
       } else if (batches_.empty()) {
@@ -177,6 +196,17 @@ void HostThreads::accept(sim::JobId job, int in_port) {
       submitted.send(job);
       break;
   }
+}
+
+void HostThreads::signals_to(std::size_t disk, const InterruptArming& arming) {
+  if (arming_.size() <= disk) arming_.resize(disk + 1, nullptr);
+  arming_[disk] = &arming;
+}
+
+std::size_t HostThreads::relay_slot(const IoRequest& r) {
+  const std::size_t slot = static_cast<std::size_t>(r.disk) * static_cast<std::size_t>(queues_) + r.queue % queues_;
+  if (relaying_.size() <= slot) relaying_.resize(slot + 1, 0);
+  return slot;
 }
 
 void HostThreads::validate() const {
@@ -265,21 +295,39 @@ void host_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   // TCG with IOThreads: the main loop relays their interrupts. An IOThread signals once per pass
   // over its work: a completion that finds it busy with others (by the arrival theorem (n - 1) / n
   // of its utilization u, n requests in flight) joins the pass, b = 1 / (1 - seen u) completions
-  // a signal. A signal is read by a read of its own when none is pending: with signals at x / b
-  // per ns and a read taking r, the share that lead is 1 / (1 + seen (x / b) r) (the fixed point
-  // of lead = 1 - busy, busy = x / b lead r); a leader finds the loop asleep as often as it idles.
-  if (drv.uses_qemu_thread && s.host.iothreads > 0 && s.host.accel == Accel::tcg && s.host.tcg_irq_relay_ns > 0) {
+  // a signal. And it signals only while the guest is armed (virtio_should_notify): one signal an
+  // interrupt, so at most the interrupts' share of the completions (in.irq_share). A signal is
+  // read by a read of its own unless another queue's is pending (a queue's own signals wait for
+  // its interrupt): with signals at x per ns over q queues and a read taking r, the share that
+  // lead is 1 / (1 + seen x (q - 1) / q r) (the fixed point of lead = 1 - busy, busy = x' lead r);
+  // a leader finds the loop asleep as often as it idles.
+  if (relays_interrupts(s)) {
     const double relay = s.host.tcg_irq_relay_ns;
     const double n = w.rate_iops > 0 ? 0.0 : static_cast<double>(w.numjobs) * plug_merged_requests_per_job(s);
     const double seen = seen_by_arrival(n);
     const double batch = 1.0 / std::max(0.05, 1.0 - seen * std::clamp(in.u_thread, 0.0, 1.0));
-    const double x = in.x_thread_per_ns * used / batch;  // signals per ns
-    const double lead = 1.0 / (1.0 + seen * x * relay);
+    const double signals = std::min(1.0 / batch, std::clamp(in.irq_share, 0.0, 1.0));  // per completion
+    const double x = in.x_thread_per_ns * used * signals;                              // signals per ns
+    const double q = queues_in_use(s);
+    const double lead = 1.0 / (1.0 + seen * x * (q - 1) / q * relay);
     const double asleep = std::clamp(1.0 - x * lead * relay, 0.0, 1.0);
-    MvaDemand d{"host.main_loop", sim::MvaStationKind::Queue, 1, lead / batch * (relay + s.host.loop_wake_ns * asleep)};
+    MvaDemand d{"host.main_loop", sim::MvaStationKind::Queue, 1, lead * signals * (relay + s.host.loop_wake_ns * asleep)};
     d.core_work = true;
     out.push_back(d);
   }
+}
+
+bool relays_interrupts(const IoScenario& s) {
+  return driver_costs(s).uses_qemu_thread && s.host.iothreads > 0 && s.host.accel == Accel::tcg && s.host.tcg_irq_relay_ns > 0;
+}
+
+double relay_window_ns(const IoScenario& s, double u_thread) {
+  if (!relays_interrupts(s)) return 0.0;
+  // The IOThread signals after its pass (the bottom half): the rest of the pass, an M/M/1 busy
+  // period's residual u S / (1 - u) with S its work per request; then the main loop's read.
+  const auto [submit, complete] = qemu_thread_visits_ns(s);
+  const double u = std::clamp(u_thread, 0.0, 0.9);
+  return (submit + complete) * u / (1 - u) + s.host.tcg_irq_relay_ns + s.host.loop_wake_ns;
 }
 
 bool bql_held_by_main_loop(const IoScenario& s) {
@@ -393,7 +441,8 @@ void host_thread_keys(std::vector<Param>& t) {
        "KVM); docs/sources.md §1 (the lab's threads recording: 10.7 us in vqsim's host-cost terms)",
        "under host.accel = tcg with IOThreads: the main loop's CPU per interrupt it relays. Without KVM's irqfd an "
        "IOThread's completion sets the guest notifier, which the main loop reads and injects (one read covers every "
-       "completion signalled before it); no effect under kvm or without IOThreads; 0 = off",
+       "completion signalled before it; QEMU signals only while the guest is armed, so a queue's completions wait "
+       "for its interrupt on its way without a read of their own); no effect under kvm or without IOThreads; 0 = off",
        {},
        0,
        1e12,

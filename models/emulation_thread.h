@@ -125,6 +125,9 @@ class HostThreads final : public Stage, public RingConsumer {
   sim::FcfsStation* bql_holder() const noexcept { return lock_holder_; }
   // Timers that wait for the main loop: an event that wakes it runs those that have expired.
   void watch_timers(sim::LoopTimer& timers) { timers_ = &timers; }
+  // The guest's interrupts of disk `disk`: with the relay (TCG with IOThreads), an IOThread sets
+  // the guest notifier only for a completion the guest is armed for.
+  void signals_to(std::size_t disk, const InterruptArming& arming);
 
   void accept(sim::JobId job, int in_port) override;
   void validate() const override;
@@ -137,6 +140,8 @@ class HostThreads final : public Stage, public RingConsumer {
  private:
   // The threads that serve requests, then the interrupt relay where there is one.
   std::vector<EmulationThread*> every_thread() const;
+  // The request's queue among every disk's queues, for relaying_.
+  std::size_t relay_slot(const IoRequest& r);
 
   IoTable& io_;
   std::vector<EmulationThread*> threads_;
@@ -146,12 +151,21 @@ class HostThreads final : public Stage, public RingConsumer {
   const EmulationThread* main_loop_ = nullptr;
   EmulationThread* relay_ = nullptr;                 // TCG with IOThreads: the main loop relaying their interrupts
   std::vector<std::vector<sim::JobId>> relay_held_;  // per thread: completions not yet signalled (its pass goes on)
+  std::vector<const InterruptArming*> arming_;       // per disk, where the relay asks (else every completion signals)
+  std::vector<int> relaying_;                        // per disk and queue: its completions in the relay now
+  int queues_ = 1;
   sim::LoopTimer* timers_ = nullptr;
   EmulationThread* lock_holder_ = nullptr;
 };
 
 // The MVA's host threads: one queue per thread that a queue maps to.
 void host_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out);
+// TCG with IOThreads (no irqfd): whether the main loop relays the IOThreads' interrupts.
+bool relays_interrupts(const IoScenario& s);
+// The time from a queue's signalling completion to the interrupt's raising through that relay (the
+// rest of its IOThread's pass at utilization `u_thread`, the main loop's read and wake-up), during
+// which the queue's later completions join the interrupt without a signal of their own; 0 without one.
+double relay_window_ns(const IoScenario& s, double u_thread);
 // Under TCG's big lock (host.tcg_bql): whether the main loop's passes hold it for this scenario
 // (a QEMU device, served by the main loop or with IOThreads whose interrupts it relays).
 bool bql_held_by_main_loop(const IoScenario& s);

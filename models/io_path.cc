@@ -214,6 +214,7 @@ IoPath::IoPath(sim::Simulator& sim, const IoScenario& s) {
     if (!bare) {
       for (std::size_t d = 0; d < disks; ++d) {
         vq[d]->consumed_by(*host);
+        host->signals_to(d, *vq[d]);
         if (host->bql_holder() != nullptr) {
           vq[d]->interrupts_taken_after(host->bql_holder());
           threads.need_lock_of(host->bql_holder());

@@ -235,9 +235,9 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
       }
     bql_wait = damped_bql_wait(s, u_main, d_main, round, bql_wait);
     irq_share =
-        1.0 / completions_per_interrupt(
-                  s, x_ns / vms / std::max(1, s.queues()),
-                  w.rate_iops > 0 ? 0.0 : plug_merged_requests_per_job(s) * w.numjobs / std::max(1, s.queues()), bql_wait);
+        1.0 / completions_per_interrupt(s, x_ns / vms / queues_in_use(s),
+                                        w.rate_iops > 0 ? 0.0 : plug_merged_requests_per_job(s) * w.numjobs / queues_in_use(s),
+                                        bql_wait + relay_window_ns(s, u_thread));
     p_kick = kick_probability(s, asleep, u_main);
   }
   out.total_iops = x_ns * 1e9 * (w.rate_iops > 0 ? 1.0 : ios_per_request(s));
@@ -579,8 +579,8 @@ IoMvaClassesResult solve_group(const IoScenario& s, int phase) {
           d_main = lead.stages[i].demand_ns;
         }
       v.bql_wait = damped_bql_wait(v.s, u_main, d_main, round, v.bql_wait);
-      v.irq_share = 1.0 / completions_per_interrupt(v.s, x_vm / std::max(1, v.s.queues()), in_flight / std::max(1, v.s.queues()),
-                                                    v.bql_wait);
+      v.irq_share = 1.0 / completions_per_interrupt(v.s, x_vm / queues_in_use(v.s), in_flight / queues_in_use(v.s),
+                                                    v.bql_wait + relay_window_ns(v.s, v.u_thread));
       v.p_kick = kick_probability(v.s, asleep, u_main);
     }
   }

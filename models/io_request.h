@@ -39,6 +39,20 @@ class InterruptHandled {
   ~InterruptHandled() = default;
 };
 
+struct IoRequest;
+
+// The guest's interrupt for a request's queue as the device sees it (EVENT_IDX): may its
+// completion signal the guest now? Not while an interrupt is on its way or its handler drains
+// the ring: the guest moves used_event only when it turns callbacks back on, and QEMU signals
+// only a completion that passes it (virtio_should_notify).
+class InterruptArming {
+ public:
+  virtual bool armed(const IoRequest& r) const = 0;
+
+ protected:
+  ~InterruptArming() = default;
+};
+
 struct IoRequest {
   Direction dir = Direction::read;
   bool sequential = false;
@@ -47,6 +61,7 @@ struct IoRequest {
   bool irq_leader = false;               // its completion raised the interrupt (others rode along)
   InterruptHandled* irq_line = nullptr;  // the line of the interrupt it led
   bool woke = false;                     // it found the thread that serves it next asleep: that thread pays its wake-up
+  bool relay_rides = false;              // irq_relay: it set no notifier of its own (its queue's signal was on its way)
   std::int64_t relay_signalled_ns = 0;   // irq_relay: when its completion set the guest notifier
   std::uint8_t disk = 0;                 // which of its VM's disks (IoScenario::disks) it is for
   Step step = Step::tag;

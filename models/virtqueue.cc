@@ -175,6 +175,8 @@ double completions_per_interrupt(const IoScenario& s, double completions_per_ns,
   return in_flight > 0 ? std::min(b, std::max(1.0, in_flight)) : b;
 }
 
+int queues_in_use(const IoScenario& s) { return std::max(1, std::min(s.queues(), std::min(s.fio_threads(), s.guest.vcpus))); }
+
 void virtqueue_wakeup_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   out.push_back({"virtqueue.wakeup", sim::MvaStationKind::Delay, 1, in.s.vq.wakeup_ns * in.p_wake});
 }

@@ -47,6 +47,9 @@ bool handler_window_on(const IoScenario& s);
 // `lock_wait_ns`: how long a raised interrupt waits for the main loop's pass under TCG's big
 // lock (host.tcg_bql; 0 otherwise), during which completions join it too.
 double completions_per_interrupt(const IoScenario& s, double completions_per_ns, double in_flight, double lock_wait_ns = 0);
+// The queues a VM's requests use: fio thread t runs on vCPU t mod vcpus, whose requests go to
+// queue vcpu mod queues, so fewer threads or vCPUs than queues leave some idle.
+int queues_in_use(const IoScenario& s);
 
 // One virtqueue's interrupt: the first completion starts an interrupt (irq_us until the guest
 // handler runs); completions that arrive before it runs are delivered with it. The handler then
@@ -70,6 +73,12 @@ class InterruptLine final : public sim::Component, public InterruptHandled {
   // which the main loop holds for its whole pass: an interrupt raised waits for `holder` to be
   // idle, and the completions of the pass join it.
   void taken_after(sim::FcfsStation* holder) noexcept { bql_holder_ = holder; }
+  // Whether a completion now would be signalled: the handler has turned callbacks back on, and
+  // with EVENT_IDX no interrupt is on its way either (used_event has not moved since it was
+  // signalled); without it the device signals again until the handler turns callbacks off.
+  bool armed(bool event_idx) const noexcept {
+    return static_cast<double>(sim_.now()) >= handler_until_ns_ && !(event_idx && pending_);
+  }
   void reset_statistics(sim::time_ns now) override;
   void report(sim::Metrics& m, sim::time_ns now) const override;
   const sim::FlowStats* flow() const noexcept override { return &flow_; }
@@ -97,7 +106,7 @@ class InterruptLine final : public sim::Component, public InterruptHandled {
 // flight per queue; the guest's blk-mq tags (guest_block.h) already enforce that bound, so "ring
 // full" is the tag pool's wait. Completions go through one InterruptLine per queue
 // ("virtqueue.irq<q>").
-class Virtqueue final : public Stage, public KickPolicy {
+class Virtqueue final : public Stage, public KickPolicy, public InterruptArming {
  public:
   enum In : int { kAvail, kUsed, kWoken, kInterrupted };
   // always_exit: an emulated HBA without a ring traps on every command (register writes).
@@ -118,6 +127,9 @@ class Virtqueue final : public Stage, public KickPolicy {
     if (always_exit_ || !event_idx_) return true;
     return !consumer_->processing(r.thread);
   }
+
+  // Whether the request's completion would signal the guest now (InterruptLine::armed).
+  bool armed(const IoRequest& r) const override { return irqs_[r.queue % irqs_.size()]->armed(event_idx_); }
 
   void accept(sim::JobId job, int in_port) override;
   void validate() const override;
