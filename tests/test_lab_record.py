@@ -186,6 +186,26 @@ try:
         runs = tomllib.load(f)["run"]
     check(all("cpu.vcpus_us_per_io" in r.get("measured", {}) for r in runs),
           "the threads recording's manifest carries each run's vCPU CPU per I/O")
+    # --- the host disk's own QD1 latencies (host fio before the first boot) are the file's device times
+    disk = record.host_disk_qd1_us({"host_disk": "raw file on the host's file system (ext4); host fio QD1 4k O_DIRECT "
+                                                 "mean latency: randread 85.0 us, randwrite 97.1 us; 1m sequential read: "
+                                                 "1073 MiB/s at QD1, 884 MiB/s at QD4"})
+    check(disk == {"randread": 85.0, "randwrite": 97.1}, f"[setup].host_disk's QD1 latencies are read back (got {disk})")
+    check(record.host_disk_qd1_us({"host_disk": "...: randread not measured (TimeoutExpired), randwrite 97.1 us"})
+          == {"randwrite": 97.1} and record.host_disk_qd1_us({}) == {}, "a latency not measured is left out")
+    meta_file = {"storage": {"driver": "virtio-blk", "vcpus": 1, "scheduler": "none", "iothread": False, "backend": "file",
+                             "aio": "native", "cache": "none", "latency_ns": 0},
+                 "guest": {}, "host": {"cores": 2, "qemu_version": "7.2.22"}, "accel": "tcg"}
+    s = record.run_set(meta_file, {}, disk)
+    check(s.get("backend.read_us") == 85.0 and s.get("backend.write_us") == 97.1,
+          f"a raw file's runs set the device's read and write time from the host's own fio (got {s})")
+    meta_null = copy.deepcopy(meta_file)
+    meta_null["storage"]["backend"] = "null-co"
+    check("backend.read_us" not in record.run_set(meta_null, {}, disk), "null-co runs have no device time to set")
+    with open(os.path.join(src, "calibration", "data", "lab-2026-12-02", "full", "manifest.toml"), "rb") as f:
+        full = tomllib.load(f)["run"]
+    check(all(r["set"].get("backend.write_us") == 97.1 for r in full if r["set"]["backend.kind"] == "nvme"),
+          "the full recording's file runs carry its host disk's write latency")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
