@@ -32,7 +32,7 @@ int calibrate_main(const std::vector<std::string>& args) {
   for (const auto& k : fit::fittable_keys()) keys.append(keys.empty() ? "" : ", ").append(k);
   po::options_description opts(
       "usage: vqsim calibrate --scenario BASE.toml --data MANIFEST.toml --out FIT.toml\n"
-      "                       [--fit key,key...] [--holdout REGEX] [--cv loo] [--report REPORT.json]\n"
+      "                       [--fit key,key...] [--holdout REGEX] [--cv loo|config] [--report REPORT.json]\n"
       "                       [--html PAGE.html]\n\n"
       "Fits stage parameters to measured fio runs and writes a calibrated scenario.\n"
       "MANIFEST lists the runs ([[run]] with `file` = a fio output in any format, or inline\n"
@@ -61,7 +61,8 @@ int calibrate_main(const std::vector<std::string>& args) {
       "      --data calibration/data/seeds/000-virtio-scsi-vs-blk.toml --out fit.toml\n"
       "  vqsim calibrate ... --holdout virtio-blk        # fit the others, predict virtio-blk\n"
       "  vqsim calibrate ... --cv loo --report r.json    # leave-one-out error per metric\n"
-      "  vqsim calibrate ... --cv loo --html fit.html    # the same report as a page (docs/report.md)\n\n"
+      "  vqsim calibrate ... --cv loo --html fit.html    # the same report as a page (docs/report.md)\n"
+      "  vqsim calibrate ... --cv config                 # each configuration predicted by a fit without it\n\n"
       "Exit status: 0 converged (files written), 1 the fit did not converge (the report is written,\n"
       "FIT.toml is not), 2 bad usage or manifest, 130 interrupted (nothing written).\n\n"
       "Options");
@@ -69,7 +70,9 @@ int calibrate_main(const std::vector<std::string>& args) {
       "data", po::value(&data), "measurement manifest (TOML)")("out", po::value(&out), "calibrated scenario to write")(
       "fit", po::value(&fit_list), "comma-separated parameters to fit instead of the default choice")(
       "holdout", po::value(&holdout), "runs whose name matches this regex are not fitted but predicted")(
-      "cv", po::value(&cv), "loo: leave-one-out cross-validation over the fitted runs")(
+      "cv", po::value(&cv),
+      "loo: leave-one-out cross-validation over the fitted runs; config: leave out every fitted run of one "
+      "configuration at a time, so that the model's own error for another configuration comes from such folds")(
       "loss", po::value(&loss)->default_value("cauchy"),
       "cauchy: figures the model cannot come near (beyond ~10%) weigh less than the rest | squares: plain least squares")(
       "report", po::value(&report), "also write the report as JSON")(
@@ -104,7 +107,9 @@ int calibrate_main(const std::vector<std::string>& args) {
                      "then use the fit as base = \"FIT.toml\" in that [[vm]] table");
   if (!html.empty() && std::filesystem::is_directory(html))
     throw UsageError("--html " + html + ": is a directory, expected a file name");
-  if (!cv.empty() && cv != "loo") throw UsageError("--cv: only loo (leave-one-out) is supported" + did_you_mean(cv, {"loo"}));
+  if (!cv.empty() && cv != "loo" && cv != "config")
+    throw UsageError("--cv: loo (leave one run out) or config (leave one configuration's runs out), not '" + cv + "'" +
+                     did_you_mean(cv, {"loo", "config"}));
   if (loss != "cauchy" && loss != "squares")
     throw UsageError("--loss must be cauchy or squares" + did_you_mean(loss, {"cauchy", "squares"}));
   if (format != "text" && format != "json")
@@ -121,7 +126,8 @@ int calibrate_main(const std::vector<std::string>& args) {
       if (!k.empty()) o.fit_keys.push_back(k);
   }
   o.holdout = holdout;
-  o.leave_one_out = cv == "loo";
+  o.leave_one_out = cv == "loo" || cv == "config";
+  o.by_configuration = cv == "config";
   o.robust_scale = loss == "cauchy" ? 3.0 : 0.0;  // 3 x the 3% residual unit: ~9%
   o.threads = threads;
   o.replications = replications;

@@ -185,7 +185,7 @@ usage() {  # usage NAME PATTERN ARGS...
 usage "no --out" 'needs --out' "${seed000[@]}"
 usage "no --data" 'needs --data' --scenario "$src/scenarios/seed000-virtio-scsi.toml" --out x.toml
 usage "no --scenario" 'needs --scenario' --data "$src/calibration/data/seeds/000-virtio-scsi-vs-blk.toml" --out x.toml
-usage "--cv kfold" "--cv: only loo" "${seed000[@]}" --out x.toml --cv kfold
+usage "--cv kfold" "--cv: loo .* or config .*kfold" "${seed000[@]}" --out x.toml --cv kfold
 usage "a directory as --data" "$tmp/fit: is a directory" --scenario "$src/scenarios/seed000-virtio-scsi.toml" --data "$tmp/fit" --out x.toml
 usage "a directory as --out" "--out $tmp/fit: is a directory" "${seed000[@]}" --out "$tmp/fit"
 usage "--format yaml" '--format must be text or json' "${seed000[@]}" --out x.toml --format yaml

@@ -122,3 +122,44 @@ TEST_CASE("leave-one-out folds are classified by distance and each distance has 
   CHECK(j["cross_validation"]["folds"][0]["distance"] == "another workload");
   CHECK(j["model_error"]["workload"].contains("mean latency"));
 }
+
+TEST_CASE("leave-one-configuration-out folds leave out every run of a configuration: each is another configuration's") {
+  // Two configurations (the default virtio-blk, and virtio-scsi), two depths each.
+  const std::string base =
+      write("fit-report-config-base.toml",
+            "base = \"" VQSIM_SOURCE_DIR "/scenarios/default.toml\"\n[workload]\nios = 3000\n[run]\nreplications = 2\n");
+  std::string runs;
+  for (const char* driver : {"virtio-blk", "virtio-scsi"})
+    for (int qd : {1, 4})
+      runs += std::string("[[run]]\nname = \"") + driver + "-qd" + std::to_string(qd) +
+              "\"\nmeasured = { \"read.iops\" = " + std::to_string(qd == 1 ? 9000 : 30000) + " }\nset = { \"guest.driver\" = \"" +
+              driver + "\", \"workload.iodepth\" = " + std::to_string(qd) + " }\n";
+  const fit::Dataset d = fit::load_dataset(write("fit-report-config.toml", runs), base);
+  fit::CalibrateOptions o;
+  o.fit_keys = {"backend.read_us"};
+  o.max_rounds = 3;
+  o.leave_one_out = true;
+  o.by_configuration = true;
+  const fit::CalibrationResult r = fit::calibrate(d, o);
+  REQUIRE(r.cv);
+  CHECK(r.cv->method == "leave-one-configuration-out");
+  REQUIRE(r.cv->folds.size() == 4);  // a fold per run, each predicted by the fit on the other configuration
+  for (const auto& f : r.cv->folds) CHECK(f.distance == "unmeasured setup");
+  CHECK(r.model_error.folds.at("unmeasured setup") == 4);
+  // Both runs of a configuration were predicted by the same refit: leaving out one run alone
+  // (leave-one-out) would have left its configuration's other run in, another workload's fold.
+  o.by_configuration = false;
+  const fit::CalibrationResult loo = fit::calibrate(d, o);
+  REQUIRE(loo.cv);
+  for (const auto& f : loo.cv->folds) CHECK(f.distance == "another workload");
+  CHECK(fit::report_json(d, r)["cross_validation"]["method"] == "leave-one-configuration-out");
+  CHECK(r.model_error.source.find("leave-one-configuration-out errors of 4 runs") != std::string::npos);
+  // One configuration has nothing to leave out by configuration.
+  const fit::Dataset one = fit::load_dataset(write("fit-report-config-one.toml",
+                                                   "[[run]]\nname = \"a\"\nmeasured = { \"read.iops\" = 9000 }\n"
+                                                   "set = { \"workload.iodepth\" = 1 }\n[[run]]\nname = \"b\"\nmeasured = "
+                                                   "{ \"read.iops\" = 30000 }\nset = { \"workload.iodepth\" = 4 }\n"),
+                                             base);
+  o.by_configuration = true;
+  CHECK_THROWS_WITH_AS(fit::calibrate(one, o), doctest::Contains("at least two configurations"), models::ConfigError);
+}

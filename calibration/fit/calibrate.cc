@@ -1115,11 +1115,25 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     }
 
   // Leave-one-out: refit without each run (from the estimate, with the same corrections) and
-  // simulate the left-out run at that fit.
+  // simulate the left-out run at that fit; by configuration, without every run of one
+  // configuration, each of which is then another configuration's prediction.
   if (o.leave_one_out) {
-    if (fit_runs.size() < 2) throw models::ConfigError("--cv loo needs at least two fitted runs");
+    std::vector<std::vector<std::size_t>> groups;  // positions in fit_runs left out together
+    if (o.by_configuration) {
+      std::map<std::string, std::size_t> group_of;
+      for (std::size_t f = 0; f < fit_runs.size(); ++f) {
+        const auto [it, fresh] = group_of.emplace(predict::configuration_signature(fit_classes[f]), groups.size());
+        if (fresh) groups.emplace_back();
+        groups[it->second].push_back(f);
+      }
+      if (groups.size() < 2) throw models::ConfigError("--cv config needs fitted runs of at least two configurations");
+    } else {
+      if (fit_runs.size() < 2) throw models::ConfigError("--cv loo needs at least two fitted runs");
+      for (std::size_t f = 0; f < fit_runs.size(); ++f) groups.push_back({f});
+    }
     CvSummary cv;
-    std::vector<Eigen::VectorXd> fold_u, fold_alt_u;
+    if (o.by_configuration) cv.method = "leave-one-configuration-out";
+    std::vector<Eigen::VectorXd> fold_u(fit_runs.size()), fold_alt_u(fit_runs.size());
     // Each fold's fit is the estimate moved by as much as the refit without its run ends away
     // from the same refit with every run (as the parameter draws are): what leaving the run out
     // changes, not the surrogate's drift away from the simulated optimum.
@@ -1127,21 +1141,37 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     const Eigen::VectorXd ua_self = res.alternative && alt_fitter && o.refit_alternative
                                         ? alt_fitter->fit(fit_runs, ua, 30, false, nullptr, 0, false, trusted).u
                                         : ua;
-    for (std::size_t f = 0; f < fit_runs.size(); ++f) {
+    std::vector<std::vector<std::string>> others_of(fit_runs.size());  // the classes fitted without each run
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const std::vector<std::size_t>& out = groups[g];
       std::vector<std::size_t> rest;
-      for (std::size_t j : fit_runs)
-        if (j != fit_runs[f]) rest.push_back(j);
-      say(o, "cross-validation: leaving out run " + std::to_string(f + 1) + "/" + std::to_string(fit_runs.size()) + " '" +
-                 d.runs[fit_runs[f]].name + "'");
-      fold_u.push_back(fitter->inside(u + fitter->fit(rest, u, 30, false, nullptr, 0, false, trusted).u - u_self));
-      // The second explanation without the run too, moved as the estimate moved (a refit of each
+      std::vector<std::string> rest_classes;
+      for (std::size_t f = 0; f < fit_runs.size(); ++f)
+        if (std::find(out.begin(), out.end(), f) == out.end()) {
+          rest.push_back(fit_runs[f]);
+          rest_classes.push_back(fit_classes[f]);
+        }
+      say(o, "cross-validation: leaving out " +
+                 (o.by_configuration ? "configuration " + std::to_string(g + 1) + "/" + std::to_string(groups.size()) + " (" +
+                                           std::to_string(out.size()) + " run" + (out.size() == 1 ? "" : "s") + ", '" +
+                                           d.runs[fit_runs[out.front()]].name + "' ...)"
+                                     : "run " + std::to_string(g + 1) + "/" + std::to_string(groups.size()) + " '" +
+                                           d.runs[fit_runs[out.front()]].name + "'"));
+      const Eigen::VectorXd gu = fitter->inside(u + fitter->fit(rest, u, 30, false, nullptr, 0, false, trusted).u - u_self);
+      // The second explanation without the runs too, moved as the estimate moved (a refit of each
       // would double the folds' cost): the fold's interval holds both, as a held-out run's does,
       // so that the model-error estimate does not count their spread twice.
+      Eigen::VectorXd gua;
       if (res.alternative) {
         if (alt_fitter && o.refit_alternative)
-          fold_alt_u.push_back(fitter->inside(ua + alt_fitter->fit(rest, ua, 30, false, nullptr, 0, false, trusted).u - ua_self));
+          gua = fitter->inside(ua + alt_fitter->fit(rest, ua, 30, false, nullptr, 0, false, trusted).u - ua_self);
         else
-          fold_alt_u.push_back(fitter->inside(ua + fold_u.back() - u));
+          gua = fitter->inside(ua + gu - u);
+      }
+      for (std::size_t f : out) {
+        fold_u[f] = gu;
+        if (res.alternative) fold_alt_u[f] = gua;
+        others_of[f] = rest_classes;
       }
     }
     std::vector<DesPoint> fold_points(fit_runs.size()), fold_alt(fit_runs.size());
@@ -1154,9 +1184,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       const CalRun& r = d.runs[fit_runs[f]];
       CvFold fold;
       fold.name = r.name;
-      std::vector<std::string> others = fit_classes;
-      others.erase(others.begin() + static_cast<long>(f));
-      fold.distance = predict::distance_between(fit_classes[f], others);
+      fold.distance = predict::distance_between(fit_classes[f], others_of[f]);
       // The parameters' part through the surrogate's slope at the fold's fit, with the full fit's
       // covariance (the fold's own, from one run fewer, would be a little wider).
       const Eigen::MatrixXd g = fitter->log_gradient(fit_runs[f], fold_u[f]);
@@ -1260,12 +1288,13 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
                                                        : "a replicate of a fitted setup ") +
             std::to_string(n);
     }
-    res.model_error.source = "the leave-one-out errors of " + std::to_string(res.cv->folds.size()) + " runs by distance (" + by +
+    res.model_error.source = "the " + res.cv->method + " errors of " + std::to_string(res.cv->folds.size()) +
+                             " runs by distance (" + by +
                              "); a distance with under 10 errors of a kind pooled, as 2 runs, with the estimate over all folds "
                              "where those are 10 or more, else with its documented prior (docs/calibration.md)";
   } else {
     res.model_error.source =
-        "the documented prior (docs/calibration.md): no leave-one-out (--cv loo) to estimate it from these runs";
+        "the documented prior (docs/calibration.md): no cross-validation (--cv loo or config) to estimate it from these runs";
   }
   if (!prior_kinds.empty()) {
     std::string list;

@@ -33,6 +33,9 @@ struct CalibrateOptions {
   std::vector<std::string> fit_keys;  // empty = candidate_keys()
   std::string holdout;                // regex on run names: predicted, not fitted
   bool leave_one_out = false;
+  // With leave_one_out: each fold leaves out every fitted run of one configuration (--cv config),
+  // not one run, so that its errors are those of another configuration.
+  bool by_configuration = false;
   int threads = 1;
   int replications = 2;  // DES replications per run and round
   std::uint64_t seed = 1;
@@ -106,7 +109,8 @@ struct CvFold {
 };
 
 struct CvSummary {
-  std::vector<CvFold> folds;
+  std::string method = "leave-one-out";              // or "leave-one-configuration-out"
+  std::vector<CvFold> folds;                         // one per left-out run
   std::vector<std::pair<std::string, double>> mape;  // per target kind
   std::string worst_run;
   double worst_error = 0;  // largest |relative error| of throughput or mean latency

@@ -271,7 +271,7 @@ nlohmann::ordered_json report_json(const Dataset& d, const CalibrationResult& r)
   }
   if (r.cv) {
     nlohmann::ordered_json cj;
-    cj["method"] = "leave-one-out";
+    cj["method"] = r.cv->method;
     cj["mape"] = nlohmann::ordered_json::object();
     for (const auto& [kind, m] : r.cv->mape) cj["mape"][kind] = finite(m);
     cj["worst"] = {{"run", r.cv->worst_run}, {"metric", r.cv->worst_metric}, {"error_abs_rel", finite(r.cv->worst_error)}};
@@ -378,7 +378,9 @@ std::string report_text(const Dataset& d, const CalibrationResult& r) {
     }
   }
   if (r.cv) {
-    t += "\nleave-one-out cross-validation (each run predicted by a fit without it):\n";
+    t += r.cv->method == "leave-one-out"
+             ? "\nleave-one-out cross-validation (each run predicted by a fit without it):\n"
+             : "\nleave-one-configuration-out cross-validation (each run predicted by a fit without its configuration's runs):\n";
     for (const auto& [kind, m] : r.cv->mape) {
       std::snprintf(buf, sizeof buf, "  MAPE %-13s %.1f%%\n", kind.c_str(), 100 * m);
       t += buf;
