@@ -91,8 +91,11 @@ HostThreads::HostThreads(sim::Simulator& sim, std::string vm, const IoScenario& 
     if (relays_interrupts(s))
       relay_ = &sim.make<EmulationThread>(local("host.main_loop"), io, 0.0, s.host.tcg_irq_relay_ns, cv, 0.0, false, 0.0,
                                           s.host.loop_wake_ns);
-    if (relay_ != nullptr) relay_held_.resize(threads_.size());
     queues_ = std::max(1, s.queues());
+    if (relay_ != nullptr) {
+      relay_held_.resize(threads_.size());
+      relaying_.assign(std::max<std::size_t>(1, s.disks.size()) * static_cast<std::size_t>(queues_), 0);
+    }
     if (bql_held_by_main_loop(s)) lock_holder_ = s.host.iothreads == 0 ? threads_.front() : relay_;
   } else if (s.guest.driver == GuestDriver::vhost_scsi) {
     threads_.push_back(&sim.make<EmulationThread>(local("host.vhost_worker"), io, 0.6 * s.host.vhost_worker_ns,
@@ -160,17 +163,16 @@ void HostThreads::accept(sim::JobId job, int in_port) {
           // while the queue's interrupt is on its way or its handler drains the ring, the
           // completion is on the used ring for that interrupt to take, with no signal. If the
           // signal is still in the relay, the completion goes with it.
-          const bool signals =
-              relaying == 0 && (h.disk >= arming_.size() || arming_[h.disk] == nullptr || arming_[h.disk]->armed(h));
-          if (relaying == 0 && !signals) {
+          const bool rides = relaying > 0;
+          if (!rides && !armed(h)) {
             completed.send(j);
             continue;
           }
           ++relaying;
           h.step = Step::irq_relay;
-          h.relay_rides = !signals;
+          h.relay_rides = rides;
           h.relay_signalled_ns = sim_.now();
-          h.woke = signals && relay_->asleep();
+          h.woke = !rides && relay_->asleep();
           relay_->accept(j, 0);
         }
       } else if (r.step == Step::irq_relay) {
@@ -203,10 +205,12 @@ void HostThreads::signals_to(std::size_t disk, const InterruptArming& arming) {
   arming_[disk] = &arming;
 }
 
-std::size_t HostThreads::relay_slot(const IoRequest& r) {
-  const std::size_t slot = static_cast<std::size_t>(r.disk) * static_cast<std::size_t>(queues_) + r.queue % queues_;
-  if (relaying_.size() <= slot) relaying_.resize(slot + 1, 0);
-  return slot;
+bool HostThreads::armed(const IoRequest& r) const {
+  return r.disk >= arming_.size() || arming_[r.disk] == nullptr || arming_[r.disk]->armed(r);
+}
+
+std::size_t HostThreads::relay_slot(const IoRequest& r) const {
+  return static_cast<std::size_t>(r.disk) * static_cast<std::size_t>(queues_) + r.queue % queues_;
 }
 
 void HostThreads::validate() const {
@@ -332,7 +336,7 @@ double relay_window_ns(const IoScenario& s, double u_thread) {
 
 bool bql_held_by_main_loop(const IoScenario& s) {
   if (s.host.accel != Accel::tcg || !s.host.tcg_bql || !driver_costs(s).uses_qemu_thread) return false;
-  return s.host.iothreads == 0 || s.host.tcg_irq_relay_ns > 0;
+  return s.host.iothreads == 0 || relays_interrupts(s);
 }
 
 double bql_wait_ns(const IoScenario& s, double u, double demand_ns) {

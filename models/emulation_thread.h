@@ -140,8 +140,11 @@ class HostThreads final : public Stage, public RingConsumer {
  private:
   // The threads that serve requests, then the interrupt relay where there is one.
   std::vector<EmulationThread*> every_thread() const;
+  // Whether the guest's interrupt for the request's queue would take a signal now (no arming
+  // known: every completion signals).
+  bool armed(const IoRequest& r) const;
   // The request's queue among every disk's queues, for relaying_.
-  std::size_t relay_slot(const IoRequest& r);
+  std::size_t relay_slot(const IoRequest& r) const;
 
   IoTable& io_;
   std::vector<EmulationThread*> threads_;

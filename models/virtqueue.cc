@@ -19,7 +19,7 @@ void InterruptLine::accept(sim::JobId job, int) {
   const sim::time_ns now = sim_.now();
   flow_.arrive(now);
   ++completions_;
-  io_[job].irq_leader = !pending_ && static_cast<double>(now) >= handler_until_ns_;
+  io_[job].irq_leader = armed(true);  // none on its way, and the handler has turned callbacks back on
   if (!pending_ && !io_[job].irq_leader) {
     // The handler is still draining the ring: it takes this one in its loop.
     handler_until_ns_ += per_completion_ns_;
