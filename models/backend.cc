@@ -76,17 +76,30 @@ sim::time_ns DeviceStation::service_ns(sim::JobId job) {
   while (sim_.jobs()[root].parent != sim::kNoJob) root = sim_.jobs()[root].parent;
   const IoRequest& r = io_[root];
   const double extra_bytes = r.bytes > 4096 ? static_cast<double>(r.bytes - 4096) : 0.0;
+  const double chunks = static_cast<double>(r.chunks);
   if (spec_.kind == BackendKind::hdd) {
     // One actuator ([I]); the queue the drive reorders is what waits here now.
     const double queued = std::min<double>(static_cast<double>(waiting()), spec_.ncq_depth - 1);
     const double positioning = r.sequential ? 0.0 : spec_.seek_ns * factor_.sample(rng_) + rotation_.sample(rng_);
-    return to_ns(hdd_service_ns(spec_, static_cast<double>(r.bytes), r.dir, !r.sequential, queued, waiting() > 0, positioning));
+    const double chunk_bytes = static_cast<double>(r.bytes) / chunks;
+    double ns = hdd_service_ns(spec_, chunk_bytes, r.dir, !r.sequential, queued, waiting() > 0, positioning);
+    // Each later chunk of a bounce-buffered request (hba_chunks) is a command of its own, sent when
+    // the one before has been copied: a drive with other commands queued serves those in the gap,
+    // so a random request positions again for it; alone, or in a stream, the drive goes on where it
+    // stopped. The actuator is held across the chunks here: the same time, without the interleaving.
+    for (std::uint32_t c = 1; c < r.chunks; ++c) {
+      const bool repositions = !r.sequential && waiting() > 0;
+      const double again = repositions ? spec_.seek_ns * factor_.sample(rng_) + rotation_.sample(rng_) : 0.0;
+      ns += hdd_service_ns(spec_, chunk_bytes, r.dir, repositions, queued, waiting() > 0, again);
+    }
+    return to_ns(ns);
   }
   // A large request is striped over the device's channels: alone it transfers at the whole
-  // bandwidth; with k requests in service each gets about 1/k of it (fixed at its start).
+  // bandwidth; with k requests in service each gets about 1/k of it (fixed at its start). A
+  // bounce-buffered request (hba_chunks) pays the command's latency once per chunk.
   const double base = r.dir == Direction::read ? spec_.read_ns : spec_.write_ns;
   const double share_bw = spec_.bandwidth_of(r.dir) / std::max(1, busy());
-  return to_ns(base * factor_.sample(rng_) + extra_bytes / share_bw * 1e9);
+  return to_ns(base * chunks * factor_.sample(rng_) + extra_bytes / share_bw * 1e9);
 }
 
 CopyDelay::CopyDelay(sim::Simulator& sim, std::string name, IoTable& io, double per_4k_ns, double cv)
@@ -419,18 +432,22 @@ double device_mean_ns(const DeviceSpec& d, const IoScenario& s) {
   const Outstanding vm = vm_outstanding(s);
   auto one = [&](Direction dir) {
     const double bytes = static_cast<double>(dir == Direction::read ? w.bs_read_bytes : w.bs_write_bytes);
+    const int chunks = hba_chunks(hba_bounce_bytes(s), bytes);  // as the DES's DeviceStation
     if (d.kind == BackendKind::hdd) {
       // NCQ shortens positioning with the queue; the MVA assumes the drive sees every
       // outstanding request queued, which is right when it is the bottleneck.
       const double queued = std::min<double>(vm.ios - 1, d.ncq_depth - 1);
-      return hdd_service_ns(d, bytes, dir, w.random, queued, queued >= 1, d.seek_ns + d.rotation_ns / 2);
+      const double positioning = d.seek_ns + d.rotation_ns / 2;
+      const double chunk = bytes / chunks;
+      return hdd_service_ns(d, chunk, dir, w.random, queued, queued >= 1, positioning) +
+             (chunks - 1) * hdd_service_ns(d, chunk, dir, w.random && queued >= 1, queued, queued >= 1, positioning);
     }
     // Transfer at bandwidth / (requests in service), taking the device as busy with as many as
     // the VM keeps outstanding (up to its channels): exact when it is the bottleneck, and when
     // alone. A job of a VM of several shares the bandwidth with the other jobs' requests too.
     const double sharing = std::clamp(vm.requests, 1.0, static_cast<double>(d.channels));
     const double base = dir == Direction::read ? d.read_ns : d.write_ns;
-    return base + std::max(0.0, bytes - 4096) / (d.bandwidth_of(dir) / sharing) * 1e9;
+    return base * chunks + std::max(0.0, bytes - 4096) / (d.bandwidth_of(dir) / sharing) * 1e9;
   };
   return w.read_fraction * one(Direction::read) + (1 - w.read_fraction) * one(Direction::write);
 }

@@ -71,7 +71,7 @@ void NotificationBatch::release() {
 }
 
 HostThreads::HostThreads(sim::Simulator& sim, std::string vm, const IoScenario& s, IoTable& io, sim::ProcessorSharingStation* cpu)
-    : Stage(sim, std::move(vm), "host.threads"), io_(io) {
+    : Stage(sim, std::move(vm), "host.threads"), io_(io), bounce_bytes_(hba_bounce_bytes(s)) {
   const DriverCosts driver = driver_costs(s);
   const double cv = s.host.cpu_cv;
   if (driver.uses_qemu_thread) {
@@ -135,6 +135,7 @@ void HostThreads::accept(sim::JobId job, int in_port) {
     case kSubmit:
     case kComplete: {
       r.step = in_port == kSubmit ? Step::host_submit : Step::host_complete;
+      if (in_port == kSubmit) r.chunks = static_cast<std::uint32_t>(hba_chunks(bounce_bytes_, r.bytes));
       if (in_port == kSubmit && !batches_.empty()) ++submits_queued_[static_cast<std::size_t>(r.thread)];
       EmulationThread& th = *threads_[r.thread];
       // Asleep in its poll (not working, past its polling window): this request pays the wake.

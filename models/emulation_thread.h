@@ -156,6 +156,7 @@ class HostThreads final : public Stage, public RingConsumer {
   std::vector<std::vector<sim::JobId>> relay_held_;  // per thread: completions not yet signalled (its pass goes on)
   std::vector<const InterruptArming*> arming_;       // per disk, where the relay asks (else every completion signals)
   std::vector<int> relaying_;                        // per disk and queue: its completions in the relay now
+  std::uint64_t bounce_bytes_;                       // QEMU's SCSI bounce buffer in front of the device (hba_bounce_bytes)
   int queues_ = 1;
   sim::LoopTimer* timers_ = nullptr;
   EmulationThread* lock_holder_ = nullptr;

@@ -109,6 +109,7 @@ void FioWorkload::issue(std::uint32_t thread, std::uint32_t ios) {
   r.dir = read ? Direction::read : Direction::write;
   r.ios = ios;
   r.bytes = static_cast<std::uint32_t>(ios * (read ? w.bs_read_bytes : w.bs_write_bytes));
+  r.chunks = 1;
   r.sequential = !w.random;
   r.pagecache = false;
   r.needs_flush = false;

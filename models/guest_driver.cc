@@ -1,5 +1,8 @@
 #include "models/guest_driver.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace vqsim::models {
 
 namespace {
@@ -62,6 +65,15 @@ GuestDriverLimit::GuestDriverLimit(sim::Simulator& sim, std::string vm, int limi
     : Stage(sim, std::move(vm), "guest.driver"), limit_(&sim.make<sim::TokenPool>(local("guest.lun_limit"), limit)) {
   sim::connect(limit_->acquired, *this, kGranted);
   sim::connect(limit_->released, *this, kReleased);
+}
+
+std::uint64_t hba_bounce_bytes(const IoScenario& s) {
+  return s.guest.driver == GuestDriver::scsi_hba ? s.guest.hba_bounce_bytes : 0;
+}
+
+int hba_chunks(std::uint64_t bounce_bytes, double bytes) {
+  if (bounce_bytes == 0) return 1;
+  return std::max(1, static_cast<int>(std::ceil(bytes / static_cast<double>(bounce_bytes))));
 }
 
 void GuestDriverLimit::connected(const sim::Port& port) {
@@ -161,6 +173,18 @@ void guest_driver_keys(std::vector<Param>& t) {
        1,
        65536,
        [](IoScenario& s, const Value& v) { s.guest.hba_queue_depth = static_cast<int>(v.number); }});
+  add({"guest.hba_bounce",
+       Kind::size,
+       "bytes",
+       "128k",
+       "QEMU hw/scsi/scsi-disk.c SCSI_DMA_BUF_SIZE; hw/scsi/lsi53c895a.c lsi_scsi_info (no get_sg_list)",
+       "an emulated SCSI HBA without scatter-gather (LSI): QEMU's scsi-disk moves a request through a bounce buffer "
+       "of this size, one device command per chunk, each issued when the HBA has copied the one before; 0 = the "
+       "HBA passes scatter-gather lists (one command per request)",
+       {},
+       0,
+       1 << 30,
+       [](IoScenario& s, const Value& v) { s.guest.hba_bounce_bytes = static_cast<std::uint64_t>(v.number); }});
 }
 
 }  // namespace vqsim::models

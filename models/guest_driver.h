@@ -26,6 +26,15 @@ struct DriverCosts {
 // The driver's costs: scenario overrides where given, else the driver's defaults.
 DriverCosts driver_costs(const IoScenario& s);
 
+// QEMU's scsi-disk moves data through a bounce buffer of guest.hba_bounce bytes (SCSI_DMA_BUF_SIZE,
+// 128 KiB) when the HBA gives it no scatter-gather list, as the emulated LSI (scsi-hba) does not:
+// each chunk is a read or write of its own, issued when the HBA has copied the one before
+// (scsi_read_data, scsi_write_complete). The buffer's size for such an HBA; 0 for every other
+// driver, which hands the device the whole request.
+std::uint64_t hba_bounce_bytes(const IoScenario& s);
+// The device commands a request of `bytes` takes through a bounce buffer of `bounce_bytes` (0: one).
+int hba_chunks(std::uint64_t bounce_bytes, double bytes);
+
 // The stage, where the driver limits requests in flight (virtio-scsi's cmd_per_lun, vhost-scsi,
 // an emulated HBA's queue depth): a request holding its tag waits for one of
 // "guest.lun_limit"'s tokens before its submit work, and returns it after its completion work.

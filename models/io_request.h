@@ -67,6 +67,7 @@ struct IoRequest {
   Step step = Step::tag;
   std::uint32_t bytes = 4096;     // all of its I/Os together
   std::uint32_t ios = 1;          // fio I/Os merged into this request (plug merging)
+  std::uint32_t chunks = 1;       // device commands it takes one after another (hba_chunks: QEMU's bounce buffer)
   std::uint32_t job = 0;          // fio job (clone) index
   std::uint32_t vm = 0;           // which VM issued it (vm.count replicas share the backend)
   std::uint32_t queue = 0;        // hardware queue / virtqueue

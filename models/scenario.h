@@ -91,9 +91,10 @@ struct GuestParams {
   double driver_submit_ns = -1, driver_complete_ns = -1;  // -1 = the driver's default
   int cmd_per_lun = 128;                                  // virtio-scsi
   int hba_queue_depth = 16;                               // emulated SCSI HBA
-  std::uint64_t max_request_bytes = 1280 * 1024;          // largest request after merging (max_sectors_kb)
-  double cpu_cv = 0.5;                                    // coefficient of variation of CPU costs
-  double cpu_scale = 1;                                   // multiplies every guest vCPU cost (a slower or faster guest CPU)
+  std::uint64_t hba_bounce_bytes = 128 * 1024;    // emulated SCSI HBA without scatter-gather: QEMU's bounce buffer (0: none)
+  std::uint64_t max_request_bytes = 1280 * 1024;  // largest request after merging (max_sectors_kb)
+  double cpu_cv = 0.5;                            // coefficient of variation of CPU costs
+  double cpu_scale = 1;                           // multiplies every guest vCPU cost (a slower or faster guest CPU)
 };
 
 // Virtqueue notification mechanics.
