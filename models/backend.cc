@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "models/aio_engine.h"
+#include "models/fio_workload.h"
 #include "models/guest_block.h"
 #include "models/guest_driver.h"
 
@@ -412,16 +413,17 @@ struct Outstanding {
   double requests = 0, ios = 0;
 };
 Outstanding vm_outstanding(const IoScenario& s) {
+  // I/Os completed but not yet reaped by fio (unreaped_ios) are not at the device.
   if (!s.multi_job())
-    return {static_cast<double>(s.workload.numjobs * plug_merged_requests_per_job(s)),
-            static_cast<double>(s.workload.numjobs * s.workload.effective_depth())};
+    return {static_cast<double>(s.workload.numjobs) * (plug_merged_requests_per_job(s) - unreaped_ios(s.workload)),
+            static_cast<double>(s.workload.numjobs) * (s.workload.effective_depth() - unreaped_ios(s.workload))};
   Outstanding o;
   for (const FioJob& j : s.jobs) {
     IoScenario one = s;  // plug merging is decided by the job's own pattern
     one.workload = j.workload;
     one.jobs.clear();
-    o.requests += j.workload.numjobs * plug_merged_requests_per_job(one);
-    o.ios += j.workload.numjobs * j.workload.effective_depth();
+    o.requests += j.workload.numjobs * (plug_merged_requests_per_job(one) - unreaped_ios(j.workload));
+    o.ios += j.workload.numjobs * (j.workload.effective_depth() - unreaped_ios(j.workload));
   }
   return o;
 }

@@ -50,13 +50,40 @@ FioWorkload::FioWorkload(sim::Simulator& sim, std::string vm, const IoScenario& 
   if (s_.multi_disk()) disk_records_.resize(s_.disks.size());
   for (const DiskSpec& d : s_.disks) disk_iothread_.push_back(d.iothread);
   outstanding_.assign(first, 0);
+  unreaped_.assign(first, {});
+  unreaped_ios_.assign(first, 0);
   backlog_.assign(first, 0);
   next_offset_.assign(first, 0);
 }
 
 void FioWorkload::validate() const { sim::require_connected(*this, submit, "submit"); }
 
-void FioWorkload::accept(sim::JobId job, int) { complete(job); }
+void FioWorkload::accept(sim::JobId id, int) {
+  const std::uint32_t thread = io_[id].job;
+  const WorkloadParams& w = *jobs_[job_of_[thread]].w;
+  if (w.iodepth_batch_complete_min <= 1) {
+    complete(id);  // reaped as it comes: io_getevents(1, max) returns at once
+    return;
+  }
+  // fio waits in io_getevents for min completions (no more than it has in flight), takes at most
+  // max (never fewer than min) and refills; what is left in the ring counts towards the next
+  // wait, which begins as soon as the queue is full again.
+  std::vector<sim::JobId>& ring = unreaped_[thread];
+  ring.push_back(id);
+  unreaped_ios_[thread] += static_cast<int>(io_[id].ios);
+  const int most = std::max(w.iodepth_batch_complete_max, w.iodepth_batch_complete_min);
+  while (!ring.empty() && unreaped_ios_[thread] >= std::min(w.iodepth_batch_complete_min, outstanding_[thread])) {
+    std::size_t n = 0;
+    for (int ios = 0; n < ring.size() && (n == 0 || ios + static_cast<int>(io_[ring[n]].ios) <= most); ++n)
+      ios += static_cast<int>(io_[ring[n]].ios);
+    const std::vector<sim::JobId> reaped(ring.begin(), ring.begin() + static_cast<std::ptrdiff_t>(n));
+    ring.erase(ring.begin(), ring.begin() + static_cast<std::ptrdiff_t>(n));
+    for (const sim::JobId r : reaped) {
+      unreaped_ios_[thread] -= static_cast<int>(io_[r].ios);
+      complete(r);
+    }
+  }
+}
 
 namespace {
 int slots_of(const IoScenario& s) {
@@ -75,8 +102,20 @@ std::vector<PortEnd> FioWorkload::entry(int) const { return {{name(), "reaped"}}
 
 std::vector<PortEnd> FioWorkload::exits(const sim::Port&) const { return {{name(), "issue"}}; }
 
+double unreaped_ios(const WorkloadParams& w) {
+  if (w.rate_iops > 0) return 0;
+  return 0.5 * (std::min(w.iodepth_batch_complete_min, w.effective_depth()) - 1);
+}
+
 void fio_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
-  if (in.s.workload.thinktime_ns > 0) out.push_back({"fio.thinktime", sim::MvaStationKind::Delay, 1, in.s.workload.thinktime_ns});
+  const WorkloadParams& w = in.s.workload;
+  if (w.thinktime_ns > 0) out.push_back({"fio.thinktime", sim::MvaStationKind::Delay, 1, w.thinktime_ns});
+  // fio waits for iodepth_batch_complete_min completions before it reaps (FioWorkload::accept):
+  // each of a thread's unreaped I/Os waits that many over the thread's completion rate (Little's
+  // law), time that counts towards clat.
+  const double held = unreaped_ios(w);
+  if (held > 0 && in.x_fio_thread_per_ns > 0)
+    out.push_back({"fio.reap_wait", sim::MvaStationKind::Delay, 1, held / in.ios_per_request / in.x_fio_thread_per_ns});
 }
 
 void FioWorkload::start() {
@@ -331,6 +370,27 @@ void fio_keys(std::vector<Param>& t) {
        1,
        65536,
        [](IoScenario& s, const Value& v) { s.workload.iodepth_batch_submit = static_cast<int>(v.number); }});
+  add({"workload.iodepth_batch_complete_min",
+       Kind::integer,
+       "",
+       "1",
+       "fio HOWTO iodepth_batch_complete_min; fio backend.c wait_for_completions",
+       "completions fio waits for before it reaps any and refills the queue (its io_getevents min_nr); the wait is "
+       "part of clat",
+       {},
+       1,
+       65536,
+       [](IoScenario& s, const Value& v) { s.workload.iodepth_batch_complete_min = static_cast<int>(v.number); }});
+  add({"workload.iodepth_batch_complete_max",
+       Kind::integer,
+       "",
+       "1",
+       "fio HOWTO iodepth_batch_complete_max (defaults to iodepth_batch_complete_min)",
+       "completions fio reaps at most in one go; below iodepth_batch_complete_min it is taken as that",
+       {},
+       1,
+       65536,
+       [](IoScenario& s, const Value& v) { s.workload.iodepth_batch_complete_max = static_cast<int>(v.number); }});
   add({"workload.direct",
        Kind::boolean,
        "",

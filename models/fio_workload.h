@@ -59,6 +59,9 @@ struct QueueReach {
   int threads = 1;
 };
 QueueReach queue_reach(const IoScenario& s);
+// The mean I/Os of one fio thread that have completed but wait in the kernel's ring for fio to
+// reap them (workload.iodepth_batch_complete_min above 1, a closed loop): (min - 1) / 2.
+double unreaped_ios(const WorkloadParams& w);
 
 // The first and last stage: issues requests on `submit`, takes them back reaped on kReaped.
 class FioWorkload final : public Stage {
@@ -110,10 +113,14 @@ class FioWorkload final : public Stage {
   std::uint32_t vm_index_;
   IoTable& io_;
   std::vector<Job> jobs_;
-  std::vector<std::uint32_t> job_of_;       // per thread: its index in jobs_
-  std::vector<sim::Rng> job_rngs_;          // the streams of the jobs after the first
-  bool per_job_ = false;                    // several jobs: each keeps its own figures too
-  std::vector<int> outstanding_;            // per thread
+  std::vector<std::uint32_t> job_of_;  // per thread: its index in jobs_
+  std::vector<sim::Rng> job_rngs_;     // the streams of the jobs after the first
+  bool per_job_ = false;               // several jobs: each keeps its own figures too
+  std::vector<int> outstanding_;       // per thread
+  // Per thread: completions in the kernel's ring that fio has not reaped yet (it waits for
+  // iodepth_batch_complete_min of them), and their I/Os.
+  std::vector<std::vector<sim::JobId>> unreaped_;
+  std::vector<int> unreaped_ios_;
   std::vector<std::uint64_t> backlog_;      // open loop: arrivals waiting for a free slot
   std::vector<std::uint64_t> next_offset_;  // sequential patterns: next block per thread
   std::array<DirectionRecord, 2> records_;  // every job's I/Os together: the VM's figures

@@ -77,13 +77,14 @@ double kick_probability(const IoScenario& s, double asleep, double u_main) {
 // the virtqueue's wake-up, the host threads, the interrupt, the AIO hand-off, the page cache and
 // the device, fio's think time). Stage files say what each contributes.
 std::vector<MvaDemand> build_stages(const IoScenario& plain, double p_kick, double p_wake, double irq_share,
-                                    double x_thread_per_ns, double p_guest_idle, double u_thread, double bql_wait) {
+                                    double x_thread_per_ns, double p_guest_idle, double u_thread, double bql_wait,
+                                    double x_fio_thread_per_ns) {
   // Demands are per request; a merged request carries `m` I/Os' worth of fio work and bytes.
   const double m = plain.workload.rate_iops > 0 ? 1.0 : ios_per_request(plain);
   IoScenario s = plain;
   s.workload.bs_read_bytes = static_cast<std::uint64_t>(std::llround(static_cast<double>(plain.workload.bs_read_bytes) * m));
   s.workload.bs_write_bytes = static_cast<std::uint64_t>(std::llround(static_cast<double>(plain.workload.bs_write_bytes) * m));
-  const MvaInputs in{s, m, p_kick, p_wake, irq_share, x_thread_per_ns, p_guest_idle, u_thread, bql_wait};
+  const MvaInputs in{s, m, p_kick, p_wake, irq_share, x_thread_per_ns, p_guest_idle, u_thread, bql_wait, x_fio_thread_per_ns};
   std::vector<MvaDemand> st;
   guest_thread_demands(in, st);
   if (!s.bare_metal()) {
@@ -161,13 +162,14 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
   const int vms = std::max(1, s.vms);
   IoMvaResult out;
   double p_kick = 1, p_wake = 1, irq_share = 1, x_thread_ns = 0, p_guest_idle = 1, u_thread = 0, bql_wait = 0;
+  double x_fio_thread_ns = 0;
   std::vector<MvaDemand> st;
   std::vector<double> residence, util, number;
   double x_ns = 0;  // I/Os per ns
   // Fixed point on the host threads' utilization: kicks and wake-ups happen only when a
   // thread is asleep. Five rounds settle it to well under a percent.
   for (int round = 0; round < 6; ++round) {
-    st = build_stages(s, p_kick, p_wake, irq_share, x_thread_ns, p_guest_idle, u_thread, bql_wait);
+    st = build_stages(s, p_kick, p_wake, irq_share, x_thread_ns, p_guest_idle, u_thread, bql_wait, x_fio_thread_ns);
     residence.assign(st.size(), 0);
     util.assign(st.size(), 0);
     number.assign(st.size(), 0);
@@ -225,6 +227,7 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
     x_thread_ns = x_thread;
     u_thread = u_host;
     const int fio_threads = s.fio_threads() * vms;
+    x_fio_thread_ns = x_ns / std::max(1, fio_threads);
     p_guest_idle = guest_idle(x_ns * guest_demand(st) / std::max(1, fio_threads),
                               w.rate_iops > 0 ? 0.0 : plug_merged_requests_per_job(s), round, p_guest_idle);
     double u_main = 0, d_main = 0;  // the main loop's, for TCG's big lock
@@ -294,6 +297,7 @@ struct ClassPart {
   int first_thread = 0;  // its threads' index among the VM's (the simulation's guest.fio_job<t>)
   IoScenario s;          // the VM with this job's workload (jobs: the group's, for fio_threads())
   std::vector<MvaDemand> stages;
+  double x_fio_thread_ns = 0;  // requests per ns each of its fio threads completes (the fixed point's)
   double guest_demand_ns = 0;  // its fio threads' work per request (before host.cores takes it in)
 };
 
@@ -301,8 +305,8 @@ struct ClassPart {
 // "guest.vcpus") become "host.cpu", which also takes the QEMU threads' work when they run on the cores. The
 // job's own threads take the names the simulation gives them among the VM's threads.
 std::vector<MvaDemand> class_stages(ClassPart& c, const VmPart& vm, int cores) {
-  std::vector<MvaDemand> st =
-      build_stages(c.s, vm.p_kick, vm.p_wake, vm.irq_share, vm.x_thread_ns, vm.p_guest_idle, vm.u_thread, vm.bql_wait);
+  std::vector<MvaDemand> st = build_stages(c.s, vm.p_kick, vm.p_wake, vm.irq_share, vm.x_thread_ns, vm.p_guest_idle, vm.u_thread,
+                                           vm.bql_wait, c.x_fio_thread_ns);
   c.guest_demand_ns = guest_demand(st);
   const std::string thread = "guest.fio_job";
   for (MvaDemand& d : st)
@@ -539,6 +543,7 @@ IoMvaClassesResult solve_group(const IoScenario& s, int phase) {
       out.iterations = r.iterations;
       out.converged = r.converged;
       x = r.throughput;
+      for (std::size_t c = 0; c < C; ++c) parts[c].x_fio_thread_ns = x[c] / std::max(1, parts[c].s.workload.numjobs);
       residence = r.residence;
       util = r.utilization;
       number = r.queue_length;

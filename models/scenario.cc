@@ -391,6 +391,10 @@ void apply_fio_job_spec(IoScenario& s, const fio::JobSpec& j, const std::string&
   if (unset("workload.iodepth")) w.iodepth = static_cast<int>(j.iodepth);
   if (unset("workload.numjobs")) w.numjobs = static_cast<int>(j.numjobs);
   if (unset("workload.iodepth_batch_submit")) w.iodepth_batch_submit = static_cast<int>(std::max(1u, j.iodepth_batch_submit));
+  if (unset("workload.iodepth_batch_complete_min"))
+    w.iodepth_batch_complete_min = static_cast<int>(std::max(1u, j.iodepth_batch_complete_min));
+  if (unset("workload.iodepth_batch_complete_max"))
+    w.iodepth_batch_complete_max = static_cast<int>(std::max(1u, j.iodepth_batch_complete_max));
   if (unset("workload.ioengine")) {
     w.ioengine_name = j.ioengine;
     w.ioengine = (j.ioengine == "libaio") ? FioEngine::libaio : j.ioengine == "io_uring" ? FioEngine::io_uring : FioEngine::psync;

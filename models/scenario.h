@@ -56,7 +56,10 @@ struct WorkloadParams {
   FioEngine ioengine = FioEngine::libaio;
   std::string ioengine_name = "libaio";
   int iodepth_batch_submit = 1;  // at most the depth in flight, as fio caps it
-  bool direct = true;            // O_DIRECT in the guest; the model simulates direct I/O only
+  // fio reaps with io_getevents(min, max): it waits for `min` completions, takes at most `max`
+  // (never fewer than min), then refills the queue (backend.c wait_for_completions).
+  int iodepth_batch_complete_min = 1, iodepth_batch_complete_max = 1;
+  bool direct = true;  // O_DIRECT in the guest; the model simulates direct I/O only
   double thinktime_ns = 0;
   double rate_iops = 0;         // per job; 0 = closed loop
   sim::time_ns runtime_ns = 0;  // measured time; 0 = use ios
