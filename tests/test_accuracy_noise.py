@@ -104,6 +104,17 @@ try:
     check(n.points == 1 and n.runs == 2 and n.figures[0] > 0.5, f"the large-block job alone (got {n.points}, {n.runs}, {n.figures[0]})")
     n2 = acc.replicate_noise([a, b], acc.small_blocks)
     check(n2.points == 1 and n2.runs == 3, f"another recording's run of the same name is not a replicate (got {n2.points}, {n2.runs})")
+
+    # The held-out MAPE without the disturbed runs, beside the noise that leaves them out.
+    def held(name, err):
+        return {"name": name, "role": "held out (predicted)", "targets": [{"kind": "throughput", "error_rel": err},
+                                                                        {"kind": "mean latency", "error_rel": -err}]}
+    rep = {"runs": [held("cfg-v1-p1/randread-4k-qd1-j1-r1", 0.1), held("cfg-v1-p2/randread-4k-qd1-j1-r2", 0.9),
+                    {"name": "cfg-v1-p1/read-1m-qd4-j1-r1", "role": "fitted", "targets": []}]}
+    line = acc.undisturbed_line(rep, a)
+    check(line is not None and "1 of 2 held-out runs" in line and "IOPS 10.0%" in line, f"the disturbed run left out (got {line})")
+    check(acc.undisturbed_line({"runs": [held("cfg-v1-p1/randread-4k-qd1-j1-r1", 0.1)]}, a) is None,
+          "no sentence where no held-out run was disturbed")
 finally:
     shutil.rmtree(tmp)
 
