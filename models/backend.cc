@@ -81,17 +81,18 @@ sim::time_ns DeviceStation::service_ns(sim::JobId job) {
   if (spec_.kind == BackendKind::hdd) {
     // One actuator ([I]); the queue the drive reorders is what waits here now.
     const double queued = std::min<double>(static_cast<double>(waiting()), spec_.ncq_depth - 1);
+    const bool next_queued = waiting() > 0;
     const double positioning = r.sequential ? 0.0 : spec_.seek_ns * factor_.sample(rng_) + rotation_.sample(rng_);
     const double chunk_bytes = static_cast<double>(r.bytes) / chunks;
-    double ns = hdd_service_ns(spec_, chunk_bytes, r.dir, !r.sequential, queued, waiting() > 0, positioning);
+    double ns = hdd_service_ns(spec_, chunk_bytes, r.dir, !r.sequential, queued, next_queued, positioning);
     // Each later chunk of a bounce-buffered request (hba_chunks) is a command of its own, sent when
     // the one before has been copied: a drive with other commands queued serves those in the gap,
     // so a random request positions again for it; alone, or in a stream, the drive goes on where it
     // stopped. The actuator is held across the chunks here: the same time, without the interleaving.
+    const bool repositions = !r.sequential && next_queued;
     for (std::uint32_t c = 1; c < r.chunks; ++c) {
-      const bool repositions = !r.sequential && waiting() > 0;
       const double again = repositions ? spec_.seek_ns * factor_.sample(rng_) + rotation_.sample(rng_) : 0.0;
-      ns += hdd_service_ns(spec_, chunk_bytes, r.dir, repositions, queued, waiting() > 0, again);
+      ns += hdd_service_ns(spec_, chunk_bytes, r.dir, repositions, queued, next_queued, again);
     }
     return to_ns(ns);
   }

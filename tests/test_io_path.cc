@@ -29,10 +29,19 @@ struct Figures {
   std::string bottleneck;
 };
 
-Figures simulate(const std::string& file, std::vector<std::string> overrides, int replications = 2) {
+// `base` followed by `extra`: a test's shared overrides and one case's own.
+std::vector<std::string> plus(std::vector<std::string> base, const std::vector<std::string>& extra) {
+  base.insert(base.end(), extra.begin(), extra.end());
+  return base;
+}
+
+models::IoRunReport run_report(const std::string& file, std::vector<std::string> overrides, int replications = 2) {
   overrides.push_back("run.replications=" + std::to_string(replications));
-  const models::IoScenario s = models::load_io_scenario(kScenarios + file, overrides);
-  const models::IoRunReport r = models::simulate_io(s, 2);
+  return models::simulate_io(models::load_io_scenario(kScenarios + file, overrides), 2);
+}
+
+Figures simulate(const std::string& file, std::vector<std::string> overrides, int replications = 2) {
+  const models::IoRunReport r = run_report(file, std::move(overrides), replications);
   Figures f;
   f.read_iops = r.get("read.iops").mean;
   f.write_iops = r.get("write.iops").mean;
@@ -85,12 +94,8 @@ TEST_CASE("seed 004: the VM is emulation-bound far below bare metal, as measured
 TEST_CASE("knob: IOThreads raise the ceiling only while the emulation thread is the bottleneck") {
   // Emulation-bound (seed 004's VM with 4 queues): more IOThreads, more IOPS.
   const std::vector<std::string> vm{"workload.ios=30000", "guest.num_queues=4"};
-  auto with = [](std::vector<std::string> v, const std::string& kv) {
-    v.push_back(kv);
-    return v;
-  };
-  const Figures one = simulate("seed004-vm.toml", with(vm, "host.iothreads=1"));
-  const Figures four = simulate("seed004-vm.toml", with(vm, "host.iothreads=4"));
+  const Figures one = simulate("seed004-vm.toml", plus(vm, {"host.iothreads=1"}));
+  const Figures four = simulate("seed004-vm.toml", plus(vm, {"host.iothreads=4"}));
   CHECK(one.bottleneck == "host.iothread0");
   CHECK(four.iops > 1.5 * one.iops);
   // Guest-bound (the default: one fio job saturates its vCPU): IOThreads change nothing.
@@ -167,25 +172,20 @@ TEST_CASE("emulated LSI HBA: QEMU's scsi-disk takes a request over its 128 KiB b
   // seed 001's LSI setup (an HDD), 256 KiB random reads at depth 8: each later chunk is a
   // command of its own, and with others queued the drive positions again for it.
   const std::vector<std::string> lsi{"workload.ios=3000", "workload.bs=256k"};
-  auto with = [&](std::vector<std::string> kv) {
-    auto v = lsi;
-    v.insert(v.end(), kv.begin(), kv.end());
-    return v;
-  };
   const Figures chunked = simulate("seed001-scsi-disk-lsi.toml", lsi);
-  const Figures whole = simulate("seed001-scsi-disk-lsi.toml", with({"guest.hba_bounce=0"}));
+  const Figures whole = simulate("seed001-scsi-disk-lsi.toml", plus(lsi, {"guest.hba_bounce=0"}));
   // Two positionings (shortened by NCQ at 7 queued) per request instead of one: about 35% fewer.
   CHECK(chunked.iops < 0.75 * whole.iops);
   CHECK(chunked.iops > 0.5 * whole.iops);
   // A request that fits the buffer is one command: nothing changes.
-  CHECK(simulate("seed001-scsi-disk-lsi.toml", with({"workload.bs=128k"})).iops ==
-        doctest::Approx(simulate("seed001-scsi-disk-lsi.toml", with({"workload.bs=128k", "guest.hba_bounce=0"})).iops));
+  CHECK(simulate("seed001-scsi-disk-lsi.toml", plus(lsi, {"workload.bs=128k"})).iops ==
+        doctest::Approx(simulate("seed001-scsi-disk-lsi.toml", plus(lsi, {"workload.bs=128k", "guest.hba_bounce=0"})).iops));
   // virtio-blk passes scatter-gather lists: the key is the LSI's alone.
-  CHECK(simulate("seed001-virtio-blk.toml", with({"guest.hba_bounce=128k"})).iops ==
-        doctest::Approx(simulate("seed001-virtio-blk.toml", with({"guest.hba_bounce=0"})).iops));
+  CHECK(simulate("seed001-virtio-blk.toml", plus(lsi, {"guest.hba_bounce=128k"})).iops ==
+        doctest::Approx(simulate("seed001-virtio-blk.toml", plus(lsi, {"guest.hba_bounce=0"})).iops));
   // The MVA pays the same second positioning.
   const auto mva = [&](std::vector<std::string> kv) {
-    return models::solve_io_mva(models::load_io_scenario(kScenarios + "seed001-scsi-disk-lsi.toml", with(std::move(kv)))).iops;
+    return models::solve_io_mva(models::load_io_scenario(kScenarios + "seed001-scsi-disk-lsi.toml", plus(lsi, kv))).iops;
   };
   CHECK(mva({}) == doctest::Approx(chunked.iops).epsilon(0.1));
   CHECK(mva({"guest.hba_bounce=0"}) == doctest::Approx(whole.iops).epsilon(0.1));
@@ -196,17 +196,8 @@ TEST_CASE(
   // CPU-bound (the default scenario at QD32, fio's thread the bottleneck): the same IOPS, and by
   // Little's law the same lat, but the wait moves into clat (fio stamps a completion when it reaps it).
   const std::vector<std::string> cpu{"workload.iodepth=32", "workload.ios=40000"};
-  auto with = [](std::vector<std::string> v, const std::string& kv) {
-    v.push_back(kv);
-    return v;
-  };
-  const auto run = [](const std::string& file, const std::vector<std::string>& o) {
-    auto v = o;
-    v.push_back("run.replications=2");
-    return models::simulate_io(models::load_io_scenario(kScenarios + file, v), 2);
-  };
-  const auto one = run("default.toml", cpu);
-  const auto eight = run("default.toml", with(cpu, "workload.iodepth_batch_complete_min=8"));
+  const auto one = run_report("default.toml", cpu);
+  const auto eight = run_report("default.toml", plus(cpu, {"workload.iodepth_batch_complete_min=8"}));
   CHECK(eight.get("read.iops").mean == doctest::Approx(one.get("read.iops").mean).epsilon(0.02));
   CHECK(eight.get("read.clat.mean_ns").mean > one.get("read.clat.mean_ns").mean * 1.05);
   CHECK(eight.little_worst < 0.01);
@@ -214,51 +205,46 @@ TEST_CASE(
   // IOPS; waiting for all 16 leaves the device idle between batches. The MVA's unreaped I/Os
   // (a delay in the loop, not at the device) follow within 15%.
   const std::vector<std::string> dev{"workload.iodepth=16", "backend.read_us=500", "workload.ios=20000"};
-  double last = run("default.toml", dev).get("read.iops").mean;
+  double last = simulate("default.toml", dev).iops;
   for (const char* m : {"4", "16"}) {
-    const auto o = with(dev, std::string("workload.iodepth_batch_complete_min=") + m);
-    const double iops = run("default.toml", o).get("read.iops").mean;
+    const auto o = plus(dev, {std::string("workload.iodepth_batch_complete_min=") + m});
+    const double iops = simulate("default.toml", o).iops;
     CHECK(iops < 0.95 * last);
     CHECK(models::solve_io_mva(models::load_io_scenario(kScenarios + "default.toml", o)).iops ==
           doctest::Approx(iops).epsilon(0.15));
     last = iops;
   }
-  // max below min is taken as min, as fio does; a max above it reaps what has come, up to max.
-  CHECK(run("default.toml", with(with(dev, "workload.iodepth_batch_complete_min=4"), "workload.iodepth_batch_complete_max=2"))
-            .get("read.iops")
-            .mean ==
-        doctest::Approx(run("default.toml", with(dev, "workload.iodepth_batch_complete_min=4")).get("read.iops").mean));
+  // max below min is taken as min, as fio does.
+  CHECK(simulate("default.toml", plus(dev, {"workload.iodepth_batch_complete_min=4", "workload.iodepth_batch_complete_max=2"}))
+            .iops == doctest::Approx(simulate("default.toml", plus(dev, {"workload.iodepth_batch_complete_min=4"})).iops));
 }
 
 TEST_CASE("Ceph stalls: a share of ops waits the stall's mean after the OSD; writethrough's barrier spreads it to later writes") {
   const std::vector<std::string> base{"workload.ios=40000", "run.seed=3"};
-  auto with = [&](std::vector<std::string> extra) {
-    auto v = base;
-    v.insert(v.end(), extra.begin(), extra.end());
-    return v;
-  };
   // Writeback: only the stalled op waits. QD1 keeps queueing out, so the mean grows by ratio x mean.
   const auto qd1 = [&](const std::string& ratio) {
     return simulate(
         "seed002-qemu2.4-writeback-iothread.toml",
-        with({"workload.numjobs=1", "workload.iodepth=1", "backend.osd_stall_ms=20", "backend.osd_stall_ratio=" + ratio}), 4);
+        plus(base, {"workload.numjobs=1", "workload.iodepth=1", "backend.osd_stall_ms=20", "backend.osd_stall_ratio=" + ratio}),
+        4);
   };
   const Figures none = qd1("0"), some = qd1("0.02");
   CHECK(some.lat_ns - none.lat_ns == doctest::Approx(0.02 * 20e6).epsilon(0.15));
   const auto mva = [&](const std::string& ratio) {
-    return models::solve_io_mva(models::load_io_scenario(kScenarios + "seed002-qemu2.4-writeback-iothread.toml",
-                                                         with({"workload.numjobs=1", "workload.iodepth=1",
-                                                               "backend.osd_stall_ms=20", "backend.osd_stall_ratio=" + ratio})))
+    return models::solve_io_mva(
+               models::load_io_scenario(kScenarios + "seed002-qemu2.4-writeback-iothread.toml",
+                                        plus(base, {"workload.numjobs=1", "workload.iodepth=1", "backend.osd_stall_ms=20",
+                                                    "backend.osd_stall_ratio=" + ratio})))
         .lat_mean_ns;
   };
   CHECK(mva("0.02") - mva("0") == doctest::Approx(0.02 * 20e6).epsilon(0.01));
   // Writethrough at depth: every flush waits for the writes before it, so the same stalls cost
   // far more throughput than they do with writeback.
   const auto deep = [&](const std::string& file, const std::string& ratio) {
-    return simulate(
-               file,
-               with({"workload.numjobs=1", "workload.iodepth=32", "backend.osd_stall_ms=20", "backend.osd_stall_ratio=" + ratio}),
-               3)
+    return simulate(file,
+                    plus(base, {"workload.numjobs=1", "workload.iodepth=32", "backend.osd_stall_ms=20",
+                                "backend.osd_stall_ratio=" + ratio}),
+                    3)
         .iops;
   };
   const double wb_loss =
@@ -531,15 +517,10 @@ TEST_CASE("seed scenarios and manifests that set the version-dependent keys beha
   const std::vector<std::string> run{"guest.driver=virtio-blk", "workload.rw=randrw",    "workload.rwmixread=50",
                                      "workload.iodepth=32",     "host.aio=threads",      "host.cache=none",
                                      "host.iothreads=0",        "backend.kind=md-raid1", "workload.ios=20000"};
-  auto with = [&](std::vector<std::string> extra) {
-    auto v = run;
-    v.insert(v.end(), extra.begin(), extra.end());
-    return v;
-  };
   const Figures stated =
-      simulate("seed000-virtio-scsi.toml", with({"host.qemu_version=2.0.0", "host.virtio_blk_batching=writes"}));
-  const Figures before = simulate("seed000-virtio-scsi.toml", with({}));  // the file's own keys: writes, one queue
-  const Figures version_only = simulate("seed000-virtio-scsi.toml", with({"host.qemu_version=2.0.0"}));
+      simulate("seed000-virtio-scsi.toml", plus(run, {"host.qemu_version=2.0.0", "host.virtio_blk_batching=writes"}));
+  const Figures before = simulate("seed000-virtio-scsi.toml", run);  // the file's own keys: writes, one queue
+  const Figures version_only = simulate("seed000-virtio-scsi.toml", plus(run, {"host.qemu_version=2.0.0"}));
   CHECK(stated.iops == doctest::Approx(before.iops).epsilon(1e-12));
   CHECK(stated.lat_ns == doctest::Approx(before.lat_ns).epsilon(1e-12));
   CHECK(version_only.iops == doctest::Approx(before.iops).epsilon(1e-12));
