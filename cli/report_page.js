@@ -549,7 +549,8 @@
 
     section('Parameters');
     para('hint', 'Each fitted parameter relative to its documented default, with its 95% interval. Not identified: the runs ' +
-      'barely inform it (its interval is mostly the prior\'s). At a limit: the fit pushed it to the end of its range.');
+      'barely inform it (its interval is mostly the prior\'s), the parameter draws spread it, or one left-out run (or ' +
+      'configuration) alone pins it; the status says which. At a limit: the fit pushed it to the end of its range.');
     var prows = d.params.map(function (p, i) {
       var r = { key: p.key, status: paramStatus(p) };
       var pp = ptr('data', 'params', i);
@@ -579,7 +580,8 @@
         var pp = ptr('data', 'params', i);
         var st = paramStatus(p);
         return [p.key, num(pp + '/default'), num(pp + '/estimate'), interval(pp + '/interval95/0', pp + '/interval95/1'), num(pp + '/log_sd'),
-          tag(st, st === 'identified' ? 'identified' : st === 'not identified' ? 'not-identified' : 'at-limit')];
+          tag(st === 'not identified' && p.why_not_identified ? st + ': ' + p.why_not_identified : st,
+            st === 'identified' ? 'identified' : st === 'not identified' ? 'not-identified' : 'at-limit')];
       })));
     if (d.correlation && d.correlation.length > 1) {
       var crows = [];

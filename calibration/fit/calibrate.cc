@@ -914,11 +914,14 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
           "): the data would push it further, so the model lacks something these runs show; its estimate and interval "
           "stop at the limit and a prediction that depends on it is less certain than its interval says");
     e.identified = e.log_sd < 0.5 * o.prior_log_sd && e.at_limit == 0;
-    if (!(e.log_sd < 0.5 * o.prior_log_sd))
+    if (e.at_limit != 0) e.why_not = "at a limit of its range";
+    if (!(e.log_sd < 0.5 * o.prior_log_sd)) {
+      e.why_not = "the data hardly narrow it";
       res.notes.push_back(e.key + " is not identified by these runs: the data hardly narrows it (95% " +
                           fmt("%.3g to %.3g", e.lower, e.upper) +
                           "): its estimate rests on the prior (the documented default) and on trade-offs with other parameters, "
                           "not on the data; measure setups that load it to pin it down");
+    }
     res.params.push_back(e);
     for (int j = 0; j < p; ++j)
       if (cov(k, k) > 0 && cov(j, j) > 0) res.correlation(k, j) = cov(k, j) / std::sqrt(cov(k, k) * cov(j, j));
@@ -1029,6 +1032,18 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       ParamEstimate& e = res.params[static_cast<std::size_t>(k)];
       e.lower = std::min(e.lower, at(0.025));
       e.upper = std::max(e.upper, at(0.975));
+    }
+    // Identified by the Jacobian at the estimate, but the draws, which refit over the runs
+    // reweighted (and hold a second explanation), spread it as widely as the data leave it.
+    for (long k = 0; k < p; ++k) {
+      ParamEstimate& e = res.params[static_cast<std::size_t>(k)];
+      if (!e.identified || res.draw_log_sd[static_cast<std::size_t>(k)] < 0.5 * o.prior_log_sd) continue;
+      e.identified = false;
+      e.why_not = "the parameter draws spread it";
+      res.notes.push_back(e.key + " is not identified by these runs: the fit's curvature at the estimate is narrow, but the " +
+                          "parameter draws (refits over the runs reweighted) spread it from " +
+                          fmt("%.3g to %.3g", e.lower, e.upper) + (res.alternative ? ", both explanations included" : "") +
+                          ": which value the data favour depends on which runs weigh most");
     }
     if (res.alternative) {
       res.alternative_weight = static_cast<double>(in_alt) / B;
@@ -1173,6 +1188,34 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
         if (res.alternative) fold_alt_u[f] = gua;
         others_of[f] = rest_classes;
       }
+    }
+    // Identification tested by held-out runs: a fold whose refit without its runs lands outside a
+    // parameter's interval shows that those runs alone pin it (the issue a Jacobian cannot see:
+    // a parameter one run loads is sharp while that run is in and free once it is out).
+    for (long k = 0; k < p; ++k) {
+      ParamEstimate& e = res.params[static_cast<std::size_t>(k)];
+      if (!e.identified) continue;
+      double worst = 0, moved_to = 0;
+      std::size_t worst_group = 0;
+      for (std::size_t g = 0; g < groups.size(); ++g) {
+        const double v = std::exp(fold_u[groups[g].front()][k]);
+        const double outside = std::max({0.0, std::log(e.lower / v), std::log(v / e.upper)});
+        if (outside > worst) {
+          worst = outside;
+          moved_to = v;
+          worst_group = g;
+        }
+      }
+      if (worst <= 0) continue;
+      const std::vector<std::size_t>& out = groups[worst_group];
+      const std::string who = out.size() == 1 ? "run '" + d.runs[fit_runs[out.front()]].name + "'"
+                                              : std::to_string(out.size()) + " runs of the configuration of '" +
+                                                    d.runs[fit_runs[out.front()]].name + "'";
+      e.identified = false;
+      e.why_not = "only " + who + " pins it";
+      res.notes.push_back(e.key + " is not identified by the runs as a whole: the refit without " + who + " moves it to " +
+                          fmt("%.3g", moved_to) + ", outside its 95% interval (" + fmt("%.3g to %.3g", e.lower, e.upper) +
+                          "): those runs alone pin it, so a prediction that rests on it rests on them");
     }
     std::vector<DesPoint> fold_points(fit_runs.size()), fold_alt(fit_runs.size());
     for (std::size_t f = 0; f < fit_runs.size(); ++f) {

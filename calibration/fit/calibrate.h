@@ -66,8 +66,13 @@ struct ParamEstimate {
   std::string key;
   double start = 0, estimate = 0, lower = 0, upper = 0;  // 95% interval
   double log_sd = 0;
-  bool identified = true;  // the data pin it (posterior sd under half the prior's) and it is not at a limit
-  int at_limit = 0;        // -1 / +1: the estimate stands at the lower / upper limit of its range
+  // The data pin it, tested three ways: its posterior sd (the Jacobian's) is under half the
+  // prior's, so is the parameter draws' (refits over reweighted runs), and no cross-validation
+  // fold's refit without its runs lands outside its 95% interval (which would mean those runs
+  // alone pin it); and it is not at a limit. `why_not` says which test failed ("" when identified).
+  bool identified = true;
+  std::string why_not;
+  int at_limit = 0;  // -1 / +1: the estimate stands at the lower / upper limit of its range
 };
 
 struct TargetFit {

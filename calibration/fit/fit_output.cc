@@ -113,7 +113,7 @@ std::string fit_toml(const Dataset& d, const CalibrationResult& r, const std::st
     t += p.key + " = " + toml_num(p.estimate) + "  # 95%: " + toml_num(p.lower) + " to " + toml_num(p.upper) +
          (p.at_limit != 0 ? std::string(" (at the ") + (p.at_limit < 0 ? "lower" : "upper") + " limit of its range)"
           : p.identified  ? ""
-                          : " (not identified by the data)") +
+                          : " (not identified: " + p.why_not + ")") +
          "; default " + toml_num(p.start) + "\n";
   t += "\n[calibration]\n";
   t += "params = [";
@@ -230,6 +230,7 @@ nlohmann::ordered_json report_json(const Dataset& d, const CalibrationResult& r)
     pj["interval95"] = {finite(p.lower), finite(p.upper)};
     pj["log_sd"] = finite(p.log_sd);
     pj["identified"] = p.identified;
+    pj["why_not_identified"] = p.why_not;
     pj["at_limit"] = p.at_limit < 0 ? "lower" : p.at_limit > 0 ? "upper" : "";
     j["params"].push_back(pj);
   }
@@ -358,12 +359,13 @@ std::string report_text(const Dataset& d, const CalibrationResult& r) {
   t += buf;
   t += "parameters (95% intervals):\n";
   for (const auto& p : r.params) {
-    std::snprintf(buf, sizeof buf, "  %-26s %10s  [%s .. %s]  default %s%s\n", p.key.c_str(), num(p.estimate).c_str(),
-                  num(p.lower).c_str(), num(p.upper).c_str(), num(p.start).c_str(),
-                  p.at_limit != 0 ? (p.at_limit < 0 ? "  (at its lower limit)" : "  (at its upper limit)")
-                  : p.identified  ? ""
-                                  : "  (not identified)");
+    std::snprintf(buf, sizeof buf, "  %-26s %10s  [%s .. %s]  default %s", p.key.c_str(), num(p.estimate).c_str(),
+                  num(p.lower).c_str(), num(p.upper).c_str(), num(p.start).c_str());
     t += buf;
+    t += p.at_limit != 0 ? (p.at_limit < 0 ? "  (at its lower limit)" : "  (at its upper limit)")
+         : p.identified  ? ""
+                         : "  (not identified: " + p.why_not + ")";
+    t += "\n";
   }
   t += "\nruns: measured -> model (error) [95% interval]\n";
   for (const auto& run : r.runs) {
