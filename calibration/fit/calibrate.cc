@@ -1208,9 +1208,10 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       }
       if (worst <= 0) continue;
       const std::vector<std::size_t>& out = groups[worst_group];
-      const std::string who = out.size() == 1 ? "run '" + d.runs[fit_runs[out.front()]].name + "'"
-                                              : std::to_string(out.size()) + " runs of the configuration of '" +
-                                                    d.runs[fit_runs[out.front()]].name + "'";
+      const std::string first = d.runs[fit_runs[out.front()]].name;
+      const std::string who = !o.by_configuration ? "run '" + first + "'"
+                                                  : "the configuration of run '" + first + "' (" + std::to_string(out.size()) +
+                                                        " run" + (out.size() == 1 ? "" : "s") + ")";
       e.identified = false;
       e.why_not = "only " + who + " pins it";
       res.notes.push_back(e.key + " is not identified by the runs as a whole: the refit without " + who + " moves it to " +
