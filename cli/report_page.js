@@ -549,8 +549,8 @@
 
     section('Parameters');
     para('hint', 'Each fitted parameter relative to its documented default, with its 95% interval. Not identified: the runs ' +
-      'barely inform it (its interval is mostly the prior\'s), the parameter draws spread it, or one left-out run (or ' +
-      'configuration) alone pins it; the status says which. At a limit: the fit pushed it to the end of its range.');
+      'barely inform it (its interval is mostly the prior\'s), the parameter draws spread it, two explanations that ' +
+      'fit about as well differ in it, or one left-out run (or configuration) alone pins it; the status says which. At a limit: the fit pushed it to the end of its range.');
     var prows = d.params.map(function (p, i) {
       var r = { key: p.key, status: paramStatus(p) };
       var pp = ptr('data', 'params', i);
