@@ -35,6 +35,9 @@ std::string fmt(const char* format, double a, double b = 0, double c = 0) {
   return buf;
 }
 
+// A parameter's value as people read it: three significant digits, no exponent from 1000 up.
+std::string value_text(double x) { return std::fabs(x) >= 1000 && std::fabs(x) < 1e9 ? fmt("%.0f", x) : fmt("%.3g", x); }
+
 bool is_percentile(const Target& t) { return t.kind == "p50" || t.kind == "p99" || t.kind == "p99.9"; }
 
 // The MVA figure a target is corrected from: percentiles from the mean completion latency.
@@ -1018,7 +1021,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       ParamEstimate& e = res.params[static_cast<std::size_t>(k)];
       if (e.identified && std::fabs(ua[k] - std::log(e.estimate)) >= std::log(1.5)) {
         e.identified = false;
-        e.why_not = "the two explanations put it at " + fmt("%.3g", e.estimate) + " or " + fmt("%.3g", std::exp(ua[k]));
+        e.why_not = "the two explanations put it at " + value_text(e.estimate) + " or " + value_text(std::exp(ua[k]));
       }
     }
   // The surrogate anchored at the second explanation: its refits (bootstrap, leave-one-out) start
