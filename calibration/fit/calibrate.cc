@@ -35,7 +35,7 @@ std::string fmt(const char* format, double a, double b = 0, double c = 0) {
   return buf;
 }
 
-// A parameter's value as people read it: three significant digits, no exponent from 1000 up.
+// A parameter's value as people read it: three significant digits below 1000, whole numbers from 1000 to 1e9.
 std::string value_text(double x) { return std::fabs(x) >= 1000 && std::fabs(x) < 1e9 ? fmt("%.0f", x) : fmt("%.3g", x); }
 
 bool is_percentile(const Target& t) { return t.kind == "p50" || t.kind == "p99" || t.kind == "p99.9"; }
