@@ -705,8 +705,12 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   // no longer lowers the DES cost by 1%, or when no better point is found within 1% (log) of the
   // best.
   Eigen::VectorXd u = u0, best_u = u0;
-  std::vector<Eigen::VectorXd> starts;  // the multi-start's other end points
-  std::vector<double> start_costs;      // and their costs on the surrogate they descended on
+  // The multi-start's other end points, with their costs on the surrogate they descended on.
+  struct Candidate {
+    Eigen::VectorXd u;
+    double cost;
+  };
+  std::vector<Candidate> starts;
   double r1_cost = 0;
   std::map<std::size_t, DesPoint> best_des;
   for (std::size_t run : fit_runs) best_des[run] = des_at_start.at(run);
@@ -740,22 +744,18 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       // surrogate; the ends are candidates that the simulation judges after the rounds (below).
       // The rounds themselves go on from the defaults' descent: a lower surrogate cost far from
       // the anchor is not yet a lower simulated one.
-      if (o.multi_start)
+      if (o.multi_start) {
+        std::vector<Eigen::VectorXd> from;
         for (long k = 0; k < p; ++k)
           for (const double step : {std::log(4.0), -std::log(4.0)}) {
             Eigen::VectorXd start = best_u;
             start[k] = std::clamp(start[k] + step, fitter->lower()[k], fitter->upper()[k]);
-            if (start[k] == best_u[k]) continue;
-            LmResult other = fitter->fit_from_afar(fit_runs, start, 60);
-            if (other.stop_reason == "cancelled") throw std::runtime_error("calibration cancelled");
-            starts.push_back(other.u);
-            start_costs.push_back(other.cost);
+            if (start[k] != best_u[k]) from.push_back(start);
           }
-      // Spread starts: every parameter moved at once, a Latin hypercube over the prior's range
-      // (a factor 10 either way of the default, within the bounds), so that an explanation
-      // several parameters away from the first descent (another stage the bottleneck, its costs
-      // traded against the device's) is found as well as one parameter away.
-      if (o.multi_start) {
+        // Spread starts: every parameter moved at once, a Latin hypercube over the prior's range
+        // (a factor 10 either way of the default, within the bounds), so that an explanation
+        // several parameters away from the first descent (another stage the bottleneck, its costs
+        // traded against the device's) is found as well as one parameter away.
         const int n = 2 * p;
         sim::Rng rng = sim::Rng::for_stream(o.seed, 0, 0x6d756c7469737472ULL);  // "multistr"
         std::vector<Eigen::VectorXd> spread(static_cast<std::size_t>(n), Eigen::VectorXd(p));
@@ -770,11 +770,11 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
                 std::clamp(u0[k] + std::log(10.0) * (2 * at - 1), fitter->lower()[k], fitter->upper()[k]);
           }
         }
-        for (const auto& start : spread) {
+        from.insert(from.end(), spread.begin(), spread.end());
+        for (const auto& start : from) {
           LmResult other = fitter->fit_from_afar(fit_runs, start, 60);
           if (other.stop_reason == "cancelled") throw std::runtime_error("calibration cancelled");
-          starts.push_back(other.u);
-          start_costs.push_back(other.cost);
+          starts.push_back({other.u, other.cost});
         }
       }
     }
@@ -835,16 +835,56 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       return r ? r->squaredNorm() : std::numeric_limits<double>::infinity();
     };
     const double best_surrogate = surrogate_cost(best_u);
+    // A simulated candidate becomes the estimate when it fits better (the old estimate its
+    // alternative), or the alternative when it is within reach and fits better than the one kept.
+    const auto judge = [&](const Eigen::VectorXd& c, double cost, std::map<std::size_t, DesPoint>& pts) {
+      if (cost < best_cost) {
+        alt = best_u;
+        alt_cost = best_cost;
+        alt_des = std::move(best_des);
+        best_u = c;
+        best_cost = cost;
+        best_des = std::move(pts);
+        anchored_at_best = false;
+        return true;
+      }
+      if (cost <= best_cost + 2 * s2 && (!alt || cost < alt_cost)) {
+        alt = c;
+        alt_cost = cost;
+        alt_des = std::move(pts);
+        return true;
+      }
+      return false;
+    };
+    // Up to three rounds of the search from `at` on `f`, anchored there: a step the simulation
+    // confirms is kept, until the surrogate agrees within 1% or the gain is under 1%. True when
+    // it stopped at a refused step, `f` then anchored at that step, not at `at`.
+    const auto refine = [&](Fitter& f, Eigen::VectorXd& at, double& cost, std::map<std::size_t, DesPoint>& des,
+                            const std::string& what) {
+      for (int extra = 0; extra < 3; ++extra) {
+        const LmResult step = f.fit(fit_runs, at, 60);
+        auto pts = f.des(fit_runs, step.u);
+        const double m = f.anchor(pts, step.u);
+        const double c = f.des_cost(fit_runs, pts, step.u);
+        say(o, "refining " + what + fmt(": simulated cost %.4g", c) + fmt(" (before %.4g)", cost));
+        if (!(c < cost)) return true;
+        const double gain = (cost - c) / std::max(cost, 1e-12);
+        at = step.u;
+        cost = c;
+        des = std::move(pts);
+        if (m < 0.01 || gain < 0.01) return false;
+      }
+      return false;
+    };
     std::vector<Eigen::VectorXd> simulated;
     std::optional<Eigen::VectorXd> near;  // the nearest candidate beyond reach, and its simulation
     double near_cost = 0;
     std::map<std::size_t, DesPoint> near_des;
-    for (const auto& c : starts) {
+    for (const auto& [c, own] : starts) {
       if ((c - best_u).lpNorm<Eigen::Infinity>() < std::log(1.5)) continue;
       // Within reach on the surrogate anchored at the estimate, or on the one it descended on
       // (round 1's, anchored at the start): far from the estimate the corrections fitted there
       // say little, and an explanation with another bottleneck lies far from it.
-      const double own = start_costs[static_cast<std::size_t>(&c - starts.data())];
       if (surrogate_cost(c) > 2 * best_surrogate + 8 * s2 && own > 2 * r1_cost + 8 * s2) continue;
       bool seen = false;
       for (const auto& v : simulated) seen = seen || (c - v).lpNorm<Eigen::Infinity>() < std::log(1.5);
@@ -854,19 +894,8 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       const double cost = fitter->des_cost(fit_runs, pts, c);
       say(o,
           fmt("a second explanation from the multi-start: simulated cost %.4g", cost) + fmt(" (the estimate's %.4g)", best_cost));
-      if (cost < best_cost) {
-        alt = best_u;
-        alt_cost = best_cost;
-        alt_des = std::move(best_des);
-        best_u = c;
-        best_cost = cost;
-        best_des = std::move(pts);
-        anchored_at_best = false;
-      } else if (cost <= best_cost + 2 * s2 && (!alt || cost < alt_cost)) {
-        alt = c;
-        alt_cost = cost;
-        alt_des = std::move(pts);
-      } else if (cost <= best_cost + 16 * s2 && (!near || cost < near_cost)) {
+      // Beyond reach but near: kept for refinement (below) while no alternative is found.
+      if (!judge(c, cost, pts) && cost <= best_cost + 16 * s2 && (!near || cost < near_cost)) {
         near = c;
         near_cost = cost;
         near_des = std::move(pts);
@@ -880,55 +909,14 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     if (!alt && near) {
       Fitter there(d, o, keys, u0);
       there.anchor(near_des, *near);
-      for (int extra = 0; extra < 3; ++extra) {
-        const LmResult refine = there.fit(fit_runs, *near, 60);
-        auto pts = there.des(fit_runs, refine.u);
-        const double m = there.anchor(pts, refine.u);
-        const double cost = there.des_cost(fit_runs, pts, refine.u);
-        say(o, fmt("refining a second explanation: simulated cost %.4g", cost) + fmt(" (before %.4g)", near_cost));
-        if (!(cost < near_cost)) break;
-        const double gain = (near_cost - cost) / std::max(near_cost, 1e-12);
-        near = refine.u;
-        near_cost = cost;
-        near_des = std::move(pts);
-        if (m < 0.01 || gain < 0.01) break;
-      }
-      if (near_cost < best_cost) {
-        alt = best_u;
-        alt_cost = best_cost;
-        alt_des = std::move(best_des);
-        best_u = *near;
-        best_cost = near_cost;
-        best_des = std::move(near_des);
-        anchored_at_best = false;
-      } else if (near_cost <= best_cost + 2 * s2) {
-        alt = near;
-        alt_cost = near_cost;
-        alt_des = std::move(near_des);
-      }
+      refine(there, *near, near_cost, near_des, "a second explanation");
+      judge(*near, near_cost, near_des);
     }
     // A candidate the simulation prefers: refine it as the rounds would (re-anchored there).
     if (!anchored_at_best) {
       fitter->anchor(best_des, best_u);
       anchored_at_best = true;
-      for (int extra = 0; extra < 3; ++extra) {
-        const LmResult refine = fitter->fit(fit_runs, best_u, 60);
-        auto pts = fitter->des(fit_runs, refine.u);
-        const double m = fitter->anchor(pts, refine.u);
-        const double cost = fitter->des_cost(fit_runs, pts, refine.u);
-        say(o, fmt("refining the multi-start's estimate: simulated cost %.4g", cost) + fmt(" (before %.4g)", best_cost));
-        const bool better = cost < best_cost;
-        if (better) {
-          const double gain = (best_cost - cost) / std::max(best_cost, 1e-12);
-          best_u = refine.u;
-          best_cost = cost;
-          best_des = std::move(pts);
-          if (m < 0.01 || gain < 0.01) break;
-        } else {
-          fitter->anchor(best_des, best_u);
-          break;
-        }
-      }
+      if (refine(*fitter, best_u, best_cost, best_des, "the multi-start's estimate")) fitter->anchor(best_des, best_u);
     }
     if (alt && alt_cost <= best_cost + 2 * s2) {
       res.alternative = std::vector<double>();
