@@ -856,6 +856,16 @@ TEST_CASE("the parameter draws: refits inside the bounds, their spread is FIT.to
     for (const auto& v : r.draws) inside += r.params[k].lower <= v[k] && v[k] <= r.params[k].upper;
     CHECK(inside >= static_cast<int>(0.9 * static_cast<double>(r.draws.size())));
     CHECK(r.params[k].lower <= r.params[k].estimate * std::exp(-1.96 * r.params[k].log_sd) * (1 + 1e-9));
+    // Antithetic pairs: the second draw of each pair mirrors the first's perturbation, so on this
+    // nearly linear fit their deviations from the estimate almost cancel (independent draws: the
+    // sum's size would be about 0.7 of the sizes').
+    double sum_size = 0, sizes = 0;
+    for (std::size_t b = 0; b + 1 < r.draws.size(); b += 2) {
+      const double a = std::log(r.draws[b][k] / r.params[k].estimate), c = std::log(r.draws[b + 1][k] / r.params[k].estimate);
+      sum_size += std::fabs(a + c);
+      sizes += std::fabs(a) + std::fabs(c);
+    }
+    CHECK(sum_size < 0.3 * sizes);
   }
   // Every fitted figure's interval comes from its draws, and holds the fitted value.
   for (const auto& run : r.runs)
