@@ -156,8 +156,10 @@ TEST_CASE("calibration recovers a device parameter from runs measured beside a n
   CHECK(std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
     return n.find("1 run ran beside other guests (co_running)") != std::string::npos;
   }));
-  for (const auto& [key, truth] :
+  for (const auto& key_truth :
        {std::pair<std::string, double>{"backend.read_us", kTrueReadUs}, {"host.cpu_scale", kTrueCpuScale}}) {
+    const std::string& key = key_truth.first;  // named, for CAPTURE (see test_calibrate.cc)
+    const double truth = key_truth.second;
     const fit::ParamEstimate& p = param(r, key);
     CAPTURE(key);
     CAPTURE(p.estimate);
@@ -233,7 +235,8 @@ TEST_CASE("a co_running the model cannot take is an error with the manifest's li
       {"co_running = [{ count = 1, backend = \"own\", set = { \"vm.count\" = 2 } }]",
        "co-bad.toml:5: run 'x': co_running entry 1: set vm.count: an entry is count guests of one setup"},
   };
-  for (const auto& [text, want] : bad) {
+  for (const auto& entry : bad) {
+    const std::string &text = entry.first, &want = entry.second;  // named, for CAPTURE (see test_calibrate.cc)
     // The shared device's kind is the run's own here, so that the conflict is the entry's.
     const std::string run_ok = text.find("backend.kind") != std::string::npos
                                    ? "measured = { \"read.iops\" = 1000, \"read.lat_mean_us\" = 900 }\nset = { "

@@ -93,7 +93,8 @@ TEST_CASE(
   // work per I/O (the MVA's demands at host.cpu) is the cores' capacity, and the aggregate
   // stops growing. The MVA's own aggregate is close to the simulation's.
   double previous = 0;
-  for (const auto& [a, b] : {std::pair{1, 1}, std::pair{3, 2}, std::pair{6, 4}}) {
+  for (const auto& profile_vms : {std::pair{1, 1}, std::pair{3, 2}, std::pair{6, 4}}) {
+    const int a = profile_vms.first, b = profile_vms.second;  // named, for CAPTURE (see test_calibrate.cc)
     CAPTURE(a);
     CAPTURE(b);
     const models::IoScenario s = models::load_io_scenario(null_host(a, b));
@@ -179,7 +180,9 @@ TEST_CASE("a VM's fio jobs are classes of one VM: reader-writer.toml's reader an
                        std::invalid_argument);
   // Against the simulation, job by job (measured: reader +1.2% IOPS, writer -0.5%).
   const models::IoRunReport des = models::simulate_io(s, 1);
-  for (const auto& [job, mva] : {std::pair{"reader", &reader}, std::pair{"writer", &writer}}) {
+  for (const auto& job_mva : {std::pair{"reader", &reader}, std::pair{"writer", &writer}}) {
+    const char* job = job_mva.first;  // named, for CAPTURE (see test_calibrate.cc)
+    const auto* mva = job_mva.second;
     CAPTURE(job);
     const std::string at = std::string("vm.app.") + job + ".total.";
     CHECK(mva->iops == doctest::Approx(models::io_metric(des, at + "iops").mean).epsilon(0.05));
