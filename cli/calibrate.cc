@@ -25,7 +25,7 @@ namespace po = boost::program_options;
 
 int calibrate_main(const std::vector<std::string>& args) {
   std::string scenario, data, out, report, html, fit_list, cv, holdout, format = "text", loss = "cauchy";
-  int threads = 0, replications = 2;
+  int threads = 0, replications = 2, max_rounds = 8;
   long long seed = 1;
   bool quiet = false;
   std::string keys;
@@ -83,7 +83,10 @@ int calibrate_main(const std::vector<std::string>& args) {
       "format", po::value(&format)->default_value("text"), "report on stdout: text | json")(
       "threads", po::value(&threads)->default_value(0), "threads (0 = all cores); results do not depend on it")(
       "replications", po::value(&replications)->default_value(2), "simulation replications per run and round")(
-      "seed", po::value(&seed)->default_value(1), "simulation seed (the same in every round: common random numbers)")(
+      "max-rounds", po::value(&max_rounds)->default_value(8),
+      "rounds of simulation corrections to the MVA before the fit counts as not converged (exit 1); raise it for a fit "
+      "that still improves after 8")("seed", po::value(&seed)->default_value(1),
+                                     "simulation seed (the same in every round: common random numbers)")(
       "quiet,q", po::bool_switch(&quiet), "no progress lines on stderr");
   po::variables_map vm;
   if (!parse_options(args, opts, vm)) return 0;
@@ -120,6 +123,7 @@ int calibrate_main(const std::vector<std::string>& args) {
   if (threads < 0) throw UsageError("--threads must be >= 0");
   if (replications < 2 || replications > 100) throw UsageError("--replications must be 2..100 (intervals need two)");
   if (seed < 0) throw UsageError("--seed must be >= 0");
+  if (max_rounds < 1 || max_rounds > 100) throw UsageError("--max-rounds must be 1..100");
   if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
   fit::CalibrateOptions o;
@@ -134,6 +138,7 @@ int calibrate_main(const std::vector<std::string>& args) {
   o.robust_scale = loss == "cauchy" ? 3.0 : 0.0;  // 3 x the 3% residual unit: ~9%
   o.threads = threads;
   o.replications = replications;
+  o.max_rounds = max_rounds;
   o.seed = static_cast<std::uint64_t>(seed);
   if (!quiet) o.progress = [](const std::string& line) { std::cerr << "calibrate: " << line << std::endl; };
 

@@ -352,10 +352,10 @@ std::string fit_quality_line(const Dataset& d, const CalibrationResult& r) {
 std::string report_text(const Dataset& d, const CalibrationResult& r) {
   std::string t;
   char buf[512];
-  std::snprintf(buf, sizeof buf, "fitted %s of %s on %s%s: %s (%d rounds, %ld MVA solutions, %ld simulations, %.1f s)\n\n",
+  std::snprintf(buf, sizeof buf, "fitted %s of %s on %s%s: %s (%d round%s, %ld MVA solutions, %ld simulations, %.1f s)\n\n",
                 runs_count(fitted_count(r)).c_str(), d.manifest_path.c_str(), d.base_path.c_str(), held_out_text(r).c_str(),
-                r.converged ? "converged" : ("NOT CONVERGED: " + r.stop_reason).c_str(), r.rounds, r.mva_evaluations, r.des_runs,
-                r.seconds);
+                r.converged ? "converged" : ("NOT CONVERGED: " + r.stop_reason).c_str(), r.rounds, r.rounds == 1 ? "" : "s",
+                r.mva_evaluations, r.des_runs, r.seconds);
   t += buf;
   t += "parameters (95% intervals):\n";
   for (const auto& p : r.params) {
