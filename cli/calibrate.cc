@@ -25,7 +25,7 @@ namespace po = boost::program_options;
 
 int calibrate_main(const std::vector<std::string>& args) {
   std::string scenario, data, out, report, html, fit_list, cv, holdout, format = "text", loss = "cauchy";
-  int threads = 0, replications = 2, max_rounds = 8;
+  int threads = 0, replications = 2, max_rounds = fit::CalibrateOptions{}.max_rounds;
   long long seed = 1;
   bool quiet = false;
   std::string keys;
@@ -83,10 +83,10 @@ int calibrate_main(const std::vector<std::string>& args) {
       "format", po::value(&format)->default_value("text"), "report on stdout: text | json")(
       "threads", po::value(&threads)->default_value(0), "threads (0 = all cores); results do not depend on it")(
       "replications", po::value(&replications)->default_value(2), "simulation replications per run and round")(
-      "max-rounds", po::value(&max_rounds)->default_value(8),
+      "max-rounds", po::value(&max_rounds)->default_value(max_rounds),
       "rounds of simulation corrections to the MVA before the fit counts as not converged (exit 1); raise it for a fit "
-      "that still improves after 8")("seed", po::value(&seed)->default_value(1),
-                                     "simulation seed (the same in every round: common random numbers)")(
+      "that still improves at the limit")("seed", po::value(&seed)->default_value(1),
+                                          "simulation seed (the same in every round: common random numbers)")(
       "quiet,q", po::bool_switch(&quiet), "no progress lines on stderr");
   po::variables_map vm;
   if (!parse_options(args, opts, vm)) return 0;

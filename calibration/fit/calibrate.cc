@@ -941,10 +941,8 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   u = best_u;
   std::map<std::size_t, DesPoint> des_at_u = best_des;
   if (!res.converged)
-    res.stop_reason =
-        fmt(o.max_rounds == 1 ? "the fit still improves after %.0f round" : "the fit still improves after %.0f rounds",
-            o.max_rounds) +
-        fmt(" (the simulation differs from the fitted surrogate by %.1f%%)", 100 * mismatch);
+    res.stop_reason = fmt("the fit still improves after %.0f round", o.max_rounds) + (o.max_rounds == 1 ? "" : "s") +
+                      fmt(" (the simulation differs from the fitted surrogate by %.1f%%)", 100 * mismatch);
   else
     res.stop_reason = "converged";
 
