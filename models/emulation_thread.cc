@@ -8,6 +8,7 @@
 #include "models/aio_engine.h"
 #include "models/guest_block.h"
 #include "models/guest_driver.h"
+#include "sim/erlang.h"
 
 namespace vqsim::models {
 
@@ -344,9 +345,11 @@ double bql_wait_ns(const IoScenario& s, double u, double demand_ns) {
   // With IOThreads the main loop's passes only relay interrupts, which the MVA's relay already
   // batches (host_thread_demands): the estimate is for the main loop that serves the device.
   if (!bql_held_by_main_loop(s) || s.host.iothreads > 0 || !(u > 0) || !(demand_ns > 0)) return 0;
+  // A taking at a random instant finds a pass with probability u and waits for the rest of it:
+  // the loop, an M/M/1 at u serving in gated passes (sim::FcfsStation's passes).
   const double visit = demand_ns / 2;  // a request visits it twice: its submit and its completion
   const double busy = std::min(u, 0.9);
-  return busy * visit / ((1 - busy) * (1 - busy));
+  return sim::mm1_gated_pass_residual(busy / visit, 1 / visit);
 }
 
 double main_loop_popping(const IoScenario& s, double u) {

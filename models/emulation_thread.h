@@ -174,9 +174,9 @@ double relay_window_ns(const IoScenario& s, double u_thread);
 // (a QEMU device, served by the main loop or with IOThreads whose interrupts it relays).
 bool bql_held_by_main_loop(const IoScenario& s);
 // The MVA's mean wait of a taking of the lock that arrives at a random instant: the main loop
-// serving the device ("host.main_loop", utilization `u`, `demand_ns` per request) busy, for the
-// rest of its busy period, u S / (1 - u)^2 with S its mean work per visit (M/M/1: the
-// probability it is busy times the residual of a busy period). 0 where the main loop does not
+// serving the device ("host.main_loop", utilization `u`, `demand_ns` per request) in a pass, for
+// the rest of the pass, u S / (1 - u^2) with S its mean work per visit (M/M/1 serving in gated
+// passes: the probability it is busy times the residual of a pass). 0 where the main loop does not
 // serve the device (with IOThreads its relay's passes are short) or the lock is not modelled.
 double bql_wait_ns(const IoScenario& s, double u, double demand_ns);
 // The share of the time the main loop serving the device pops the ring (its submits' share of

@@ -33,14 +33,15 @@ void InterruptLine::accept(sim::JobId job, int) {
     leader_ = job;
     io_[job].irq_line = this;
     ++interrupts_;
-    sim_.schedule_in(latency_.sample_ns(rng_), this, 0, 0);
+    sim_.schedule_in(latency_.sample_ns(rng_), this, kRaised, 0);
   }
 }
 
-void InterruptLine::handle(std::uint32_t, std::uint64_t) {
+void InterruptLine::handle(std::uint32_t kind, std::uint64_t) {
   const sim::time_ns now = sim_.now();
-  if (bql_holder_ != nullptr && !bql_holder_->idle()) {
-    bql_holder_->when_idle(*this, 0);  // raised in a pass: taken when the pass ends
+  // Raised in a pass: taken when the pass ends, with the lock handed over then (kLockFree).
+  if (kind == kRaised && bql_holder_ != nullptr && bql_holder_->in_pass()) {
+    bql_holder_->when_pass_ends(*this, kLockFree);
     return;
   }
   pending_ = false;

@@ -70,8 +70,8 @@ class InterruptLine final : public sim::Component, public InterruptHandled {
   // the ring by then, however long the mean handler would have taken.
   void handled(sim::JobId leader, sim::time_ns now) override;
   // Under TCG the guest takes an interrupt only with the big QEMU lock (cpu_handle_interrupt),
-  // which the main loop holds for its whole pass: an interrupt raised waits for `holder` to be
-  // idle, and the completions of the pass join it.
+  // which the main loop holds for its whole pass: an interrupt raised waits for the end of
+  // `holder`'s pass, and the completions of the pass join it.
   void taken_after(sim::FcfsStation* holder) noexcept { bql_holder_ = holder; }
   // Whether a completion now would be signalled: the handler has turned callbacks back on, and
   // with EVENT_IDX no interrupt is on its way either (used_event has not moved since it was
@@ -88,6 +88,7 @@ class InterruptLine final : public sim::Component, public InterruptHandled {
     sim::JobId job;
     sim::time_ns arrival;
   };
+  enum Event : std::uint32_t { kRaised, kLockFree };
   IoTable& io_;
   sim::Distribution latency_;
   double handler_ns_, per_completion_ns_;

@@ -70,6 +70,14 @@ double mg1_mean_wait(double lambda, double mean_service, double scv_service) {
   return rho * mean_service * (1.0 + scv_service) / (2.0 * (1.0 - rho));
 }
 
+double mm1_gated_pass_residual(double lambda, double mu) {
+  check_rate("mm1_gated_pass_residual", "lambda", lambda, true);
+  check_rate("mm1_gated_pass_residual", "mu", mu, false);
+  require(lambda < mu, "mm1_gated_pass_residual", "utilization lambda / mu >= 1: unstable");
+  const double rho = lambda / mu;
+  return rho / (mu * (1.0 - rho * rho));
+}
+
 double forkjoin2_mean_response(double lambda, double mu) {
   check_rate("forkjoin2_mean_response", "lambda", lambda, true);
   check_rate("forkjoin2_mean_response", "mu", mu, false);

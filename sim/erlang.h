@@ -39,6 +39,16 @@ double mm1_response_quantile(double lambda, double mu, double p);
 // (scv = 1: M/M/1, scv = 0: M/D/1).
 double mg1_mean_wait(double lambda, double mean_service, double scv_service);
 
+// Mean wait of a Poisson arrival for the end of an M/M/1 station's current pass, where the
+// station serves in gated passes (each pass serves the jobs present when it began: an event loop
+// holding a lock for its pass, sim::FcfsStation::when_pass_ends): the probability rho that a pass
+// is in progress times its mean residual E[L^2] / 2E[L]. Summed over a busy period's passes
+// (L_1 one service, L_{k+1} the work arriving during L_k: E[L_{k+1} | L_k] = rho L_k and
+// E[L_{k+1}^2 | L_k] = 2 lambda L_k / mu^2 + rho^2 L_k^2), E[L] = 1 / (mu - lambda) and
+// E[L^2] = 2 / (mu^2 (1 - rho)^2 (1 + rho)), so
+//   W = rho / (mu (1 - rho^2)),  rho = lambda / mu.
+double mm1_gated_pass_residual(double lambda, double mu);
+
 // Mean response time of a fork-join system with two homogeneous M/M/1 servers (each job forks into
 // one task per server and completes when both are done), exact result of Nelson & Tantawi 1988:
 //   R = (12 - rho) / 8 * 1 / (mu - lambda),  rho = lambda / mu.

@@ -1,6 +1,7 @@
 #include "sim/fcfs_station.h"
 
 #include <stdexcept>
+#include <string>
 
 namespace vqsim::sim {
 
@@ -21,6 +22,13 @@ void FcfsStation::set_class_service(std::uint32_t job_class, Distribution servic
   class_service_set_[job_class] = true;
 }
 
+void FcfsStation::when_pass_ends(Component& target, std::uint32_t kind, std::uint64_t payload) {
+  if (servers() != 1)
+    throw std::logic_error("FCFS station '" + name() + "' has " + std::to_string(servers()) +
+                           " servers: passes are a single server's");
+  pass_watchers_.push_back({&target, kind, payload});
+}
+
 void FcfsStation::validate() const { require_connected(*this, out, "out"); }
 
 time_ns FcfsStation::service_ns(JobId job) {
@@ -34,6 +42,7 @@ time_ns FcfsStation::service_ns(JobId job) {
 void FcfsStation::accept(JobId job, int) {
   const time_ns now = sim_.now();
   stats_.flow.arrive(now);
+  if (pass_left_ == 0) pass_left_ = 1;  // found the station idle: a pass of its own
   if (idle_.empty()) {
     queue_.push_back(Slot{job, now});
     stats_.queued.set(now, static_cast<double>(queue_.size()));
@@ -53,12 +62,15 @@ void FcfsStation::begin_service(std::uint32_t server, Slot slot) {
 }
 
 void FcfsStation::start_work(std::uint32_t server) {
-  const JobId job = slots_[server].job;
-  if (FcfsStation* lock = waits_for(job); lock != nullptr && !lock->idle()) {
-    lock->when_idle(*this, kLockFree, server);
+  if (FcfsStation* lock = waits_for(slots_[server].job); lock != nullptr && lock->in_pass()) {
+    lock->when_pass_ends(*this, kLockFree, server);
     return;
   }
-  const time_ns service = service_ns(job);
+  run_work(server);
+}
+
+void FcfsStation::run_work(std::uint32_t server) {
+  const time_ns service = service_ns(slots_[server].job);
   if (cpu_ != nullptr)
     cpu_->submit_work(this, server, static_cast<double>(service));
   else
@@ -67,8 +79,9 @@ void FcfsStation::start_work(std::uint32_t server) {
 
 void FcfsStation::handle(std::uint32_t kind, std::uint64_t payload) {
   const auto server = static_cast<std::uint32_t>(payload);
+  // Handed the lock between two of its holder's passes: it works now, whatever the holder does.
   if (kind == kLockFree)
-    start_work(server);  // asks again: the lock's holder may have new work at this very instant
+    run_work(server);
   else
     finish_service(server);
 }
@@ -88,11 +101,14 @@ void FcfsStation::finish_service(std::uint32_t server) {
     if (idle_.size() == slots_.size()) idle_since_ns_ = now;
     stats_.in_use.set(now, static_cast<double>(slots_.size() - idle_.size()));
   }
+  // The pass ends with its last job; the jobs now here make the next.
+  const bool pass_ended = pass_left_ > 0 && --pass_left_ == 0;
+  if (pass_ended) pass_left_ = static_cast<std::size_t>(busy()) + queue_.size();
   out.send(done.job);
-  // Told after the job has left (it may bring this station new work at once, seen by the watcher).
-  if (!idle_watchers_.empty() && idle()) {
+  // Told after the job has left (it may bring this station new work at once, for the next pass).
+  if (pass_ended && !pass_watchers_.empty()) {
     std::vector<Watcher> told;
-    told.swap(idle_watchers_);
+    told.swap(pass_watchers_);
     for (const Watcher& w : told) sim_.schedule_in(0, w.target, w.kind, w.payload);
   }
 }

@@ -48,18 +48,23 @@ class FcfsStation : public Component, public WorkClient {
   time_ns idle_since_ns() const noexcept { return idle_since_ns_; }
   // Nothing in service and nothing waiting.
   bool idle() const noexcept { return busy() == 0 && queue_.empty(); }
-  // Sends `target` the event (`kind`, `payload`) at the instant this station next becomes idle: a
-  // model of a lock that this station's work holds waits for it.
-  void when_idle(Component& target, std::uint32_t kind, std::uint64_t payload = 0) {
-    idle_watchers_.push_back({&target, kind, payload});
-  }
+  // The station works in passes, as an event loop does: a pass serves the jobs present when it
+  // began (a job that finds the station idle begins one alone), and the jobs that arrive during a
+  // pass make the next. A pass is in progress while any job is in the station. (Passes are a
+  // single server's: with several, a later job may leave before a pass's own.)
+  bool in_pass() const noexcept { return !idle(); }
+  // Sends `target` the event (`kind`, `payload`) at the end of this station's current pass: a
+  // model of a lock that the station holds for its pass and releases between passes (an event
+  // loop that drops it around its poll) waits for it. The waiter then holds the lock and need not
+  // ask again; the station's next pass does not wait for it (the waiter's hold is short).
+  void when_pass_ends(Component& target, std::uint32_t kind, std::uint64_t payload = 0);
 
  protected:
   // The service time of `job`; by default a draw from its class's distribution.
   virtual time_ns service_ns(JobId job);
-  // A station whose busy time holds a lock `job`'s work needs (or null): the job, on its server,
-  // waits for that station to be idle before its work starts. The wait is not service: it is
-  // not in service_ns and takes no CPU.
+  // A station whose passes hold a lock `job`'s work needs (or null): the job, on its server,
+  // waits for that station's pass to end before its work starts (when_pass_ends). The wait is not
+  // service: it is not in service_ns and takes no CPU.
   virtual FcfsStation* waits_for(JobId) { return nullptr; }
 
  private:
@@ -70,6 +75,7 @@ class FcfsStation : public Component, public WorkClient {
   enum Event : std::uint32_t { kServiceEnd, kLockFree };
   void begin_service(std::uint32_t server, Slot slot);
   void start_work(std::uint32_t server);
+  void run_work(std::uint32_t server);
   void finish_service(std::uint32_t server);
 
   Distribution service_;
@@ -86,7 +92,8 @@ class FcfsStation : public Component, public WorkClient {
     std::uint32_t kind;
     std::uint64_t payload;
   };
-  std::vector<Watcher> idle_watchers_;
+  std::vector<Watcher> pass_watchers_;
+  std::size_t pass_left_ = 0;  // jobs of the current pass not yet served (0: no pass)
 };
 
 }  // namespace vqsim::sim

@@ -1,9 +1,10 @@
-// TCG's big QEMU lock (host.tcg_bql, docs/sources.md §4): the engine's wait for another station
-// to be idle (sim::FcfsStation::waits_for, when_idle) on a hand-timed path, and in the I/O path
+// TCG's big QEMU lock (host.tcg_bql, docs/sources.md §4): the engine's wait for the end of another
+// station's pass (sim::FcfsStation::waits_for, when_pass_ends) on a hand-timed path, and in the I/O path
 // the vCPU's kicks and interrupts waiting for the main loop's pass: blocked time that is not
 // CPU, interrupts that carry their pass, and nothing under KVM.
 #include <doctest/doctest.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -49,10 +50,10 @@ double get(const models::IoRunReport& r, const std::string& name) { return r.get
 
 }  // namespace
 
-TEST_CASE("a job that needs a busy station's lock waits, holding its server, until that station is idle") {
+TEST_CASE("a job that needs a station's lock waits, holding its server, for the end of that station's pass") {
   sim::Simulator sim(1, 0);
-  auto& to_holder = sim.make<Arrivals>("to_holder", std::vector<sim::time_ns>{0, 100});
-  auto& to_waiter = sim.make<Arrivals>("to_waiter", std::vector<sim::time_ns>{10, 20, 300});
+  auto& to_holder = sim.make<Arrivals>("to_holder", std::vector<sim::time_ns>{0, 50, 250});
+  auto& to_waiter = sim.make<Arrivals>("to_waiter", std::vector<sim::time_ns>{10, 20, 260, 400});
   auto& holder = sim.make<sim::FcfsStation>("holder", 1, sim::Distribution::deterministic(100));
   auto& waiter = sim.make<Waiter>("waiter", holder);
   auto& done_h = sim.make<Recorder>("done_h");
@@ -62,14 +63,23 @@ TEST_CASE("a job that needs a busy station's lock waits, holding its server, unt
   sim::connect(holder.out, done_h);
   sim::connect(waiter.out, done_w);
   sim.run(sim::RunLimits{});
-  // The holder is busy 0-200 (its second job arrives as its first ends: one busy period). The
-  // waiter's first job waits from 10 to 200 and is served 200-205; its second waits in line behind
-  // it (205-210); the third finds the holder idle (300-305).
-  CHECK(done_h.times == std::vector<sim::time_ns>{100, 200});
-  CHECK(done_w.times == std::vector<sim::time_ns>{205, 210, 305});
+  // The holder's passes: its first job alone (0-100), then the one that arrived during it
+  // (100-200), then the one that found it idle at 250 (250-350). The waiter's first job waits
+  // from 10 for the first pass's end and is served 100-105, though the holder is busy again; its
+  // second waits in line behind it (105) and then for the second pass (200-205); the third for
+  // the third pass (350-355); the fourth finds the holder idle (400-405).
+  CHECK(done_h.times == std::vector<sim::time_ns>{100, 200, 350});
+  CHECK(done_w.times == std::vector<sim::time_ns>{105, 205, 355, 405});
   const sim::Metrics m = sim.report();
-  // The waiter's server was held from 10 to 210 and from 300 to 305: the wait counts as busy.
-  CHECK(m.get("waiter.utilization") == doctest::Approx(205.0 / 305.0));
+  // The waiter's server was held 10-205, 260-355 and 400-405: the wait counts as busy.
+  CHECK(m.get("waiter.utilization") == doctest::Approx(295.0 / 405.0));
+}
+
+TEST_CASE("passes are a single server's: a lock on a station of several servers is refused") {
+  sim::Simulator sim(1, 0);
+  auto& two = sim.make<sim::FcfsStation>("two", 2, sim::Distribution::deterministic(100));
+  auto& waiter = sim.make<Waiter>("waiter", two);
+  CHECK_THROWS_WITH_AS(two.when_pass_ends(waiter, 0), doctest::Contains("2 servers"), std::logic_error);
 }
 
 TEST_CASE("under TCG's lock the vCPU waits off CPU for the main loop's pass, and an interrupt carries the pass") {
@@ -102,8 +112,8 @@ TEST_CASE("the lock is TCG's: under KVM host.tcg_bql changes nothing") {
 TEST_CASE("the MVA counts the lock's wait as the vCPU's time, not its CPU, behind a main loop serving the device") {
   const models::IoScenario s = busy_main_loop();
   CHECK(models::bql_wait_ns(s, 0.0, 50e3) == 0.0);
-  // u S / (1 - u)^2: S = 25 us a visit (two a request), u = 0.5: 50 us.
-  CHECK(models::bql_wait_ns(s, 0.5, 50e3) == doctest::Approx(50e3));
+  // u S / (1 - u^2): S = 25 us a visit (two a request), u = 0.5: 16.7 us.
+  CHECK(models::bql_wait_ns(s, 0.5, 50e3) == doctest::Approx(50e3 / 3));
   CHECK(models::bql_wait_ns(busy_main_loop({"host.iothreads=1"}), 0.5, 50e3) == 0.0);
   const models::IoMvaResult on = models::solve_io_mva(s);
   const models::IoMvaResult off = models::solve_io_mva(busy_main_loop({"host.tcg_bql=false"}));
