@@ -1,12 +1,13 @@
-// Shared scaffolding for hand-timed sample paths of the engine's stations (test_batch_station.cc,
-// test_bql.cc): a source that sends one job at each given instant, and a sink that records when
-// each job arrived.
+// Shared scaffolding for sample paths of the engine's stations (test_batch_station.cc,
+// test_bql.cc, test_queueing_validation.cc): a source that sends one job at each given instant, a
+// sink that records when each job arrived, and a station whose jobs need another's lock.
 #pragma once
 
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "sim/fcfs_station.h"
 #include "sim/simulator.h"
 
 namespace vqsim::test {
@@ -37,6 +38,20 @@ class Recorder : public sim::Component {
     sim_.jobs().release(job);
     sim_.count_completion();
   }
+};
+
+// A station whose every job needs a lock that `holder` holds for each of its passes
+// (sim::FcfsStation::waits_for): `servers` servers, `service` per job once it has the lock.
+class LockWaiter final : public sim::FcfsStation {
+ public:
+  LockWaiter(sim::Simulator& sim, std::string name, sim::FcfsStation& holder, int servers, sim::Distribution service)
+      : sim::FcfsStation(sim, std::move(name), servers, std::move(service)), holder_(holder) {}
+
+ protected:
+  sim::FcfsStation* waits_for(sim::JobId) override { return &holder_; }
+
+ private:
+  sim::FcfsStation& holder_;
 };
 
 }  // namespace vqsim::test

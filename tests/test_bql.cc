@@ -24,18 +24,10 @@ using test::Recorder;
 
 namespace {
 
-// A station whose every job needs what `holder` holds while it is busy.
-class Waiter final : public sim::FcfsStation {
- public:
-  Waiter(sim::Simulator& sim, std::string name, sim::FcfsStation& holder)
-      : sim::FcfsStation(sim, std::move(name), 1, sim::Distribution::deterministic(5)), holder_(holder) {}
-
- protected:
-  sim::FcfsStation* waits_for(sim::JobId) override { return &holder_; }
-
- private:
-  sim::FcfsStation& holder_;
-};
+// One server, 5 ns of work once it has the lock.
+test::LockWaiter& make_waiter(sim::Simulator& sim, sim::FcfsStation& holder) {
+  return sim.make<test::LockWaiter>("waiter", holder, 1, sim::Distribution::deterministic(5));
+}
 
 const std::string kLab = test::kSourceDir + "/scenarios/lab-tcg.toml";
 
@@ -55,7 +47,7 @@ TEST_CASE("a job that needs a station's lock waits, holding its server, for the 
   auto& to_holder = sim.make<Arrivals>("to_holder", std::vector<sim::time_ns>{0, 50, 250});
   auto& to_waiter = sim.make<Arrivals>("to_waiter", std::vector<sim::time_ns>{10, 20, 260, 400});
   auto& holder = sim.make<sim::FcfsStation>("holder", 1, sim::Distribution::deterministic(100));
-  auto& waiter = sim.make<Waiter>("waiter", holder);
+  auto& waiter = make_waiter(sim, holder);
   auto& done_h = sim.make<Recorder>("done_h");
   auto& done_w = sim.make<Recorder>("done_w");
   sim::connect(to_holder.out, holder);
@@ -78,7 +70,7 @@ TEST_CASE("a job that needs a station's lock waits, holding its server, for the 
 TEST_CASE("passes are a single server's: a lock on a station of several servers is refused") {
   sim::Simulator sim(1, 0);
   auto& two = sim.make<sim::FcfsStation>("two", 2, sim::Distribution::deterministic(100));
-  auto& waiter = sim.make<Waiter>("waiter", two);
+  auto& waiter = make_waiter(sim, two);
   CHECK_THROWS_WITH_AS(two.when_pass_ends(waiter, 0), doctest::Contains("2 servers"), std::logic_error);
 }
 

@@ -14,6 +14,7 @@
 #include "sim/ps_station.h"
 #include "sim/source.h"
 #include "sim/token_pool.h"
+#include "sim_support.h"
 #include "tests/validation_support.h"
 
 using namespace vqsim;
@@ -87,26 +88,10 @@ TEST_CASE("M/D/1 FCFS: mean wait matches Pollaczek-Khinchine") {
   check_inside(runs, "md1.wait_mean_ns", mg1_mean_wait(1 / interarrival_ns, service_ns, 0.0));
 }
 
-namespace {
-// A station whose every job needs a lock that `holder` holds for each of its passes; with enough
-// servers that its jobs never wait for each other.
-class LockWaiter final : public FcfsStation {
- public:
-  LockWaiter(Simulator& sim, std::string name, FcfsStation& holder)
-      : FcfsStation(sim, std::move(name), 64, Distribution::deterministic(1)), holder_(holder) {}
-
- protected:
-  FcfsStation* waits_for(JobId) override { return &holder_; }
-
- private:
-  FcfsStation& holder_;
-};
-}  // namespace
-
 TEST_CASE("A lock held for each pass of an M/M/1 serving in gated passes: a Poisson taker waits rho / (mu (1 - rho^2))") {
-  // The taker's jobs (one per 10 of the holder's) each have a server: their response is the
-  // lock's wait and their 1 ns of service. Held for a whole
-  // busy period instead, the wait would be rho / (mu (1 - rho)^2): 3x longer at rho = 0.5.
+  // The taker's jobs (one per 10 of the holder's) each have a server of 64, so they never wait for
+  // each other: their response is the lock's wait and their 1 ns of service. Held for a whole busy
+  // period instead, the wait would be rho / (mu (1 - rho)^2): 3x longer at rho = 0.5.
   for (const double rho : {0.5, 0.8}) {
     CAPTURE(rho);
     const double service_ns = 10'000, interarrival_ns = service_ns / rho;
@@ -115,7 +100,7 @@ TEST_CASE("A lock held for each pass of an M/M/1 serving in gated passes: a Pois
       auto& to_holder = s.make<Source>("source-holder", Distribution::exponential(interarrival_ns));
       auto& holder = s.make<FcfsStation>("holder", 1, Distribution::exponential(service_ns));
       auto& to_taker = s.make<Source>("source-taker", Distribution::exponential(10 * interarrival_ns));
-      auto& taker = s.make<LockWaiter>("taker", holder);
+      auto& taker = s.make<test::LockWaiter>("taker", holder, 64, Distribution::deterministic(1));
       connect(to_holder.out, holder);
       connect(holder.out, sink);
       connect(to_taker.out, taker);
