@@ -48,6 +48,23 @@ double pagecache_share(const IoScenario& s) {
   return w.read_fraction * s.host.pagecache_hit_ratio + (cache.writes_to_pagecache ? 1 - w.read_fraction : 0.0);
 }
 
+HandoffDelay::HandoffDelay(sim::Simulator& sim, std::string name, IoTable& io, sim::Distribution delay)
+    : sim::DelayStation(sim, std::move(name), sim::Distribution::deterministic(0)), io_(io), draw_(std::move(delay)) {}
+
+sim::time_ns HandoffDelay::delay_ns(sim::JobId job) {
+  // Every request draws (the random stream stays that of a plain delay); one that returns from
+  // the same batch as the one before takes its delay. Hand-offs to the workers stay apart: each
+  // wakes its own.
+  const sim::time_ns drawn = draw_.sample_ns(rng_);
+  const IoRequest& r = io_[job];
+  if (r.step != Step::aio_return) return drawn;
+  if (r.device_batch == 0 || r.device_batch != last_batch_) {
+    last_batch_ = r.device_batch;
+    last_ns_ = drawn;
+  }
+  return last_ns_;
+}
+
 AioStage::AioStage(sim::Simulator& sim, std::string vm, const IoScenario& s, IoTable& io)
     : Stage(sim, std::move(vm), "aio"),
       io_(io),
@@ -60,7 +77,7 @@ AioStage::AioStage(sim::Simulator& sim, std::string vm, const IoScenario& s, IoT
   sim::connect(slots_->acquired, *this, kSlotGranted);
   sim::connect(slots_->released, *this, kSlotReleased);
   if (aio.handoff) {
-    handoff_ = &sim.make<sim::DelayStation>(local("aio.handoff"), spread(s.host.threads_handoff_ns, 0.5));
+    handoff_ = &sim.make<HandoffDelay>(local("aio.handoff"), io, spread(s.host.threads_handoff_ns, 0.5));
     sim::connect(handoff_->out, *this, kHandoffDone);
   }
 }

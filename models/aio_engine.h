@@ -39,6 +39,24 @@ struct CacheSemantics {
 };
 CacheSemantics cache_semantics(const IoScenario& s);
 
+// aio=threads' hand-off: each request's own draw, except that the requests a batched device
+// (backend.batched) completed together return together: workers whose preadv returned at once
+// signal one completion bottom half, which finishes them all (util/thread-pool.c: a worker marks
+// its request done and schedules the pool's completion_bh).
+class HandoffDelay final : public sim::DelayStation {
+ public:
+  HandoffDelay(sim::Simulator& sim, std::string name, IoTable& io, sim::Distribution delay);
+
+ protected:
+  sim::time_ns delay_ns(sim::JobId job) override;
+
+ private:
+  IoTable& io_;
+  sim::Distribution draw_;
+  std::uint64_t last_batch_ = 0;
+  sim::time_ns last_ns_ = 0;
+};
+
 // The stage: QEMU's AIO submission ("aio.slots": requests in the engine at once;
 // "aio.handoff": aio=threads' hand-off to a worker and the bottom half back) and the cache
 // mode's decision for each request: served by the host page cache (a read that hits with
@@ -67,7 +85,7 @@ class AioStage final : public Stage {
   double pagecache_hit_ratio_;
   bool bare_;
   sim::TokenPool* slots_ = nullptr;
-  sim::DelayStation* handoff_ = nullptr;
+  HandoffDelay* handoff_ = nullptr;
 };
 
 // Of a workload's I/Os, the share the host page cache serves under the cache mode.

@@ -104,6 +104,64 @@ sim::time_ns DeviceStation::service_ns(sim::JobId job) {
   return to_ns(base * chunks * factor_.sample(rng_) + extra_bytes / share_bw * 1e9);
 }
 
+BatchDevice::BatchDevice(sim::Simulator& sim, std::string name, IoTable& io, DeviceSpec spec, double batch_ns)
+    : sim::Component(sim, std::move(name)), io_(io), spec_(spec), batch_ns_(batch_ns), factor_(unit_factor(spec.service_cv)) {}
+
+double BatchDevice::serial_ns(const IoRequest& r) {
+  const double extra_bytes = r.bytes > 4096 ? static_cast<double>(r.bytes - 4096) : 0.0;
+  return batch_ns_ * static_cast<double>(r.chunks) * factor_.sample(rng_) + extra_bytes / spec_.bandwidth_of(r.dir) * 1e9;
+}
+
+void BatchDevice::accept(sim::JobId job, int) {
+  const sim::time_ns now = sim_.now();
+  flow_.arrive(now);
+  queue_.push_back(Waiting{job, now});
+  if (active_) return;
+  // Idle: the request wakes the emulator, which then finds it (and whatever came meanwhile).
+  active_ = true;
+  busy_time_.set(now, 1.0);
+  const IoRequest& r = io_[job];
+  const double latency = r.dir == Direction::read ? spec_.read_ns : spec_.write_ns;
+  sim_.schedule_in(to_ns(std::max(0.0, latency - batch_ns_) * factor_.sample(rng_)), this, kAwake);
+}
+
+void BatchDevice::serve_next() { sim_.schedule_in(to_ns(serial_ns(io_[queue_[queue_head_].job])), this, kServed); }
+
+void BatchDevice::handle(std::uint32_t kind, std::uint64_t) {
+  if (kind == kServed) done_.push_back(queue_[queue_head_++]);
+  if (queue_head_ < queue_.size()) {
+    serve_next();
+    return;
+  }
+  // The queue is empty: the batch completes together, and the emulator sleeps until the next.
+  const sim::time_ns now = sim_.now();
+  queue_.clear();
+  queue_head_ = 0;
+  active_ = false;
+  busy_time_.set(now, 0.0);
+  batch_size_.add(static_cast<double>(done_.size()));
+  ++batches_;
+  std::vector<Waiting> done;
+  done.swap(done_);
+  for (const Waiting& w : done) {
+    flow_.depart(now, now - w.arrival);
+    io_[w.job].device_batch = batches_;
+    out.send(w.job);
+  }
+}
+
+void BatchDevice::reset_statistics(sim::time_ns now) {
+  flow_.reset(now);
+  busy_time_.reset(now);
+  batch_size_.clear();
+}
+
+void BatchDevice::report(sim::Metrics& m, sim::time_ns now) const {
+  sim::report_flow(m, name(), flow_, now);
+  m.add(name() + ".utilization", busy_time_.mean(now));
+  m.add(name() + ".batch_mean", batch_size_.count() ? batch_size_.mean() : 0.0);
+}
+
 CopyDelay::CopyDelay(sim::Simulator& sim, std::string name, IoTable& io, double per_4k_ns, double cv)
     : sim::DelayStation(sim, std::move(name), sim::Distribution::deterministic(0)),
       io_(io),
@@ -198,6 +256,11 @@ Backend::Backend(sim::Simulator& sim, std::string prefix, const IoScenario& s, I
     case BackendKind::nvme:
     case BackendKind::sata_ssd:
     case BackendKind::hdd: {
+      if (batched(s)) {
+        batched_ = &sim.make<BatchDevice>(named("device"), io, device_spec(p, p.kind), p.batch_ns);
+        to_router(batched_->out);
+        break;
+      }
       auto& d = sim.make<DeviceStation>(named("device"), io, device_spec(p, p.kind));
       to_router(d.out);
       devices_.push_back(&d);
@@ -267,14 +330,15 @@ Backend::Backend(sim::Simulator& sim, std::string prefix, const IoScenario& s, I
   } else {
     double flush_ns = 0;
     if (!devices_.empty()) flush_ns = devices_.front()->spec().flush_ns;
+    if (batched_ != nullptr) flush_ns = batched_->spec().flush_ns;
     flush_ =
         &sim.make<sim::BatchStation>(named("flush"), flush_ns > 0 ? sim::Distribution::lognormal_mean_cv(flush_ns, p.service_cv)
                                                                   : sim::Distribution::deterministic(0));
     sim::connect(flush_->out, *this, kFlushDone);
   }
   for (auto* d : devices_) stations_.push_back(d);
-  for (sim::Component* c :
-       std::initializer_list<sim::Component*>{mirror_, msgr_, net_out_, stall_, net_back_, fixed_, cache_, flush_, barrier_})
+  for (sim::Component* c : std::initializer_list<sim::Component*>{batched_, mirror_, msgr_, net_out_, stall_, net_back_, fixed_,
+                                                                  cache_, flush_, barrier_})
     if (c != nullptr) stations_.push_back(c);
 }
 
@@ -297,6 +361,8 @@ void Backend::submit(sim::JobId job) {
     }
   } else if (fixed_ != nullptr) {
     fixed_->accept(job, 0);
+  } else if (batched_ != nullptr) {
+    batched_->accept(job, 0);
   } else if (devices_.empty()) {
     cache_->accept(job, 0);  // the page-cache backend
   } else {
@@ -343,10 +409,11 @@ void Backend::accept(sim::JobId job, int in_port) {
 }
 
 namespace {
-// Servers of a backend station: an FCFS station's, one for the serialized flushes, else none.
+// Servers of a backend station: an FCFS station's, one for the serialized flushes and a batched
+// device, else none.
 int capacity_of(const sim::Component* c) {
   const auto* fcfs = dynamic_cast<const sim::FcfsStation*>(c);
-  return fcfs ? fcfs->servers() : (dynamic_cast<const sim::BatchStation*>(c) ? 1 : 0);
+  return fcfs ? fcfs->servers() : (dynamic_cast<const sim::BatchStation*>(c) || dynamic_cast<const BatchDevice*>(c) ? 1 : 0);
 }
 }  // namespace
 
@@ -358,6 +425,7 @@ std::vector<std::string> Backend::device_entries() const {
   if (msgr_ != nullptr) return {msgr_->name()};
   if (mirror_ != nullptr) return {mirror_->name(), devices_[0]->name(), devices_[1]->name()};
   if (fixed_ != nullptr) return {fixed_->name()};
+  if (batched_ != nullptr) return {batched_->name()};
   if (devices_.empty()) return {cache_->name()};  // the page-cache backend
   return {devices_.front()->name()};
 }
@@ -371,7 +439,8 @@ std::vector<std::string> Backend::device_exits() const {
 void Backend::draw(StageGraph& g) const {
   for (const sim::Component* c : stations_) {
     // Where the data lives; the rest (mirror, messenger, network, stalls, flushes) are stations.
-    const bool device = dynamic_cast<const DeviceStation*>(c) != nullptr || c == fixed_ || (pagecache_backend() && c == cache_);
+    const bool device =
+        dynamic_cast<const DeviceStation*>(c) != nullptr || c == batched_ || c == fixed_ || (pagecache_backend() && c == cache_);
     g.nodes.push_back({c->name(), "backend", device ? "device" : "station", capacity_of(c)});
   }
   if (msgr_ != nullptr) {
@@ -475,9 +544,21 @@ void backend_demands(const MvaInputs& in, std::vector<MvaDemand>& st) {
     case BackendKind::sata_ssd:
     case BackendKind::hdd: {
       const DeviceSpec d = device_spec(p, p.kind);
+      flush_ns = d.flush_ns;
+      if (batched(s)) {
+        // A batched device (BatchDevice): each request waits for the one server's serial part
+        // (its batch_us and bytes), and for the busy period it is in to end: its wake-up and the
+        // others' serial parts (the batch at the fixed point's current rate).
+        const BatchTimes b = batch_times(s);
+        const double vms = std::max(1, s.vms);
+        const double rate = in.x_fio_thread_per_ns * s.fio_threads() * vms;
+        const double batch = device_batch_size(s, rate, vm_outstanding(s).requests * vms);
+        st.push_back({"device", sim::MvaStationKind::Queue, 1, dev_share * b.serial_ns});
+        st.push_back({"device.wake", sim::MvaStationKind::Delay, 1, dev_share * (b.wake_ns + (batch - 1) * b.serial_ns)});
+        break;
+      }
       st.push_back({"device", d.channels > 1 ? sim::MvaStationKind::MultiServer : sim::MvaStationKind::Queue, d.channels,
                     dev_share * device_mean_ns(d, s)});
-      flush_ns = d.flush_ns;
       break;
     }
     case BackendKind::md_raid1: {
@@ -532,6 +613,34 @@ void backend_demands(const MvaInputs& in, std::vector<MvaDemand>& st) {
   if (cache_semantics(s).flush_after_write && wf > 0 && flush_ns > 0)
     st.push_back({"flush", sim::MvaStationKind::Delay, 1, wf * flush_ns});
   for (std::size_t k = first; k < st.size(); ++k) st[k].shared = true;  // every VM's disk is on this backend
+}
+
+bool batched(const IoScenario& s) {
+  return s.backend.batched && (s.backend.kind == BackendKind::nvme || s.backend.kind == BackendKind::sata_ssd);
+}
+
+BatchTimes batch_times(const IoScenario& s) {
+  DeviceSpec d = device_spec(s.backend, s.backend.kind);
+  d.channels = 1;  // one request at a time: each at the whole bandwidth
+  const double latency = device_mean_ns(d, s);
+  d.read_ns = d.write_ns = s.backend.batch_ns;
+  BatchTimes b;
+  b.serial_ns = device_mean_ns(d, s);
+  b.wake_ns = std::max(0.0, latency - b.serial_ns);
+  return b;
+}
+
+double device_batch_size(const IoScenario& s, double requests_per_ns, double in_flight) {
+  if (!batched(s) || !(requests_per_ns > 0)) return 1.0;
+  // A busy period begins with the wake-up, which those arriving meanwhile join, and each
+  // request served lets in those arriving during it: B = (1 + x wake) / (1 - x serial) for
+  // arrivals at rate x (an M/G/1 busy period's count, started by the wake-up's arrivals too);
+  // never more than the requests in flight (all of them once the device is saturated).
+  const BatchTimes b = batch_times(s);
+  const double cap = std::max(1.0, in_flight);
+  const double room = 1.0 - requests_per_ns * b.serial_ns;
+  if (room <= 0) return cap;
+  return std::clamp((1.0 + requests_per_ns * b.wake_ns) / room, 1.0, cap);
 }
 
 // The device a backend key describes: an md RAID1's legs, else the backend itself.
@@ -595,6 +704,30 @@ void backend_keys(std::vector<Param>& t) {
        1,
        1 << 20,
        [](IoScenario& s, const Value& v) { s.backend.channels = static_cast<int>(v.number); }});
+  add({"backend.batched",
+       Kind::boolean,
+       "",
+       "false",
+       "docs/sources.md §7 (a host that is itself a VM: its virtual disk completes in batches)",
+       "nvme, sata-ssd: woken by a request, the device serves the requests one after another (the first done "
+       "read_us / write_us after it arrived, each other batch_us after the one before), taking in those that arrive "
+       "meanwhile, and completes them together when its queue is empty: a virtual disk whose emulator pops its ring "
+       "until it is empty and then signals once (false: channels in parallel)",
+       {},
+       0,
+       0,
+       [](IoScenario& s, const Value& v) { s.backend.batched = v.flag; }});
+  add({"backend.batch_us",
+       Kind::time_us,
+       "us",
+       "6",
+       "docs/sources.md §7 (a host that is a VM: its 4 KiB random read at QD16 less its QD1 latency, over 15)",
+       "backend.batched: device time of each request of a batch after the first",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.backend.batch_ns = v.number; },
+       [](const IoScenario& s) { return s.backend.batch_ns / 1e3; }});
   add({"backend.read_us",
        Kind::time_us,
        "us",

@@ -16,6 +16,12 @@
 //                   and a writethrough barrier waits for every stalled write before it.
 //   krbd            the same cluster through the host kernel client (a kernel thread per core
 //                   instead of librbd's messenger threads).
+//   batched device  nvme or sata-ssd with backend.batched: woken by a request (read_us /
+//                   write_us less batch_us), the device serves the requests one after another at
+//                   batch_us each (plus the bytes beyond 4 KiB at bandwidth), taking in those that
+//                   arrive meanwhile, and completes them together when its queue is empty: a
+//                   virtual disk whose emulator pops its ring until empty and then signals once
+//                   (a host that is itself a VM).
 //   pagecache       host memory: a copy per 4 KiB.
 //   null            a fixed latency, no queueing.
 // Flushes: a device cache flush (flush_us) on local devices, serialized; for Ceph a flush is a
@@ -75,6 +81,45 @@ class DeviceStation final : public sim::FcfsStation {
   DeviceSpec spec_;
   sim::Distribution factor_;
   sim::Distribution rotation_;
+};
+
+// A batched device (backend.batched): one server that, woken from idle by a request, waits its
+// wake-up (read_us / write_us less batch_us), serves every request it finds queued one after
+// another (batch_us each, plus the bytes beyond 4 KiB at the bandwidth), taking in those that
+// arrive meanwhile, and completes them all together when it finds the queue empty: a virtual
+// disk whose emulator pops its ring until it is empty and then signals once.
+class BatchDevice final : public sim::Component {
+ public:
+  BatchDevice(sim::Simulator& sim, std::string name, IoTable& io, DeviceSpec spec, double batch_ns);
+  const DeviceSpec& spec() const { return spec_; }
+
+  sim::Port out;
+  void accept(sim::JobId job, int in_port) override;
+  void handle(std::uint32_t kind, std::uint64_t payload) override;
+  void validate() const override { sim::require_connected(*this, out, "out"); }
+  void reset_statistics(sim::time_ns now) override;
+  void report(sim::Metrics& m, sim::time_ns now) const override;
+  const sim::FlowStats* flow() const noexcept override { return &flow_; }
+
+ private:
+  enum Event : std::uint32_t { kAwake, kServed };
+  struct Waiting {
+    sim::JobId job;
+    sim::time_ns arrival;
+  };
+  void serve_next();
+  double serial_ns(const IoRequest& r);
+  IoTable& io_;
+  DeviceSpec spec_;
+  double batch_ns_;
+  sim::Distribution factor_;
+  std::vector<Waiting> queue_, done_;  // queue_ from queue_head_ on: not yet served
+  std::size_t queue_head_ = 0;
+  bool active_ = false;        // waking or serving: a busy period is under way
+  std::uint64_t batches_ = 0;  // busy periods completed (IoRequest::device_batch)
+  sim::FlowStats flow_;
+  sim::TimeAverage busy_time_;
+  sim::Welford batch_size_;
 };
 
 // A delay whose length grows with the request size (page-cache copies).
@@ -185,13 +230,14 @@ class Backend final : public Stage {
   std::vector<std::string> device_entries() const;
   std::vector<std::string> device_exits() const;  // with the host page cache, when it serves hits
   // The backend is the page cache itself (backend.kind = "pagecache"): every request is a copy.
-  bool pagecache_backend() const { return devices_.empty() && fixed_ == nullptr; }
+  bool pagecache_backend() const { return devices_.empty() && batched_ == nullptr && fixed_ == nullptr; }
   // "host.pagecache" serves the cache mode's hits beside a device.
   bool serves_hits() const { return hits_pagecache_ && !pagecache_backend(); }
   bool hits_pagecache_ = false;  // the cache mode can send requests to the host page cache
   bool flushes_ = false;         // the cache mode follows writes by a flush
   IoTable& io_;
   std::vector<DeviceStation*> devices_;  // one, or the two RAID1 legs, or the OSDs
+  BatchDevice* batched_ = nullptr;       // the device, when it serves in batches (then devices_ is empty)
   sim::ForkJoin* mirror_ = nullptr;
   sim::FcfsStation* msgr_ = nullptr;
   sim::DelayStation* net_out_ = nullptr;
@@ -204,6 +250,18 @@ class Backend final : public Stage {
   BarrierFlush* barrier_ = nullptr;
   std::vector<sim::Component*> stations_;
 };
+
+// A batched device (backend.batched on nvme or sata-ssd: BatchDevice) and its mean times per
+// request of the workload's mix: the wake-up that starts a busy period (the QD1 latency less the
+// serial part) and the serial part (batch_us and the bytes beyond 4 KiB).
+bool batched(const IoScenario& s);
+struct BatchTimes {
+  double wake_ns = 0, serial_ns = 0;
+};
+BatchTimes batch_times(const IoScenario& s);
+// The MVA's mean batch at `requests_per_ns` with `in_flight` requests outstanding (1 when the
+// device is not batched): the completions that reach the host together.
+double device_batch_size(const IoScenario& s, double requests_per_ns, double in_flight);
 
 // The MVA's page cache, device and flush stations.
 void backend_demands(const MvaInputs& in, std::vector<MvaDemand>& out);

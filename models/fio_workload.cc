@@ -155,6 +155,7 @@ void FioWorkload::issue(std::uint32_t thread, std::uint32_t ios) {
   r.irq_leader = false;
   r.irq_line = nullptr;
   r.relay_rides = false;
+  r.device_batch = 0;
   r.job = thread;
   r.vm = vm_index_;
   // vq <-> vCPU: thread t runs on vCPU t mod vcpus; blk-mq maps that CPU to queue vcpu mod queues;

@@ -65,16 +65,17 @@ struct IoRequest {
   std::int64_t relay_signalled_ns = 0;   // irq_relay: when its completion set the guest notifier
   std::uint8_t disk = 0;                 // which of its VM's disks (IoScenario::disks) it is for
   Step step = Step::tag;
-  std::uint32_t bytes = 4096;     // all of its I/Os together
-  std::uint32_t ios = 1;          // fio I/Os merged into this request (plug merging)
-  std::uint32_t chunks = 1;       // device commands it takes one after another (hba_chunks: QEMU's bounce buffer)
-  std::uint32_t job = 0;          // fio job (clone) index
-  std::uint32_t vm = 0;           // which VM issued it (vm.count replicas share the backend)
-  std::uint32_t queue = 0;        // hardware queue / virtqueue
-  std::uint32_t thread = 0;       // emulation thread the virtqueue is mapped to
-  std::uint64_t seq = 0;          // order of issue at the backend (Ceph flush barrier)
-  sim::time_ns issued_ns = 0;     // fio's io_u prep: start of slat and lat
-  sim::time_ns submitted_ns = 0;  // the submit call returned: end of slat, start of clat
+  std::uint32_t bytes = 4096;      // all of its I/Os together
+  std::uint32_t ios = 1;           // fio I/Os merged into this request (plug merging)
+  std::uint32_t chunks = 1;        // device commands it takes one after another (hba_chunks: QEMU's bounce buffer)
+  std::uint32_t job = 0;           // fio job (clone) index
+  std::uint32_t vm = 0;            // which VM issued it (vm.count replicas share the backend)
+  std::uint32_t queue = 0;         // hardware queue / virtqueue
+  std::uint32_t thread = 0;        // emulation thread the virtqueue is mapped to
+  std::uint64_t seq = 0;           // order of issue at the backend (Ceph flush barrier)
+  std::uint64_t device_batch = 0;  // the batched device's busy period that completed it (0: none; BatchDevice)
+  sim::time_ns issued_ns = 0;      // fio's io_u prep: start of slat and lat
+  sim::time_ns submitted_ns = 0;   // the submit call returned: end of slat, start of clat
 };
 
 // Requests by sim job id; grows with the job pool, never shrinks.

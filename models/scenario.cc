@@ -1969,6 +1969,12 @@ IoScenario derive_io_scenario(const std::string& path, const Loader& loader) {
     ignored("backend.latency_us", "backend.kind", "has no effect " + kind_text + " (the null device's latency)");
     ignored("backend.null_co", "backend.kind", "has no effect " + kind_text + " (says what the null device is)");
   }
+  if (kind != BackendKind::nvme && kind != BackendKind::sata_ssd) {
+    for (const char* key : {"backend.batched", "backend.batch_us"})
+      ignored(key, "backend.kind", "has no effect " + kind_text + " (batch service: kind = \"nvme\" or \"sata-ssd\")");
+  } else if (!s.backend.batched) {
+    ignored("backend.batch_us", "backend.batched", "has no effect without backend.batched = true (the device serves in batches)");
+  }
   if (kind != BackendKind::md_raid1) ignored("backend.leg", "backend.kind", "has no effect " + kind_text + " (md-raid1 only)");
   // A TCG scale with no accelerator stated anywhere: probably a lab file that lost its
   // host.accel = "tcg". One that states kvm (a TCG fit predicted for KVM) means it.

@@ -153,6 +153,10 @@ struct BackendParams {
   double seek_ns = 8500000, rpm = 7200;
   double seq_overhead_ns = 20000;  // per sequential request: command overhead, track switches
   int ncq_depth = 32;
+  // nvme, sata-ssd: the device serves its queue in batches, one request after another at batch_ns
+  // after the first, completing the batch together (false: `channels` in parallel).
+  bool batched = false;
+  double batch_ns = 6000;
   // md RAID1
   BackendKind leg = BackendKind::sata_ssd;
   // Ceph RBD / krbd

@@ -206,6 +206,26 @@ try:
         full = tomllib.load(f)["run"]
     check(all(r["set"].get("backend.write_us") == 97.1 for r in full if r["set"]["backend.kind"] == "nvme"),
           "the full recording's file runs carry its host disk's write latency")
+    # --- a host disk that completes in batches ([setup].host_disk_batch): measured, or inferred with its reason
+    check(record.host_disk_batched({}) == (False, None), "no batching fact: a plain device")
+    measured = {"host_disk_batch": {"qd16_randread_us": 127.7, "completions_per_interrupt": 15.3, "batch_us": 5.87}}
+    check(record.host_disk_batched(measured) == (True, 5.87), "15 completions per interrupt at QD16: batched, its batch_us")
+    check(record.host_disk_batched({"host_disk_batch": {"qd16_randread_us": 90.0, "completions_per_interrupt": 1.6}})
+          == (False, None), "a disk that signals each completion is not batched")
+    inferred = {"host_disk_batch": {"batched": True, "why": "inferred: ..."}}
+    check(record.host_disk_batched(inferred) == (True, None), "an inferred batching fact: batched, the default batch_us")
+    s = record.run_set(meta_file, {}, disk, record.host_disk_batched(measured))
+    check(s.get("backend.batched") is True and s.get("backend.batch_us") == 5.87,
+          f"a raw file on a batched host disk sets backend.batched and batch_us (got {s})")
+    meta_wb = copy.deepcopy(meta_file)
+    meta_wb["storage"]["cache"] = "writeback"
+    check("backend.batched" not in record.run_set(meta_wb, {}, disk, record.host_disk_batched(measured)),
+          "cache=writeback reads hit the host page cache: no device batching to set")
+    check("backend.batched" not in record.run_set(meta_null, {}, disk, record.host_disk_batched(measured)),
+          "null-co has no host disk")
+    check(all(r["set"].get("backend.batched") is True for r in full
+              if r["set"]["backend.kind"] == "nvme" and r["set"]["host.cache"] == "none"),
+          "the full recording's O_DIRECT file runs are on a batched host disk (inferred in its setup.json)")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
