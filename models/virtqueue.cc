@@ -160,20 +160,6 @@ bool handler_window_on(const IoScenario& s) {
 }
 
 namespace {
-double completions_per_interrupt_of_one(const IoScenario& s, double completions_per_ns, double in_flight, double lock_wait_ns);
-}  // namespace
-
-double completions_per_interrupt(const IoScenario& s, double completions_per_ns, double in_flight, double lock_wait_ns) {
-  // A batched device (models/backend.h) hands its completions over in batches: an interrupt
-  // carries whole batches, arriving at the batch rate.
-  const double batch = device_batch_size(s, completions_per_ns, in_flight);
-  if (batch > 1)
-    return std::min(batch * completions_per_interrupt_of_one(s, completions_per_ns / batch, in_flight / batch, lock_wait_ns),
-                    std::max(1.0, in_flight));
-  return completions_per_interrupt_of_one(s, completions_per_ns, in_flight, lock_wait_ns);
-}
-
-namespace {
 double completions_per_interrupt_of_one(const IoScenario& s, double completions_per_ns, double in_flight, double lock_wait_ns) {
   const double wait = std::max(0.0, lock_wait_ns);
   // Without the handler's window: those that reach the ring while it is delivered.
@@ -192,6 +178,16 @@ double completions_per_interrupt_of_one(const IoScenario& s, double completions_
   return in_flight > 0 ? std::min(b, std::max(1.0, in_flight)) : b;
 }
 }  // namespace
+
+double completions_per_interrupt(const IoScenario& s, double completions_per_ns, double in_flight, double lock_wait_ns) {
+  // A batched device (models/backend.h) hands its completions over in batches: an interrupt
+  // carries whole batches, arriving at the batch rate.
+  const double batch = device_batch_size(s, completions_per_ns, in_flight);
+  if (batch > 1)
+    return std::min(batch * completions_per_interrupt_of_one(s, completions_per_ns / batch, in_flight / batch, lock_wait_ns),
+                    std::max(1.0, in_flight));
+  return completions_per_interrupt_of_one(s, completions_per_ns, in_flight, lock_wait_ns);
+}
 
 int queues_in_use(const IoScenario& s) { return std::max(1, std::min(s.queues(), std::min(s.fio_threads(), s.guest.vcpus))); }
 
