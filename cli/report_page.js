@@ -656,11 +656,20 @@
       section('The model\'s own error');
       para('hint', 'Added to every prediction\'s interval: the sd of ln(model / measured) per kind of figure, and the 95% ' +
         'factor it means (×/ f: from value / f to value × f). Source: ' + d.model_error.source + '.');
-      add(root, table([{ title: 'kind' }, { title: 'setups not measured: sd', numeric: true }, { title: '×/', numeric: true },
-        { title: 'fitted setups: sd', numeric: true }, { title: '×/', numeric: true }],
+      // Per distance from the fitted runs, nearest last: a value no fitted run had, a new
+      // combination of fitted values, another workload of a fitted configuration, the fitted setups.
+      var distances = [['unmeasured', 'another configuration'], ['combination', 'new combination of fitted values'],
+        ['workload', 'another workload'], ['fitted', 'fitted setups']].filter(function (dist) {
+        return d.model_error[dist[0]] && Object.keys(d.model_error[dist[0]]).length > 0;
+      });
+      add(root, table([{ title: 'kind' }].concat(flat(distances.map(function (dist) {
+        return [{ title: dist[1] + ': sd', numeric: true }, { title: '×/', numeric: true }];
+      }))),
         Object.keys(d.model_error.unmeasured).map(function (k) {
-          var u = ptr('data', 'model_error', 'unmeasured', k), f = ptr('data', 'model_error', 'fitted', k);
-          return [k, num(u), num(u, { fn: 'factor95' }), num(f), num(f, { fn: 'factor95' })];
+          return [k].concat(flat(distances.map(function (dist) {
+            var p = ptr('data', 'model_error', dist[0], k);
+            return [num(p), num(p, { fn: 'factor95' })];
+          })));
         })));
     }
   }

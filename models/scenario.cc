@@ -529,14 +529,16 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
                                                   "calibration.fitted_setups",
                                                   "calibration.modes",
                                                   "calibration.mode_weights",
-                                                  "calibration.model_error_workload"};
+                                                  "calibration.model_error_workload",
+                                                  "calibration.model_error_combination"};
   static const std::vector<std::string> kinds = {"throughput", "mean latency", "p50", "p99", "p99.9"};
   const Entry* first = nullptr;
   for (const auto& [key, e] : entries) {
     if (key.rfind("calibration.", 0) != 0) continue;
     // model_error = { throughput = 0.2, ... } arrives flattened: calibration.model_error.throughput.
     const bool per_kind = key.rfind("calibration.model_error.", 0) == 0 || key.rfind("calibration.model_error_fitted.", 0) == 0 ||
-                          key.rfind("calibration.model_error_workload.", 0) == 0;
+                          key.rfind("calibration.model_error_workload.", 0) == 0 ||
+                          key.rfind("calibration.model_error_combination.", 0) == 0;
     if (per_kind) {
       const std::string kind = key.substr(key.find('.', std::string("calibration.model_error").size()) + 1);
       if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
@@ -546,9 +548,10 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
       const auto v = e.node->value<double>();
       if (!e.node->is_number() || !v || !std::isfinite(*v) || *v < 0)
         fail(e, key, "expected the sd of ln(model / measured), a number >= 0");
-      (key.rfind("calibration.model_error_fitted.", 0) == 0     ? s.calibration.model_error_fitted_log_sd
-       : key.rfind("calibration.model_error_workload.", 0) == 0 ? s.calibration.model_error_workload_log_sd
-                                                                : s.calibration.model_error_log_sd)[kind] = *v;
+      (key.rfind("calibration.model_error_fitted.", 0) == 0        ? s.calibration.model_error_fitted_log_sd
+       : key.rfind("calibration.model_error_workload.", 0) == 0    ? s.calibration.model_error_workload_log_sd
+       : key.rfind("calibration.model_error_combination.", 0) == 0 ? s.calibration.model_error_combination_log_sd
+                                                                   : s.calibration.model_error_log_sd)[kind] = *v;
       if (!first) first = &e;
       continue;
     }
@@ -1733,6 +1736,7 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
     if (fitted.empty()) {
       m.model_error_log_sd = c.model_error_log_sd;
       m.model_error_workload_log_sd = c.model_error_workload_log_sd;
+      m.model_error_combination_log_sd = c.model_error_combination_log_sd;
       m.model_error_fitted_log_sd = c.model_error_fitted_log_sd;
       m.model_error_source = c.model_error_source;
     }

@@ -5,7 +5,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "calibration/fit/calibrate.h"
@@ -88,6 +90,11 @@ TEST_CASE(
   const std::vector<fit::ErrorSample> few = {{0.196}};
   CHECK(fit::model_error_sd(0.4, few) == doctest::Approx(std::sqrt((2 * 0.16 + 0.01) / 3)));
   CHECK(fit::model_error_sd(0.4, {}) == 0.4);
+  // Twenty figures of one left-out configuration (--cv config) are one observation of how a
+  // configuration extrapolates: pooled with the prior as one, not trusted alone as twenty.
+  const double one_refit = 0.19 / 1.96;
+  CHECK(fit::model_error_sd(0.4, plain, 1) == doctest::Approx(std::sqrt((2 * 0.16 + one_refit * one_refit) / 3)));
+  CHECK(fit::model_error_sd(0.4, plain, 10) == doctest::Approx(one_refit));
 }
 
 TEST_CASE("the model-error estimate with parameter draws: the draws' mixture holds what it spans, and only that") {
@@ -162,4 +169,45 @@ TEST_CASE("leave-one-configuration-out folds leave out every run of a configurat
                                              base);
   o.by_configuration = true;
   CHECK_THROWS_WITH_AS(fit::calibrate(one, o), doctest::Contains("at least two configurations"), models::ConfigError);
+}
+
+TEST_CASE("a configuration whose every value was fitted in other combinations is a new combination, with its own term") {
+  // Three configurations over two knobs, one knob away from virtio-blk behind the main loop each;
+  // virtio-scsi behind an IOThread is held out.
+  const std::string base =
+      write("fit-report-combination-base.toml",
+            "base = \"" VQSIM_SOURCE_DIR "/scenarios/default.toml\"\n[workload]\nios = 3000\n[run]\nreplications = 2\n");
+  std::string runs;
+  for (const auto& [driver, iothreads] :
+       std::vector<std::pair<std::string, int>>{{"virtio-blk", 0}, {"virtio-scsi", 0}, {"virtio-blk", 1}, {"virtio-scsi", 1}})
+    for (int qd : {1, 4})
+      runs += "[[run]]\nname = \"" + driver + "-io" + std::to_string(iothreads) + "/qd" + std::to_string(qd) +
+              "\"\nmeasured = { \"read.iops\" = " + std::to_string(qd == 1 ? 9000 : 30000) + " }\nset = { \"guest.driver\" = \"" +
+              driver + "\", \"host.iothreads\" = " + std::to_string(iothreads) +
+              ", \"workload.iodepth\" = " + std::to_string(qd) + " }\n";
+  const fit::Dataset d = fit::load_dataset(write("fit-report-combination.toml", runs), base);
+  fit::CalibrateOptions o;
+  o.fit_keys = {"backend.read_us"};
+  o.max_rounds = 3;
+  o.leave_one_out = true;
+  o.by_configuration = true;
+  o.holdout = "^virtio-scsi-io1/";
+  const fit::CalibrationResult r = fit::calibrate(d, o);
+  REQUIRE(r.cv);
+  std::map<std::string, std::string> fold_distance;
+  for (const auto& f : r.cv->folds) fold_distance[f.name] = f.distance;
+  // Without virtio-blk behind the main loop, its driver and its main loop are still fitted (in
+  // the other two); without either other configuration, its value is gone.
+  CHECK(fold_distance.at("virtio-blk-io0/qd1") == "new combination");
+  CHECK(fold_distance.at("virtio-scsi-io0/qd4") == "unmeasured setup");
+  CHECK(fold_distance.at("virtio-blk-io1/qd1") == "unmeasured setup");
+  CHECK(r.model_error.folds.at("new combination") == 2);
+  CHECK(r.model_error.folds.at("unmeasured setup") == 4);
+  for (const auto& run : r.runs)
+    if (run.held_out) CHECK(run.distance == "new combination");
+  REQUIRE(r.model_error.combination.count("throughput"));
+  const auto j = fit::report_json(d, r);
+  CHECK(j["model_error"]["combination"].contains("throughput"));
+  CHECK(fit::fit_toml(d, r, "fit.toml", "vqsim calibrate").find("model_error_combination = { throughput = ") !=
+        std::string::npos);
 }

@@ -222,6 +222,20 @@ TEST_CASE("prediction: the model's own error widens the interval by its term, at
                                          "qemu=7.2") == "driver=virtio-blk;vcpus=1;qemu=7.2");
     CHECK(predict::distance_between("a=1;rw=read;iodepth=4", {"a=1;rw=write;iodepth=1"}) == "another workload");
     CHECK(predict::distance_between("a=2;rw=read", {"a=1;rw=read"}) == "unmeasured setup");
+    // Each value fitted, in other combinations: a new combination; one value never fitted: another
+    // configuration, however many of the others were.
+    CHECK(predict::distance_between("a=2;b=1;rw=read", {"a=1;b=1;rw=read", "a=2;b=2;rw=write"}) == "new combination");
+    CHECK(predict::distance_between("a=2;b=3;rw=read", {"a=1;b=1;rw=read", "a=2;b=2;rw=write"}) == "unmeasured setup");
+    // A null device's aio= and cache= measured no AIO engine and no page cache.
+    CHECK(predict::distance_between("backend=file;aio=native;rw=read",
+                                    {"backend=file;aio=threads;rw=read", "backend=null;aio=native;rw=read"}) ==
+          "unmeasured setup");
+    CHECK(predict::distance_between("backend=null;aio=threads;b=2;rw=read",
+                                    {"backend=null;aio=native;b=1;rw=read", "backend=file;aio=threads;b=2;rw=read"}) ==
+          "new combination");
+    // The guests beside it are one field: K = 2 is not made of the fields of K = 1 and K = 3.
+    CHECK(predict::distance_between("a=1;co_running=2x{x;y};backend=s", {"a=1;co_running=1x{x;y};backend=s"}) ==
+          "unmeasured setup");
     CHECK(predict::distance_between("a=1;rw=read", {"a=1;rw=read"}) == "fitted setup");
   }
   SUBCASE("a table without terms (written before they existed) takes the documented prior") {
@@ -237,6 +251,8 @@ TEST_CASE("prediction: the model's own error widens the interval by its term, at
     CHECK(predict::prior_model_error("throughput", "unmeasured setup") >=
           predict::prior_model_error("throughput", "another workload"));
     for (const char* kind : {"throughput", "mean latency", "p50", "p99", "p99.9"}) {
+      // No prior of its own: a new combination is not assumed easier than another configuration.
+      CHECK(predict::prior_model_error(kind, "new combination") == predict::prior_model_error(kind, "unmeasured setup"));
       CHECK(predict::prior_model_error(kind, "unmeasured setup") > 0);
       CHECK(predict::prior_model_error(kind, "another workload") > 0);
     }

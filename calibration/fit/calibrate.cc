@@ -553,16 +553,16 @@ double needed_model_sd(const ErrorSample& e) {
 // the intervals already hold (the parameters, the simulation, a second explanation) is not
 // counted twice; with fewer than 10 predictions that is hardly an estimate, so it is pooled with
 // the prior as k0 = 2 observations of it.
-double model_error_sd(double prior_sd, const std::vector<ErrorSample>& samples) {
+double model_error_sd(double prior_sd, const std::vector<ErrorSample>& samples, int observations) {
   if (samples.empty()) return prior_sd;
   std::vector<double> a;
   for (const auto& e : samples) a.push_back(needed_model_sd(e));
   std::sort(a.begin(), a.end());
   const auto rank = static_cast<std::size_t>(std::ceil(0.95 * static_cast<double>(a.size())));
   const double data_sd = a[std::max<std::size_t>(rank, 1) - 1];
-  if (a.size() >= 10) return data_sd;
+  const double n = observations >= 0 ? observations : static_cast<double>(a.size());
+  if (n >= 10) return data_sd;
   constexpr double k0 = 2;
-  const double n = static_cast<double>(a.size());
   return std::sqrt((k0 * prior_sd * prior_sd + n * data_sd * data_sd) / (k0 + n));
 }
 
@@ -1321,6 +1321,8 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       const CalRun& r = d.runs[fit_runs[f]];
       CvFold fold;
       fold.name = r.name;
+      for (std::size_t g = 0; g < groups.size(); ++g)
+        if (std::find(groups[g].begin(), groups[g].end(), f) != groups[g].end()) fold.group = g;
       fold.distance = predict::distance_between(fit_classes[f], others_of[f]);
       // The parameters' part through the surrogate's slope at the fold's fit, with the full fit's
       // covariance (the fold's own, from one run fewer, would be a little wider).
@@ -1374,38 +1376,57 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
         out.push_back({log_error(t), h * h, shift, shift != 0 ? res.alternative_weight : 0.0});
       }
   };
-  // The folds' samples of a kind at a distance, leaving out fold `except` (none: -1).
+  // The folds' samples of a kind at a distance, leaving out the refit of fold `except` (none:
+  // -1; with --cv config every run of its configuration, which missed with it), and how many
+  // independent predictions they are: one per figure with leave-one-out, one per left-out
+  // configuration with --cv config.
+  struct FoldSamples {
+    std::vector<ErrorSample> samples;
+    int observations = -1;
+  };
   auto fold_samples = [&](const std::string& kind, const std::string& distance, long except) {
-    std::vector<ErrorSample> out;
+    FoldSamples out;
     if (!res.cv) return out;
-    for (std::size_t g = 0; g < res.cv->folds.size(); ++g)
-      if (static_cast<long>(g) != except && res.cv->folds[g].distance == distance)
-        samples_of(res.cv->folds[g].targets, kind, out);
+    const auto& folds = res.cv->folds;
+    std::set<std::size_t> refits;
+    for (std::size_t g = 0; g < folds.size(); ++g) {
+      if (except >= 0 && folds[g].group == folds[static_cast<std::size_t>(except)].group) continue;
+      if (folds[g].distance != distance) continue;
+      const std::size_t before = out.samples.size();
+      samples_of(folds[g].targets, kind, out.samples);
+      if (out.samples.size() > before) refits.insert(folds[g].group);
+    }
+    if (o.by_configuration) out.observations = static_cast<int>(refits.size());
     return out;
   };
-  // A distance's term: its own folds' estimate; under 10 figures, pooled with the estimate over
-  // all the folds (every distance) when those are 10 or more, else with the documented prior.
+  // A distance's term: its own folds' estimate; under 10 observations, pooled with the estimate
+  // over all the folds (every distance) when those are 10 or more, else with the documented prior.
   std::function<double(const std::string&, const std::string&, long)> term = [&](const std::string& kind,
                                                                                  const std::string& distance, long except) {
-    const std::vector<ErrorSample> own = fold_samples(kind, distance, except);
-    std::vector<ErrorSample> all;
-    for (const char* dist : {"another workload", "unmeasured setup", "fitted setup"}) {
-      const auto some = fold_samples(kind, dist, except);
-      all.insert(all.end(), some.begin(), some.end());
+    const FoldSamples own = fold_samples(kind, distance, except);
+    FoldSamples all;
+    all.observations = o.by_configuration ? 0 : -1;
+    for (const char* dist : {"another workload", "new combination", "unmeasured setup", "fitted setup"}) {
+      const FoldSamples some = fold_samples(kind, dist, except);
+      all.samples.insert(all.samples.end(), some.samples.begin(), some.samples.end());
+      if (o.by_configuration) all.observations += some.observations;
     }
-    const double parent = all.size() >= 10 ? model_error_sd(0, all) : predict::prior_model_error(kind, distance);
-    // Another workload with no fold of its own: not assumed harder to predict than another
-    // configuration, which is further from what was measured.
-    if (own.empty() && distance == "another workload") return std::min(parent, term(kind, "unmeasured setup", except));
-    return model_error_sd(parent, own);
+    const int all_n = all.observations >= 0 ? all.observations : static_cast<int>(all.samples.size());
+    const double parent = all_n >= 10 ? model_error_sd(0, all.samples) : predict::prior_model_error(kind, distance);
+    // Another workload or a new combination with no fold of its own: not assumed harder to
+    // predict than another configuration, which is further from what was measured.
+    if (own.samples.empty() && (distance == "another workload" || distance == "new combination"))
+      return std::min(parent, term(kind, "unmeasured setup", except));
+    return model_error_sd(parent, own.samples, own.observations);
   };
   std::vector<std::string> prior_kinds;  // kinds no leave-one-out figure measured
   for (const char* kind : kKinds) {
-    std::vector<ErrorSample> fitted = fold_samples(kind, "fitted setup", -1);
+    std::vector<ErrorSample> fitted = fold_samples(kind, "fitted setup", -1).samples;
     for (const auto& rf : res.runs)
       if (!rf.held_out) samples_of(rf.targets, kind, fitted);
     if (!fitted.empty()) res.model_error.fitted[kind] = model_error_sd(kMeasurementSd, fitted);
     res.model_error.workload[kind] = term(kind, "another workload", -1);
+    res.model_error.combination[kind] = term(kind, "new combination", -1);
     res.model_error.unmeasured[kind] = term(kind, "unmeasured setup", -1);
     bool any = false;
     if (res.cv)
@@ -1416,19 +1437,21 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   if (res.cv) {
     for (const auto& f : res.cv->folds) ++res.model_error.folds[f.distance];
     std::string by;
-    for (const char* dist : {"another workload", "unmeasured setup", "fitted setup"}) {
+    for (const char* dist : {"another workload", "new combination", "unmeasured setup", "fitted setup"}) {
       const auto it = res.model_error.folds.find(dist);
       const int n = it == res.model_error.folds.end() ? 0 : it->second;
       by += std::string(by.empty() ? "" : ", ") +
             (std::string(dist) == "another workload"   ? "another workload of a fitted configuration "
+             : std::string(dist) == "new combination"  ? "a new combination of fitted values "
              : std::string(dist) == "unmeasured setup" ? "another configuration "
                                                        : "a replicate of a fitted setup ") +
             std::to_string(n);
     }
     res.model_error.source = "the " + res.cv->method + " errors of " + std::to_string(res.cv->folds.size()) +
-                             " runs by distance (" + by +
-                             "); a distance with under 10 errors of a kind pooled, as 2 runs, with the estimate over all folds "
-                             "where those are 10 or more, else with its documented prior (docs/calibration.md)";
+                             " runs by distance (" + by + "); a distance with under 10 " +
+                             (o.by_configuration ? std::string("left-out configurations") : std::string("errors of a kind")) +
+                             " pooled, as 2 of them, with the estimate over all folds where those are 10 or more, else "
+                             "with its documented prior (docs/calibration.md)";
   } else {
     res.model_error.source =
         "the documented prior (docs/calibration.md): no cross-validation (--cv loo or config) to estimate it from these runs";
@@ -1441,6 +1464,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   auto term_at = [&](const std::string& kind, const std::string& distance) {
     const auto& m = distance == "fitted setup"       ? res.model_error.fitted
                     : distance == "another workload" ? res.model_error.workload
+                    : distance == "new combination"  ? res.model_error.combination
                                                      : res.model_error.unmeasured;
     const auto it = m.find(kind);
     return it != m.end() ? it->second : predict::prior_model_error(kind, distance);
@@ -1471,7 +1495,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       const CvFold& fold = res.cv->folds[f];
       for (const auto& t : fold.targets) {
         if (fold.distance == "fitted setup") {
-          std::vector<ErrorSample> fitted = fold_samples(t.kind, "fitted setup", static_cast<long>(f));
+          std::vector<ErrorSample> fitted = fold_samples(t.kind, "fitted setup", static_cast<long>(f)).samples;
           for (const auto& rf : res.runs)
             if (!rf.held_out) samples_of(rf.targets, t.kind, fitted);
           sds[f].push_back(model_error_sd(kMeasurementSd, fitted));

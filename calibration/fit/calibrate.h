@@ -110,6 +110,7 @@ struct RunFit {
 struct CvFold {
   std::string name;
   std::string distance;            // the left-out run's from the other fitted runs
+  std::size_t group = 0;           // the refit it came from: runs left out together share it
   std::vector<TargetFit> targets;  // predicted with this run left out of the fit
 };
 
@@ -125,27 +126,32 @@ struct CvSummary {
 // The model's own error per figure kind (models::figure_kind), as the sd of ln(model / measured),
 // per distance of a setup from the fitted ones (predict::distance_between): `fitted` for the
 // fitted setups, `workload` for another workload (iodepth, jobs, rw, block size, engine) of a
-// fitted configuration, `unmeasured` for another configuration.
-//   workload, unmeasured: with leave-one-out, from the folds at that distance from the other
+// fitted configuration, `combination` for a new combination of the fitted configurations' values
+// (every field of its configuration some fitted configuration's), `unmeasured` for another
+// configuration (a value no fitted run had).
+//   workload, combination, unmeasured: with leave-one-out, from the folds at that distance from the other
 //               fitted runs: for each fold's figure, the smallest sd at which its interval (its
 //               parameters' and simulation's part, the two explanations' mixture where there are
 //               two, and the model's error) would hold the measurement; the term is the 95th
 //               percentile of those (nearest rank), so that the folds' intervals built the way a
 //               prediction's are hold 95% of their measurements (without parameters' part and a
 //               second explanation: the 95th percentile of |e| over 1.96, e = ln(model /
-//               measured)); with n < 10 figures, pooled as k0 = 2 observations with the same
+//               measured)); with n < 10 observations (figures; with --cv config, left-out
+//               configurations, whose figures miss together), pooled as k0 = 2 observations with the same
 //               estimate over all the folds (every distance) where those are 10 or more, else with
 //               the documented prior for that distance (predict::prior_model_error):
 //               sqrt((k0 prior^2 + n sd^2) / (k0 + n)); no leave-one-out: the prior; another
-//               workload with no fold of its own takes no more than another configuration's term;
+//               workload or a new combination with no fold of its own takes no more than
+//               another configuration's term;
 //   fitted:     the same over the fit's own residuals and the folds whose setup another fitted
 //               run has (a replicate), with the 3% a measurement is assumed to err by as the prior.
 // A setup's distance in calibrate also counts the run's own `set` keys outside the workload
 // (a device figure such as backend.latency_us, which setup_signature does not hold).
 struct ModelError {
-  std::map<std::string, double> unmeasured, workload, fitted;
+  std::map<std::string, double> unmeasured, workload, combination, fitted;
   std::string source;
-  // The leave-one-out folds per distance ("another workload", "unmeasured setup", "fitted setup").
+  // The leave-one-out folds per distance ("another workload", "new combination", "unmeasured
+  // setup", "fitted setup").
   std::map<std::string, int> folds;
 };
 
@@ -167,7 +173,10 @@ double needed_model_sd(const ErrorSample& e);
 
 // The model-error sd from n samples (ModelError): the 95th percentile (nearest rank) of
 // needed_model_sd; with n < 10 pooled with prior_sd as 2 observations; prior_sd for none.
-double model_error_sd(double prior_sd, const std::vector<ErrorSample>& samples);
+// `observations`: how many independent predictions the samples are (-1: one per sample); with
+// --cv config a left-out configuration's figures come from one refit and miss together, so they
+// count as one.
+double model_error_sd(double prior_sd, const std::vector<ErrorSample>& samples, int observations = -1);
 
 struct CalibrationResult {
   std::vector<ParamEstimate> params;

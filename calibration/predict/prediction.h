@@ -19,8 +19,10 @@
 // explanations, a parameter at its range limit), with model_sd the table's term for the figure's
 // kind and the setup's distance from what was measured: a fitted setup (its setup_signature is
 // among fitted_setups) takes model_error_fitted, another workload of a fitted configuration
-// model_error_workload, another configuration model_error; a table without them takes the
-// documented prior below (docs/calibration.md).
+// model_error_workload, a new combination of the fitted configurations' values (every field of
+// its configuration is some fitted configuration's: virtio-scsi behind an IOThread where each was
+// fitted apart) model_error_combination, another configuration (a value no fitted run had)
+// model_error; a table without them takes the documented prior below (docs/calibration.md).
 #pragma once
 
 #include <cstdint>
@@ -77,8 +79,9 @@ struct Prediction {
   std::vector<MetricPrediction> metrics;
   // How far the prediction extrapolates: "fitted setup" (the calibration measured this setup),
   // "another workload" (a measured configuration running another workload: iodepth, jobs, rw,
-  // mix, block size or engine) or "unmeasured setup" (another configuration: a knob of the VM,
-  // host or device that no fitted run had).
+  // mix, block size or engine), "new combination" (another configuration whose every knob value
+  // some fitted configuration had, in other combinations) or "unmeasured setup" (another
+  // configuration with a value of a knob of the VM, host or device that no fitted run had).
   std::string distance;
   std::string distance_note;       // why the distance is not the signature's, or ""
   std::string model_error_source;  // where the model-error terms come from
@@ -97,8 +100,8 @@ struct Prediction {
 // two values.
 double sample_sd(std::vector<double> x);
 
-// The documented prior of the model's error per figure kind and distance ("another workload" or
-// "unmeasured setup"), when a calibration could not estimate its own (one run, no leave-one-out,
+// The documented prior of the model's error per figure kind and distance ("another workload",
+// "new combination" or "unmeasured setup"), when a calibration could not estimate its own (one run, no leave-one-out,
 // or no fold at that distance): the RMS of ln(model / measured) at that distance in the QEMU
 // lab's accuracy experiment (docs/calibration.md, "The prior"). 0 for an unknown kind.
 double prior_model_error(const std::string& kind, const std::string& distance = "another workload");
@@ -106,8 +109,8 @@ double prior_model_error(const std::string& kind, const std::string& distance = 
 // The model-error sd for `metric` of a calibrated scenario at the given distance.
 double model_error_for(const models::CalibrationUncertainty& c, const std::string& metric, const std::string& distance);
 
-// "fitted setup", "another workload" or "unmeasured setup" for scenario `s` against the table's
-// fitted_setups (none listed: "unmeasured setup").
+// "fitted setup", "another workload", "new combination" or "unmeasured setup" for scenario `s`
+// against the table's fitted_setups (none listed: "unmeasured setup").
 std::string setup_distance(const models::IoScenario& s);
 // The overrides (joined "k=v, ...") outside the workload, run length, fitted keys and the keys
 // setup_signature holds that change the model (its MVA figures) of the scenario `file`: a setup
