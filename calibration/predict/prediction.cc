@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 
 #include "models/config.h"
@@ -178,19 +179,37 @@ std::vector<std::string> configuration_fields(const std::string& config) {
 std::string distance_between(const std::string& signature, const std::vector<std::string>& fitted_signatures) {
   if (std::find(fitted_signatures.begin(), fitted_signatures.end(), signature) != fitted_signatures.end()) return "fitted setup";
   const std::string config = configuration_signature(signature);
-  std::vector<std::string> seen;
+  // A field a signature leaves out (accel under KVM, a device figure the run did not set) has its
+  // default value: it stands as "key=" plus a mark no written value has.
+  const auto key_of = [](const std::string& field) { return field.substr(0, field.find('=')); };
+  const std::string kUnwritten = "=\x01";
+  std::vector<std::vector<std::string>> fitted_fields;
+  std::set<std::string> keys;
   for (const auto& f : fitted_signatures) {
     const std::string fitted = configuration_signature(f);
     if (fitted == config) return "another workload";
-    const std::vector<std::string> fields = configuration_fields(fitted);
+    fitted_fields.push_back(configuration_fields(fitted));
+    for (const auto& field : fitted_fields.back()) keys.insert(key_of(field));
+  }
+  std::vector<std::string> target = configuration_fields(config);
+  for (const auto& field : target) keys.insert(key_of(field));
+  const auto complete = [&](std::vector<std::string> fields) {
+    std::set<std::string> have;
+    for (const auto& field : fields) have.insert(key_of(field));
+    for (const auto& k : keys)
+      if (!have.count(k)) fields.push_back(k + kUnwritten);
+    return fields;
+  };
+  std::vector<std::string> seen;
+  for (const auto& fields : fitted_fields) {
     // A null device has no AIO engine and no host page cache (QEMU's null-co is no file): its
     // aio= and cache= measured nothing of either.
     const bool null_device = std::find(fields.begin(), fields.end(), "backend=null") != fields.end();
-    for (const auto& field : fields)
+    for (const auto& field : complete(fields))
       if (!null_device || (field.rfind("aio=", 0) != 0 && field.rfind("cache=", 0) != 0)) seen.push_back(field);
   }
   std::sort(seen.begin(), seen.end());
-  for (const auto& field : configuration_fields(config))
+  for (const auto& field : complete(target))
     if (!std::binary_search(seen.begin(), seen.end(), field)) return "unmeasured setup";
   return "new combination";
 }
