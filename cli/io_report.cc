@@ -238,6 +238,11 @@ void disks_text(std::ostringstream& out, const IoRunReport& r, const models::IoS
   }
 }
 
+// A distance in words: "new combination" says of what.
+std::string distance_words(const std::string& distance) {
+  return distance == "new combination" ? "new combination of fitted values (each one fitted, not together)" : distance;
+}
+
 }  // namespace
 
 std::string prediction_text(const predict::Prediction& p) {
@@ -246,12 +251,12 @@ std::string prediction_text(const predict::Prediction& p) {
   out << "prediction (95%: the model's own error + parameter uncertainty from " << p.draws << " draws + simulation noise):\n";
   if (!p.source.empty()) out << "  " << p.source << "\n";
   if (p.profiles.empty()) {
-    out << "  this setup: " << p.distance << "; model error from " << p.model_error_source << "\n";
+    out << "  this setup: " << distance_words(p.distance) << "; model error from " << p.model_error_source << "\n";
     if (!p.distance_note.empty()) out << "  (" << p.distance_note << ")\n";
   }
   // A file of [[vm]] tables: each profile's distance from what its own base measured.
   for (const auto& d : p.profiles) {
-    out << "  vm." << d.vm << ": " << d.distance << "; model error from " << d.model_error_source << "\n";
+    out << "  vm." << d.vm << ": " << distance_words(d.distance) << "; model error from " << d.model_error_source << "\n";
     if (!d.distance_note.empty()) out << "    (" << d.distance_note << ")\n";
   }
   auto list = [](const std::vector<std::string>& keys) {
