@@ -21,29 +21,37 @@ using test::write;
 
 namespace {
 
+// The default scenario, short (3000 I/Os, 2 replications): the base of every dataset here.
+const std::string& short_base() {
+  static const std::string path =
+      write("fit-report-base.toml",
+            "base = \"" VQSIM_SOURCE_DIR "/scenarios/default.toml\"\n[workload]\nios = 3000\n[run]\nreplications = 2\n");
+  return path;
+}
+
+// A fit of backend.read_us alone, in at most 3 rounds.
+fit::CalibrateOptions read_us_options() {
+  fit::CalibrateOptions o;
+  o.fit_keys = {"backend.read_us"};
+  o.max_rounds = 3;
+  return o;
+}
+
 const fit::Dataset& slow_dataset() {
   static const fit::Dataset d = [] {
-    const std::string base =
-        write("fit-report-base.toml",
-              "base = \"" VQSIM_SOURCE_DIR "/scenarios/default.toml\"\n[workload]\nios = 3000\n[run]\nreplications = 2\n");
     const std::string manifest =
         write("fit-report-slow.toml",
               "[[run]]\nname = \"qd1\"\nmeasured = { \"read.iops\" = 50, \"read.lat_mean_us\" = 20000 }\n"
               "set = { \"workload.iodepth\" = 1 }\n"
               "[[run]]\nname = \"qd4\"\nmeasured = { \"read.iops\" = 60, \"read.lat_mean_us\" = 66000 }\n"
               "set = { \"workload.iodepth\" = 4 }\n");
-    return fit::load_dataset(manifest, base);
+    return fit::load_dataset(manifest, short_base());
   }();
   return d;
 }
 
 const fit::CalibrationResult& slow_fit() {
-  static const fit::CalibrationResult r = [] {
-    fit::CalibrateOptions o;
-    o.fit_keys = {"backend.read_us"};
-    o.max_rounds = 3;
-    return fit::calibrate(slow_dataset(), o);
-  }();
+  static const fit::CalibrationResult r = [] { return fit::calibrate(slow_dataset(), read_us_options()); }();
   return r;
 }
 
@@ -113,9 +121,7 @@ TEST_CASE("the model-error estimate with parameter draws: the draws' mixture hol
 }
 
 TEST_CASE("leave-one-out folds are classified by distance and each distance has its own model-error term") {
-  fit::CalibrateOptions o;
-  o.fit_keys = {"backend.read_us"};
-  o.max_rounds = 3;
+  fit::CalibrateOptions o = read_us_options();
   o.leave_one_out = true;
   const fit::CalibrationResult r = fit::calibrate(slow_dataset(), o);
   REQUIRE(r.cv);
@@ -132,9 +138,7 @@ TEST_CASE("leave-one-out folds are classified by distance and each distance has 
 
 TEST_CASE("leave-one-configuration-out folds leave out every run of a configuration: each is another configuration's") {
   // Two configurations (the default virtio-blk, and virtio-scsi), two depths each.
-  const std::string base =
-      write("fit-report-config-base.toml",
-            "base = \"" VQSIM_SOURCE_DIR "/scenarios/default.toml\"\n[workload]\nios = 3000\n[run]\nreplications = 2\n");
+  const std::string& base = short_base();
   std::string runs;
   for (const char* driver : {"virtio-blk", "virtio-scsi"})
     for (int qd : {1, 4})
@@ -142,9 +146,7 @@ TEST_CASE("leave-one-configuration-out folds leave out every run of a configurat
               "\"\nmeasured = { \"read.iops\" = " + std::to_string(qd == 1 ? 9000 : 30000) + " }\nset = { \"guest.driver\" = \"" +
               driver + "\", \"workload.iodepth\" = " + std::to_string(qd) + " }\n";
   const fit::Dataset d = fit::load_dataset(write("fit-report-config.toml", runs), base);
-  fit::CalibrateOptions o;
-  o.fit_keys = {"backend.read_us"};
-  o.max_rounds = 3;
+  fit::CalibrateOptions o = read_us_options();
   o.leave_one_out = true;
   o.by_configuration = true;
   const fit::CalibrationResult r = fit::calibrate(d, o);
@@ -174,9 +176,7 @@ TEST_CASE("leave-one-configuration-out folds leave out every run of a configurat
 TEST_CASE("a configuration whose every value was fitted in other combinations is a new combination, with its own term") {
   // Three configurations over two knobs, one knob away from virtio-blk behind the main loop each;
   // virtio-scsi behind an IOThread is held out.
-  const std::string base =
-      write("fit-report-combination-base.toml",
-            "base = \"" VQSIM_SOURCE_DIR "/scenarios/default.toml\"\n[workload]\nios = 3000\n[run]\nreplications = 2\n");
+  const std::string& base = short_base();
   std::string runs;
   for (const auto& [driver, iothreads] :
        std::vector<std::pair<std::string, int>>{{"virtio-blk", 0}, {"virtio-scsi", 0}, {"virtio-blk", 1}, {"virtio-scsi", 1}})
@@ -186,9 +186,7 @@ TEST_CASE("a configuration whose every value was fitted in other combinations is
               driver + "\", \"host.iothreads\" = " + std::to_string(iothreads) +
               ", \"workload.iodepth\" = " + std::to_string(qd) + " }\n";
   const fit::Dataset d = fit::load_dataset(write("fit-report-combination.toml", runs), base);
-  fit::CalibrateOptions o;
-  o.fit_keys = {"backend.read_us"};
-  o.max_rounds = 3;
+  fit::CalibrateOptions o = read_us_options();
   o.leave_one_out = true;
   o.by_configuration = true;
   o.holdout = "^virtio-scsi-io1/";

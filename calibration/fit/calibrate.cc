@@ -1226,18 +1226,23 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   // simulate the left-out run at that fit; by configuration, without every run of one
   // configuration, each of which is then another configuration's prediction.
   if (o.leave_one_out) {
-    std::vector<std::vector<std::size_t>> groups;  // positions in fit_runs left out together
+    std::vector<std::vector<std::size_t>> groups;            // positions in fit_runs left out together
+    std::vector<std::size_t> group_of_run(fit_runs.size());  // each position's group
     if (o.by_configuration) {
       std::map<std::string, std::size_t> group_of;
       for (std::size_t f = 0; f < fit_runs.size(); ++f) {
         const auto [it, fresh] = group_of.emplace(predict::configuration_signature(fit_classes[f]), groups.size());
         if (fresh) groups.emplace_back();
         groups[it->second].push_back(f);
+        group_of_run[f] = it->second;
       }
       if (groups.size() < 2) throw models::ConfigError("--cv config needs fitted runs of at least two configurations");
     } else {
       if (fit_runs.size() < 2) throw models::ConfigError("--cv loo needs at least two fitted runs");
-      for (std::size_t f = 0; f < fit_runs.size(); ++f) groups.push_back({f});
+      for (std::size_t f = 0; f < fit_runs.size(); ++f) {
+        groups.push_back({f});
+        group_of_run[f] = f;
+      }
     }
     CvSummary cv;
     if (o.by_configuration) cv.method = "leave-one-configuration-out";
@@ -1321,8 +1326,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       const CalRun& r = d.runs[fit_runs[f]];
       CvFold fold;
       fold.name = r.name;
-      for (std::size_t g = 0; g < groups.size(); ++g)
-        if (std::find(groups[g].begin(), groups[g].end(), f) != groups[g].end()) fold.group = g;
+      fold.group = group_of_run[f];
       fold.distance = predict::distance_between(fit_classes[f], others_of[f]);
       // The parameters' part through the surrogate's slope at the fold's fit, with the full fit's
       // covariance (the fold's own, from one run fewer, would be a little wider).
@@ -1362,6 +1366,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   // setups, and from the leave-one-out errors at each distance (or the documented prior) for the
   // others.
   static const char* const kKinds[] = {"throughput", "mean latency", "p50", "p99", "p99.9"};
+  static const char* const kDistances[] = {"another workload", "new combination", "unmeasured setup", "fitted setup"};
   constexpr double kMeasurementSd = 0.03;  // a measured figure's assumed error (Target::sigma_rel)
   auto samples_of = [&](const std::vector<TargetFit>& ts, const std::string& kind, std::vector<ErrorSample>& out) {
     for (const auto& t : ts)
@@ -1406,7 +1411,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     const FoldSamples own = fold_samples(kind, distance, except);
     FoldSamples all;
     all.observations = o.by_configuration ? 0 : -1;
-    for (const char* dist : {"another workload", "new combination", "unmeasured setup", "fitted setup"}) {
+    for (const char* dist : kDistances) {
       const FoldSamples some = fold_samples(kind, dist, except);
       all.samples.insert(all.samples.end(), some.samples.begin(), some.samples.end());
       if (o.by_configuration) all.observations += some.observations;
@@ -1437,7 +1442,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   if (res.cv) {
     for (const auto& f : res.cv->folds) ++res.model_error.folds[f.distance];
     std::string by;
-    for (const char* dist : {"another workload", "new combination", "unmeasured setup", "fitted setup"}) {
+    for (const char* dist : kDistances) {
       const auto it = res.model_error.folds.find(dist);
       const int n = it == res.model_error.folds.end() ? 0 : it->second;
       by += std::string(by.empty() ? "" : ", ") +
