@@ -69,6 +69,17 @@ try:
         r = rec(bad, "--dry-run")
         check(r.returncode != 0 and want in r.stderr, f"grid error {want!r} (got {r.returncode}: {r.stderr.strip()[-200:]})")
 
+    # --- a grid that gives runtime several values names its jobs by it; one that does not, as before
+    r = rec(os.path.join(src, "calibration", "lab", "grids", "fio-start.toml"), "--dry-run", "--out", tmp + "/fs")
+    check(r.returncode == 0 and "randread-4k-qd1-j1-t1-r1, randread-4k-qd1-j1-t4-r1, randread-4k-qd1-j1-t10-r1" in r.stdout
+          and "36 fio runs" in r.stdout,
+          f"fio-start.toml: jobs named by runtime and repeat, 36 runs (got {r.returncode}: {r.stdout[:600]}{r.stderr[-300:]})")
+    with open(bad, "w") as f:
+        f.write("[defaults]\nruntime = 4\n[[matrix]]\nbackend = \"null-co\"\niodepth = [1, 4]\n")
+    r = rec(bad, "--dry-run", "--out", tmp + "/one")
+    check(r.returncode == 0 and "randread-4k-qd1-j1, randread-4k-qd4-j1" in r.stdout and "-t4" not in r.stdout,
+          f"one runtime: names without it (got {r.returncode}: {r.stdout[:400]}{r.stderr[-300:]})")
+
     # --- the manifest of a recording with K = 1 and K = 2, made up from a real single-guest one
     real = os.path.join(src, "calibration", "data", "lab-2026-11-30", "small", "nullco0us-blk-io0-na-none-v1")
     with open(os.path.join(real, "meta.json")) as f:
@@ -148,6 +159,10 @@ try:
     check(record.thread_cpu_delta({"worker": 2.0, "main": 1.0}, {"main": 1.5}) == {"main": 0.5, "worker": 0.0},
           "a thread that ended in between counts 0, never less")
     check(record.thread_cpu_s(2 ** 22 + 12345) == {}, "a process that is gone has no threads")
+    wakes = record.thread_switches(os.getpid())
+    check(len(wakes) >= 1 and all(isinstance(v, int) and v >= 0 for v in wakes.values()),
+          f"thread_switches reads each thread's voluntary context switches by name: {wakes}")
+    check(record.thread_switches(2 ** 22 + 12345) == {}, "a process that is gone has no wake-ups")
     # --- the manifest's measured CPU per I/O: each kind's CPU share over fio's IOPS (both directions)
     check([record.thread_kind(n) for n in ("CPU 0/TCG", "CPU 1/KVM", "IO iot0", "qemu-system-x86", "worker", "call_rcu")]
           == ["vcpus", "vcpus", "iothreads", "main_loop", None, None], "QEMU's thread names map onto vqsim's kinds")
@@ -173,6 +188,11 @@ try:
           and g.get("cpu_s", {}).get("system") == 3.0 and g["cpu_s"]["idle"] == 1.0,
           f"the guest's uptime, CPU seconds by kind and interrupts per vector over the job (got {g})")
     check(record.guest_counter_delta("@uptime 1.0 1.0\ncpu 1 2 3 4\n") == {}, "one snapshot is no delta")
+    check("cpuidle" not in g, "a guest without a cpuidle driver has no idle states")
+    g = record.guest_counter_delta("@uptime 1.0 1.0\ncpu 1 2 3 4\n@idle POLL 10 50\n@idle C1 100 9000\n"
+                                   "@uptime 2.0 1.0\ncpu 1 2 3 5\n@idle POLL 12 70\n@idle C1 400 29000\n")
+    check(g.get("cpuidle") == {"POLL": {"usage": 2, "time_us": 20}, "C1": {"usage": 300, "time_us": 20000}},
+          f"CPU 0's entries into each idle state and its time there over the job (got {g.get('cpuidle')})")
     # --- the guest's trace of its interrupts (--trace-irq): kind, time in us, idle flag per event
     tr = record.irq_trace_summary("h1 100.0 1\nh0 112.0 1\ns1 112.5 0\ns0 120.5 0\nh1 200.0 0\nh0 208.0 0\n"
                                   "h1 260.0 0\nbad line\n")
