@@ -875,6 +875,14 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
     if (m.name.size() > suffix.size() && m.name.ends_with(suffix))
       irqs[m.name.substr(0, m.name.size() - suffix.size())] = interval(m.interval);
   if (!irqs.empty()) j["completions_per_interrupt"] = irqs;
+  // Each thread's wake-ups per second (work that found it asleep, waits for a lock held by another
+  // thread's pass), which the lab counts as each QEMU thread's voluntary context switches.
+  nlohmann::ordered_json wakeups = nlohmann::ordered_json::object();
+  const std::string wake_suffix = ".wakeups_per_s";
+  for (const auto& m : r.summary)
+    if (m.name.size() > wake_suffix.size() && m.name.ends_with(wake_suffix))
+      wakeups[m.name.substr(0, m.name.size() - wake_suffix.size())] = interval(m.interval);
+  if (!wakeups.empty()) j["wakeups_per_s"] = wakeups;
   j["bottleneck"] = {{"stage", r.bottleneck}, {"utilization", r.bottleneck_utilization}};
   j["little"] = {{"worst_rel_error", r.little_worst},
                  {"beyond_edge_effects", r.little_excess},

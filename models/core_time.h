@@ -3,6 +3,7 @@
 // VM profile and kind of thread.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -39,7 +40,9 @@ class CoreTime {
 };
 
 // A thread of one server whose work may run on host.cpu (FioThread, EmulationThread): it counts
-// that work's core time and reports it beside its station's figures.
+// that work's core time and reports it beside its station's figures, and how often it sleeps and
+// is woken ("<name>.wakeups_per_s"): work that finds it asleep, and each wait for a lock another
+// thread's pass holds (the lab counts both, as each thread's voluntary context switches).
 class CoreTimedThread : public sim::FcfsStation {
  public:
   CoreTimedThread(sim::Simulator& sim, std::string name)
@@ -51,13 +54,21 @@ class CoreTimedThread : public sim::FcfsStation {
   virtual bool asleep() const noexcept { return busy() == 0 && waiting() == 0 && idle_since_ns() < sim_.now(); }
   // Count the core time of this thread's work on host.cpu.
   void count_host_cores() noexcept { core_time_.enable(); }
+  void accept(sim::JobId job, int in_port) override {
+    if (asleep()) ++wakeups_;
+    sim::FcfsStation::accept(job, in_port);
+  }
   void reset_statistics(sim::time_ns now) override {
     sim::FcfsStation::reset_statistics(now);
     core_time_.reset(now);
+    wakeups_ = 0;
+    since_ns_ = now;
   }
   void report(sim::Metrics& m, sim::time_ns now) const override {
     sim::FcfsStation::report(m, now);
     core_time_.report(m, name(), now);
+    if (now > since_ns_)
+      m.add(name() + ".wakeups_per_s", static_cast<double>(wakeups_ + lock_waits()) * 1e9 / static_cast<double>(now - since_ns_));
   }
 
  protected:
@@ -69,6 +80,8 @@ class CoreTimedThread : public sim::FcfsStation {
 
  private:
   CoreTime core_time_;
+  std::uint64_t wakeups_ = 0;
+  sim::time_ns since_ns_ = 0;
 };
 
 }  // namespace vqsim::models

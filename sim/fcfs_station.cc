@@ -63,6 +63,7 @@ void FcfsStation::begin_service(std::uint32_t server, Slot slot) {
 
 void FcfsStation::start_work(std::uint32_t server) {
   if (FcfsStation* lock = waits_for(slots_[server].job); lock != nullptr && lock->in_pass()) {
+    ++lock_waits_;
     lock->when_pass_ends(*this, kLockFree, server);
     return;
   }
@@ -113,7 +114,10 @@ void FcfsStation::finish_service(std::uint32_t server) {
   }
 }
 
-void FcfsStation::reset_statistics(time_ns now) { stats_.reset(now); }
+void FcfsStation::reset_statistics(time_ns now) {
+  stats_.reset(now);
+  lock_waits_ = 0;
+}
 
 void FcfsStation::report(Metrics& m, time_ns now) const { stats_.report(m, name(), now, static_cast<double>(slots_.size())); }
 

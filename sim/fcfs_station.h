@@ -58,6 +58,9 @@ class FcfsStation : public Component, public WorkClient {
   // loop that drops it around its poll) waits for it. The waiter then holds the lock and need not
   // ask again; the station's next pass does not wait for it (the waiter's hold is short).
   void when_pass_ends(Component& target, std::uint32_t kind, std::uint64_t payload = 0);
+  // How many jobs have waited for another station's pass (waits_for) since the statistics were
+  // last reset: a thread that blocks on a lock sleeps and is woken once for each.
+  std::uint64_t lock_waits() const noexcept { return lock_waits_; }
 
  protected:
   // The service time of `job`; by default a draw from its class's distribution.
@@ -94,6 +97,7 @@ class FcfsStation : public Component, public WorkClient {
   };
   std::vector<Watcher> pass_watchers_;
   std::size_t pass_left_ = 0;  // jobs of the current pass not yet served (0: no pass)
+  std::uint64_t lock_waits_ = 0;
 };
 
 }  // namespace vqsim::sim
