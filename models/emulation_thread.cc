@@ -44,6 +44,22 @@ sim::time_ns EmulationThread::service_ns(sim::JobId job) {
   return counted(demand);
 }
 
+void EmulationThread::accept(sim::JobId job, int in_port) {
+  if (!adaptive_) {
+    CoreTimedThread::accept(job, in_port);
+    return;
+  }
+  // aio_poll measures how long it waited (polling included) before this event and adjusts the
+  // window for its next wait: an event found without waiting (the thread busy) is a wait of 0.
+  const double waited = busy() == 0 && waiting() == 0 ? static_cast<double>(sim_.now() - idle_since_ns()) : 0.0;
+  CoreTimedThread::accept(job, in_port);
+  if (poll_ns_ > 0 && waited <= poll_ns_) return;  // the sweet spot
+  if (waited > poll_window_ns_)
+    poll_ns_ = 0;
+  else if (poll_ns_ < poll_window_ns_)
+    poll_ns_ = std::min(poll_window_ns_, poll_ns_ > 0 ? 2 * poll_ns_ : 4000.0);
+}
+
 NotificationBatch::NotificationBatch(sim::Simulator& sim, std::string name, IoTable& io, VirtioBlkBatching mode)
     : sim::Component(sim, std::move(name)), io_(io), mode_(mode) {}
 
@@ -85,6 +101,7 @@ HostThreads::HostThreads(sim::Simulator& sim, std::string vm, const IoScenario& 
       threads_.push_back(&sim.make<EmulationThread>(
           tname, io, driver.emu_submit_ns + aio.submit_ns + extra, driver.emu_complete_ns + extra, cv,
           s.host.iothreads > 0 ? s.host.poll_max_ns : 0.0, false, s.host.emu_per_page_ns, s.host.loop_wake_ns));
+      if (s.host.poll_adaptive) threads_.back()->adapt_polling();
     }
     if (s.host.iothreads == 0) main_loop_ = threads_.front();
     // Under TCG there is no irqfd (virtio-pci's with_irqfd needs KVM): an IOThread's completion
@@ -385,6 +402,17 @@ void host_thread_keys(std::vector<Param>& t) {
          s.host.virtio_blk_batching = pick<VirtioBlkBatching>(
              {"none", "writes", "all"}, {VirtioBlkBatching::none, VirtioBlkBatching::writes, VirtioBlkBatching::all}, v.word);
        }});
+  add({"host.poll_adaptive",
+       Kind::boolean,
+       "",
+       "true",
+       "QEMU util/aio-posix.c aio_poll (the adjustment of poll_ns after each wait, since 2.9); docs/sources.md §4",
+       "the IOThread's polling window follows QEMU's adjustment (from 0, 4 us, doubling while its waits are shorter "
+       "than host.poll_max_us, back to 0 after a longer one); false keeps it at host.poll_max_us",
+       {},
+       0,
+       0,
+       [](IoScenario& s, const Value& v) { s.host.poll_adaptive = v.flag; }});
   add({"host.poll_max_us",
        Kind::time_us,
        "us",

@@ -36,8 +36,13 @@ class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
   // wake-up (EVENT_IDX / notification disabled while it processes the ring).
   bool awake() const noexcept {
     if (always_polling_ || busy() > 0 || waiting() > 0) return true;
-    return poll_window_ns_ > 0 && static_cast<double>(sim_.now() - idle_since_ns()) <= poll_window_ns_;
+    const double window = adaptive_ ? poll_ns_ : poll_window_ns_;
+    return window > 0 && static_cast<double>(sim_.now() - idle_since_ns()) <= window;
   }
+  // QEMU's adaptive polling (aio_poll's adjustment): the window starts at 0, grows from 4 us by
+  // doubling while the thread waits less than the maximum, and falls to 0 after a wait longer.
+  void adapt_polling() noexcept { adaptive_ = poll_window_ns_ > 0; }
+  void accept(sim::JobId job, int in_port) override;
   bool asleep() const noexcept override { return !awake() && idle_since_ns() < sim_.now(); }
   // Popping the ring right now (serving a request's submit): the device's handler runs with
   // notifications off only while it pops; the rest of a pass runs with them back on.
@@ -52,6 +57,8 @@ class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
   IoTable& io_;
   double submit_ns_, complete_ns_, poll_window_ns_, per_page_ns_, wake_ns_;
   bool always_polling_;
+  bool adaptive_ = false;
+  double poll_ns_ = 0;  // the adaptive window now
   bool serving_submit_ = false;
   sim::time_ns last_read_ns_ = -1;  // an interrupt relay's last read of the guest notifier
   sim::Distribution factor_;

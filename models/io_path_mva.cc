@@ -42,6 +42,38 @@ double guest_idle(double u, double n, int round, double previous) {
   return round == 0 ? p : 0.5 * (p + previous);
 }
 
+// QEMU's adaptive polling (aio_poll): after each wait the window stays where the wait ended
+// within it, falls to 0 after a wait longer than max_ns, and else grows (4 us, then doubling, up
+// to max_ns); an event found while busy is a wait of 0, which starts a window of 0 at 4 us. With
+// waits Exp(x) (Poisson arrivals at rate x) and a busy thread's share u of the events, the
+// windows form a Markov chain; the share of idle arrivals past the window is its stationary mean
+// of exp(-x window).
+double past_adaptive_window(double x, double u, double max_ns) {
+  std::vector<double> w{0.0};
+  for (double p = 4000;; p *= 2) {
+    w.push_back(std::min(p, max_ns));
+    if (p >= max_ns) break;
+  }
+  const std::size_t n = w.size();
+  const double busy = std::clamp(u, 0.0, 1.0), reset = std::exp(-x * max_ns);
+  std::vector<double> pi(n, 1.0 / static_cast<double>(n)), next(n);
+  for (int it = 0; it < 200; ++it) {
+    std::fill(next.begin(), next.end(), 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+      next[i == 0 ? 1 : i] += pi[i] * busy;
+      const double stay = i == 0 ? 0.0 : 1.0 - std::exp(-x * w[i]);
+      const double grow = std::max(0.0, 1.0 - stay - reset);
+      next[i] += pi[i] * (1 - busy) * stay;
+      next[0] += pi[i] * (1 - busy) * reset;
+      next[std::min(i + 1, n - 1)] += pi[i] * (1 - busy) * grow;
+    }
+    pi.swap(next);
+  }
+  double past = 0;
+  for (std::size_t i = 0; i < n; ++i) past += pi[i] * std::exp(-x * w[i]);
+  return past;
+}
+
 // Probability a host thread is asleep when a request arrives (the fixed point's p_wake), `u` the
 // host threads' mean utilization and `x` the requests per ns through each: idle, and (IOThreads)
 // the idle gap has outlasted the polling window (Poisson arrivals at the thread's rate); never
@@ -50,7 +82,8 @@ double guest_idle(double u, double n, int round, double previous) {
 // rounds swing between a thread that always wakes and one that never.
 double host_asleep(const IoScenario& s, double u, double x, int round, double previous) {
   double asleep = std::clamp(1 - u, 0.0, 1.0);
-  if (s.host.iothreads > 0 && s.host.poll_max_ns > 0) asleep *= std::exp(-x * s.host.poll_max_ns);
+  if (s.host.iothreads > 0 && s.host.poll_max_ns > 0)
+    asleep *= s.host.poll_adaptive ? past_adaptive_window(x, u, s.host.poll_max_ns) : std::exp(-x * s.host.poll_max_ns);
   if (s.guest.driver == GuestDriver::vhost_user_blk) asleep = 0;
   if (round > 0 && s.host.loop_wake_ns > 0) asleep = 0.5 * (asleep + previous);
   return asleep;

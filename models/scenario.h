@@ -116,6 +116,7 @@ struct HostParams {
   CacheMode cache = CacheMode::none;
   int cores = 0;                                    // 0 = every thread has its own core
   double poll_max_ns = 32768;                       // IOThread adaptive polling window (0 = off)
+  bool poll_adaptive = true;                        // the window follows QEMU's adjustment (aio_poll), not fixed at its max
   double emu_submit_ns = -1, emu_complete_ns = -1;  // -1 = the driver's default
   double main_loop_ns = 1500;                       // extra per request in the main loop (BQL, other handlers)
   double loop_wake_ns = 0;                          // an emulation thread's CPU per wake from its poll (a sleeping thread)
