@@ -867,22 +867,20 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
                        {"by_thread", by}};
     }
   }
+  // The summary's figures whose names end in `suffix`, by what comes before it.
+  auto by_name = [&r, &interval](const std::string& suffix) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    for (const auto& m : r.summary)
+      if (m.name.size() > suffix.size() && m.name.ends_with(suffix))
+        out[m.name.substr(0, m.name.size() - suffix.size())] = interval(m.interval);
+    return out;
+  };
   // Each interrupt line's completions per interrupt, which a guest's /proc/interrupts over a
   // job measures (the lab's meta.json: its virtio request vectors' count over fio's I/Os).
-  nlohmann::ordered_json irqs = nlohmann::ordered_json::object();
-  const std::string suffix = ".completions_per_interrupt";
-  for (const auto& m : r.summary)
-    if (m.name.size() > suffix.size() && m.name.ends_with(suffix))
-      irqs[m.name.substr(0, m.name.size() - suffix.size())] = interval(m.interval);
-  if (!irqs.empty()) j["completions_per_interrupt"] = irqs;
+  if (auto irqs = by_name(".completions_per_interrupt"); !irqs.empty()) j["completions_per_interrupt"] = irqs;
   // Each thread's wake-ups per second (work that found it asleep, waits for a lock held by another
   // thread's pass), which the lab counts as each QEMU thread's voluntary context switches.
-  nlohmann::ordered_json wakeups = nlohmann::ordered_json::object();
-  const std::string wake_suffix = ".wakeups_per_s";
-  for (const auto& m : r.summary)
-    if (m.name.size() > wake_suffix.size() && m.name.ends_with(wake_suffix))
-      wakeups[m.name.substr(0, m.name.size() - wake_suffix.size())] = interval(m.interval);
-  if (!wakeups.empty()) j["wakeups_per_s"] = wakeups;
+  if (auto wakeups = by_name(".wakeups_per_s"); !wakeups.empty()) j["wakeups_per_s"] = wakeups;
   j["bottleneck"] = {{"stage", r.bottleneck}, {"utilization", r.bottleneck_utilization}};
   j["little"] = {{"worst_rel_error", r.little_worst},
                  {"beyond_edge_effects", r.little_excess},

@@ -32,6 +32,8 @@ class CoreTime {
   void report(sim::Metrics& m, const std::string& name, sim::time_ns now) const {
     if (on_ && now > since_) m.add(name + ".host_cores", ns_ / static_cast<double>(now - since_));
   }
+  // When the window opened (the last reset).
+  sim::time_ns since_ns() const noexcept { return since_; }
 
  private:
   bool on_ = false;
@@ -62,13 +64,12 @@ class CoreTimedThread : public sim::FcfsStation {
     sim::FcfsStation::reset_statistics(now);
     core_time_.reset(now);
     wakeups_ = 0;
-    since_ns_ = now;
   }
   void report(sim::Metrics& m, sim::time_ns now) const override {
     sim::FcfsStation::report(m, now);
     core_time_.report(m, name(), now);
-    if (now > since_ns_)
-      m.add(name() + ".wakeups_per_s", static_cast<double>(wakeups_ + lock_waits()) * 1e9 / static_cast<double>(now - since_ns_));
+    if (const sim::time_ns since = core_time_.since_ns(); now > since)
+      m.add(name() + ".wakeups_per_s", static_cast<double>(wakeups_ + lock_waits()) * 1e9 / static_cast<double>(now - since));
   }
 
  protected:
@@ -81,7 +82,6 @@ class CoreTimedThread : public sim::FcfsStation {
  private:
   CoreTime core_time_;
   std::uint64_t wakeups_ = 0;
-  sim::time_ns since_ns_ = 0;
 };
 
 }  // namespace vqsim::models
