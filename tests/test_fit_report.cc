@@ -125,14 +125,17 @@ TEST_CASE("leave-one-out folds are classified by distance and each distance has 
   o.leave_one_out = true;
   const fit::CalibrationResult r = fit::calibrate(slow_dataset(), o);
   REQUIRE(r.cv);
-  // qd1 and qd4 share their configuration: each fold is another workload of the other.
-  for (const auto& f : r.cv->folds) CHECK(f.distance == "another workload");
-  CHECK(r.model_error.folds.at("another workload") == 2);
-  // No fold left out another configuration, and two folds are too few to stand for it: the prior.
-  CHECK(r.model_error.unmeasured.at("throughput") == predict::prior_model_error("throughput", "unmeasured setup"));
-  CHECK(r.model_error.workload.at("throughput") != predict::prior_model_error("throughput", "another workload"));
+  // qd1 and qd4 share their configuration, but each fold's depth is one no fitted run had: every
+  // queue of the path at another depth is another setup, not another workload.
+  for (const auto& f : r.cv->folds) CHECK(f.distance == "unmeasured setup");
+  CHECK(r.model_error.folds.at("unmeasured setup") == 2);
+  CHECK(r.model_error.folds.count("another workload") == 0);
+  // Two folds, pooled with the prior as two observations of it: the term moves off the prior,
+  // and another workload (no fold of its own) takes no more than it.
+  CHECK(r.model_error.unmeasured.at("throughput") != predict::prior_model_error("throughput", "unmeasured setup"));
+  CHECK(r.model_error.workload.at("throughput") <= r.model_error.unmeasured.at("throughput"));
   const auto j = fit::report_json(slow_dataset(), r);
-  CHECK(j["cross_validation"]["folds"][0]["distance"] == "another workload");
+  CHECK(j["cross_validation"]["folds"][0]["distance"] == "unmeasured setup");
   CHECK(j["model_error"]["workload"].contains("mean latency"));
 }
 
@@ -156,11 +159,12 @@ TEST_CASE("leave-one-configuration-out folds leave out every run of a configurat
   for (const auto& f : r.cv->folds) CHECK(f.distance == "unmeasured setup");
   CHECK(r.model_error.folds.at("unmeasured setup") == 4);
   // Both runs of a configuration were predicted by the same refit: leaving out one run alone
-  // (leave-one-out) would have left its configuration's other run in, another workload's fold.
+  // (leave-one-out) would have left its configuration's other run in, at another depth that the
+  // other configuration was fitted at: a new combination's fold.
   o.by_configuration = false;
   const fit::CalibrationResult loo = fit::calibrate(d, o);
   REQUIRE(loo.cv);
-  for (const auto& f : loo.cv->folds) CHECK(f.distance == "another workload");
+  for (const auto& f : loo.cv->folds) CHECK(f.distance == "new combination");
   CHECK(fit::report_json(d, r)["cross_validation"]["method"] == "leave-one-configuration-out");
   CHECK(r.model_error.source.find("leave-one-configuration-out errors of 4 runs") != std::string::npos);
   // One configuration has nothing to leave out by configuration.

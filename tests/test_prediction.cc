@@ -177,7 +177,7 @@ TEST_CASE("prediction: the model's own error widens the interval by its term, at
     }
   }
   SUBCASE(
-      "a fitted setup takes model_error_fitted; the same configuration at another depth takes model_error_workload (here absent: "
+      "a fitted setup takes model_error_fitted; the same configuration with another rw takes model_error_workload (here absent: "
       "model_error)") {
     const std::string probe = write_scenario("probe.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 2\n" + terms);
     const std::string signature = models::setup_signature(models::load_io_scenario(probe));
@@ -187,12 +187,13 @@ TEST_CASE("prediction: the model's own error widens the interval by its term, at
     const predict::Prediction p = predict::predict(path, {}, r.s, r.report, 2);
     CHECK(p.distance == "fitted setup");
     for (const auto& m : p.metrics) CHECK(half(m) == doctest::Approx(expected(m, 0.05)).epsilon(1e-9));
-    const Run deeper = nominal(path, {"workload.iodepth=8"});
-    const predict::Prediction q = predict::predict(path, {"workload.iodepth=8"}, deeper.s, deeper.report, 2);
+    const Run other = nominal(path, {"workload.rw=randwrite"});
+    const predict::Prediction q = predict::predict(path, {"workload.rw=randwrite"}, other.s, other.report, 2);
     CHECK(q.distance == "another workload");
     for (const auto& m : q.metrics)
-      CHECK(m.model_sd_rel == predict::model_error_for(deeper.s.calibration, m.name, "unmeasured setup"));
-    CHECK(predict::setup_distance(models::load_io_scenario(path, {"workload.rw=randwrite"})) == "another workload");
+      CHECK(m.model_sd_rel == predict::model_error_for(other.s.calibration, m.name, "unmeasured setup"));
+    // A depth no fitted run had: another setup, not another workload.
+    CHECK(predict::setup_distance(models::load_io_scenario(path, {"workload.iodepth=8"})) == "unmeasured setup");
     CHECK(predict::setup_distance(models::load_io_scenario(path, {"host.aio=threads"})) == "unmeasured setup");
     // A key the signature does not hold counts by what it does to the model.
     const models::ScenarioSource file(path);
@@ -211,8 +212,8 @@ TEST_CASE("prediction: the model's own error widens the interval by its term, at
                              "model_error_workload = { throughput = 0.15, \"mean latency\" = 0.15, p50 = 0.15, p99 = 0.15, "
                              "\"p99.9\" = 0.15 }\nfitted_setups = [\"" +
                              signature + "\"]\n");
-    const Run deeper = nominal(path, {"workload.iodepth=8"});
-    const predict::Prediction q = predict::predict(path, {"workload.iodepth=8"}, deeper.s, deeper.report, 2);
+    const Run other = nominal(path, {"workload.rw=randwrite"});
+    const predict::Prediction q = predict::predict(path, {"workload.rw=randwrite"}, other.s, other.report, 2);
     CHECK(q.distance == "another workload");
     for (const auto& m : q.metrics) CHECK(half(m) == doctest::Approx(expected(m, 0.15)).epsilon(1e-9));
   }
@@ -220,7 +221,25 @@ TEST_CASE("prediction: the model's own error widens the interval by its term, at
     CHECK(
         predict::configuration_signature("driver=virtio-blk;vcpus=1;rw=randread;bs=4096,4096;ioengine=libaio;iodepth=1;numjobs=1;"
                                          "qemu=7.2") == "driver=virtio-blk;vcpus=1;qemu=7.2");
-    CHECK(predict::distance_between("a=1;rw=read;iodepth=4", {"a=1;rw=write;iodepth=1"}) == "another workload");
+    CHECK(predict::distance_between("a=1;rw=read;iodepth=4", {"a=1;rw=write;iodepth=4"}) == "another workload");
+    // The same configuration at a depth (or number of jobs) it was not fitted at: every queue runs
+    // at another depth. A new combination where another configuration was fitted at that depth,
+    // another setup where none was.
+    CHECK(predict::distance_between("a=1;rw=read;iodepth=4;numjobs=1", {"a=1;rw=read;iodepth=1;numjobs=1"}) ==
+          "unmeasured setup");
+    CHECK(predict::distance_between("a=1;rw=read;iodepth=4;numjobs=1",
+                                    {"a=1;rw=read;iodepth=1;numjobs=1", "a=2;rw=read;iodepth=4;numjobs=1"}) == "new combination");
+    CHECK(predict::distance_between("a=1;rw=read;iodepth=4;numjobs=2",
+                                    {"a=1;rw=read;iodepth=1;numjobs=2", "a=2;rw=read;iodepth=4;numjobs=1"}) == "new combination");
+    CHECK(predict::distance_between("a=1;rw=read;iodepth=4;numjobs=2",
+                                    {"a=1;rw=read;iodepth=1;numjobs=1", "a=2;rw=read;iodepth=4;numjobs=1"}) ==
+          "unmeasured setup");
+    // The depth is the run's own, not that of the guests beside it.
+    CHECK(predict::distance_between("a=1;iodepth=4;co_running=1x{x;iodepth=1}", {"a=1;iodepth=1;co_running=1x{x;iodepth=1}"}) ==
+          "unmeasured setup");
+    CHECK(predict::distance_between("a=1;iodepth=4;co_running=1x{x;iodepth=1}",
+                                    {"a=1;iodepth=4;co_running=1x{x;iodepth=4}",
+                                     "a=1;rw=write;iodepth=4;co_running=1x{x;iodepth=1}"}) == "another workload");
     CHECK(predict::distance_between("a=2;rw=read", {"a=1;rw=read"}) == "unmeasured setup");
     // Each value fitted, in other combinations: a new combination; one value never fitted: another
     // configuration, however many of the others were.

@@ -183,14 +183,36 @@ std::string distance_between(const std::string& signature, const std::vector<std
   // default value: it stands as "key=" plus a mark no written value has.
   const auto key_of = [](const std::string& field) { return field.substr(0, field.find('=')); };
   const std::string kUnwritten = "=\x01";
+  // The load: iodepth and jobs set how deep every queue of the path runs, so a fitted run of this
+  // configuration at another depth measured other queues; rw, mix, block size and engine it did
+  // not change. The run's own fields come before the guests beside it (co_running=...).
+  const auto load_of = [](const std::string& sig) {
+    const std::string own = ";" + sig.substr(0, sig.find("co_running="));
+    const auto value = [&](const std::string& name) {
+      const auto at = own.find(";" + name + "=");
+      return at == std::string::npos ? std::string() : own.substr(at + 1, own.find(';', at + 1) - at - 1);
+    };
+    return std::make_pair(value("iodepth"), value("numjobs"));
+  };
+  const auto load = load_of(signature);
   std::vector<std::vector<std::string>> fitted_fields;
   std::set<std::string> keys;
+  bool same_configuration = false, depth_fitted = false, jobs_fitted = false;
   for (const auto& f : fitted_signatures) {
     const std::string fitted = configuration_signature(f);
-    if (fitted == config) return "another workload";
+    const auto fitted_load = load_of(f);
+    depth_fitted = depth_fitted || fitted_load.first == load.first;
+    jobs_fitted = jobs_fitted || fitted_load.second == load.second;
+    if (fitted == config) {
+      if (fitted_load == load) return "another workload";
+      same_configuration = true;
+    }
     fitted_fields.push_back(configuration_fields(fitted));
     for (const auto& field : fitted_fields.back()) keys.insert(key_of(field));
   }
+  // This configuration fitted at other depths only: its values and this load were measured apart
+  // (a new combination), or this depth never was (another setup).
+  if (same_configuration) return depth_fitted && jobs_fitted ? "new combination" : "unmeasured setup";
   std::vector<std::string> target = configuration_fields(config);
   for (const auto& field : target) keys.insert(key_of(field));
   const auto complete = [&](std::vector<std::string> fields) {

@@ -78,10 +78,11 @@ struct Prediction {
   // a single-VM file with vm.count > 1.
   std::vector<MetricPrediction> metrics;
   // How far the prediction extrapolates: "fitted setup" (the calibration measured this setup),
-  // "another workload" (a measured configuration running another workload: iodepth, jobs, rw,
-  // mix, block size or engine), "new combination" (another configuration whose every knob value
-  // some fitted configuration had, in other combinations) or "unmeasured setup" (another
-  // configuration with a value of a knob of the VM, host or device that no fitted run had).
+  // "another workload" (a measured configuration running another workload: rw, mix, block size
+  // or engine, at a depth and jobs it was measured at), "new combination" (another configuration
+  // whose every knob value some fitted configuration had, in other combinations, or a measured
+  // configuration at a depth or jobs only other configurations were measured at) or "unmeasured
+  // setup" (a value of a knob of the VM, host or device, or a depth or jobs, that no fitted run had).
   std::string distance;
   std::string distance_note;       // why the distance is not the signature's, or ""
   std::string model_error_source;  // where the model-error terms come from
