@@ -65,7 +65,10 @@ sim::FcfsStation* FioThread::waits_for(sim::JobId job) {
 
 GuestThreads::GuestThreads(sim::Simulator& sim, std::string vm, const IoScenario& s, IoTable& io, const KickPolicy* kick,
                            sim::ProcessorSharingStation* cpu)
-    : Stage(sim, std::move(vm), "guest.threads"), io_(io), cpu_(cpu) {
+    : Stage(sim, std::move(vm), "guest.threads"),
+      io_(io),
+      cpu_(cpu),
+      halt_after_ns_(s.bare_metal() ? 0.0 : s.guest.halt_after_ns) {
   const GuestCpuCosts costs = guest_cpu_costs(s);
   for (int j = 0; j < s.workload.numjobs; ++j) {
     auto& th = sim.make<FioThread>(local("guest.fio_job" + std::to_string(j)), io, costs, kick);
@@ -85,8 +88,9 @@ void GuestThreads::accept(sim::JobId job, int in_port) {
       break;
     case kComplete:
       r.step = Step::guest_complete;
-      // fio waits in io_getevents while nothing is left to do: a completion then wakes it.
-      r.woke = threads_[r.job]->asleep();
+      // fio waits in io_getevents while nothing is left to do: a completion then wakes it, from a
+      // halt where the vCPU has had the time to reach one (guest.halt_after_us).
+      r.woke = threads_[r.job]->asleep() && static_cast<double>(sim_.now() - threads_[r.job]->idle_since_ns()) >= halt_after_ns_;
       threads_[r.job]->accept(job, 0);
       break;
     case kDone:
@@ -230,6 +234,21 @@ void guest_thread_keys(std::vector<Param>& t) {
        1e12,
        [](IoScenario& s, const Value& v) { s.guest.wake_ns = v.number; },
        [](const IoScenario& s) { return s.guest.wake_ns / s.guest_cpu_factor() / 1e3; }});
+  add({"guest.halt_after_us",
+       Kind::time_us,
+       "us",
+       "0",
+       "Linux kernel/sched/idle.c do_idle (the idle loop halts only while nothing is to run: an interrupt that "
+       "wakes a task before the halt ends it); docs/sources.md §1 (the lab: a vCPU at depth woken 0.05 times per I/O "
+       "where the guest is idle 3% of the time)",
+       "vCPU time from fio's blocking wait to the vCPU's halt: the switch to the idle task and the idle loop's entry. A "
+       "completion that wakes fio sooner finds the vCPU still running and pays no guest.wake_us (0: every wait halts "
+       "at once, as before)",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.guest.halt_after_ns = v.number; },
+       [](const IoScenario& s) { return s.guest.halt_after_ns / s.guest_cpu_factor() / 1e3; }});
   add({"guest.cpu_cv",
        Kind::real,
        "",

@@ -91,6 +91,7 @@ class GuestThreads final : public Stage {
   IoTable& io_;
   std::vector<FioThread*> threads_;  // per fio job
   sim::ProcessorSharingStation* cpu_;
+  double halt_after_ns_;  // guest.halt_after_us: a shorter wait ends before the vCPU halts
 };
 
 // The MVA's guest CPU stations: one per job, or the shared vCPUs / host cores.

@@ -36,9 +36,20 @@ double guest_demand(const std::vector<MvaDemand>& st) {
 // arrival theorem a completion sees the loop without itself, about (n - 1) / n of the
 // utilization: a lone request (iodepth 1) always finds fio asleep. Damped against the previous
 // round's estimate: the wake-up's cost raises the utilization that makes it rarer.
-double guest_idle(double u, double n, int round, double previous) {
+// With guest.halt_after_us (`halt_ns`), only a wait longer than that halts the vCPU: the share of
+// idle periods past it, their mean the thread's idle time over its wake-ups (`x_irq` interrupts
+// per ns reach it); a lone request's wait is its own round trip, about the same each time (it
+// halts when that mean does), many requests' waits about exponential.
+double guest_idle(double u, double n, int round, double previous, double x_irq = 0, double halt_ns = 0) {
   if (!(u >= 0)) u = 0;  // a profile of no VMs solves to no throughput (0/0): nothing to see
-  const double p = std::clamp(1 - seen_by_arrival(n) * u, 0.0, 1.0);
+  const double seen = seen_by_arrival(n);
+  double p = std::clamp(1 - seen * u, 0.0, 1.0);
+  if (halt_ns > 0 && p > 0) {
+    const double mean_idle = x_irq > 0 ? std::max(0.0, 1 - u) / (x_irq * p) : 0.0;
+    const double past =
+        mean_idle > 0 ? seen * std::exp(-halt_ns / mean_idle) + (1 - seen) * (mean_idle >= halt_ns ? 1.0 : 0.0) : 0.0;
+    p *= past;
+  }
   return round == 0 ? p : 0.5 * (p + previous);
 }
 
@@ -261,8 +272,9 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
     u_thread = u_host;
     const int fio_threads = s.fio_threads() * vms;
     x_fio_thread_ns = x_ns / std::max(1, fio_threads);
-    p_guest_idle = guest_idle(x_ns * guest_demand(st) / std::max(1, fio_threads),
-                              w.rate_iops > 0 ? 0.0 : plug_merged_requests_per_job(s), round, p_guest_idle);
+    p_guest_idle =
+        guest_idle(x_ns * guest_demand(st) / std::max(1, fio_threads), w.rate_iops > 0 ? 0.0 : plug_merged_requests_per_job(s),
+                   round, p_guest_idle, x_fio_thread_ns * irq_share, s.bare_metal() ? 0.0 : s.guest.halt_after_ns);
     double u_main = 0, d_main = 0;  // the main loop's, for TCG's big lock
     for (std::size_t k = 0; k < st.size(); ++k)
       if (st[k].name == "host.main_loop") {
@@ -609,7 +621,8 @@ IoMvaClassesResult solve_group(const IoScenario& s, int phase) {
           in_flight += parts[c].s.workload.numjobs * plug_merged_requests_per_job(parts[c].s);
       }
       const int fio_threads = std::max(1, v.s.fio_threads());
-      v.p_guest_idle = guest_idle(guest_work / fio_threads, in_flight / fio_threads, round, v.p_guest_idle);
+      v.p_guest_idle = guest_idle(guest_work / fio_threads, in_flight / fio_threads, round, v.p_guest_idle,
+                                  x_vm / fio_threads * v.irq_share, v.s.bare_metal() ? 0.0 : v.s.guest.halt_after_ns);
       double u_main = 0, d_main = 0;  // the VM's main loop, for TCG's big lock
       for (std::size_t i = 0; i < lead.stages.size(); ++i)
         if (lead.stages[i].name == "host.main_loop") {

@@ -131,7 +131,7 @@ struct MvaInputs {
   double ios_per_request;            // fio I/Os per request (1 without merging or open loop)
   double p_kick, p_wake, irq_share;  // the fixed point's current estimates (io_path_mva.cc)
   double x_thread_per_ns = 0;        // requests per ns through each host thread (the same fixed point)
-  double p_guest_idle = 1;           // probability a completion finds its fio thread idle (the same fixed point)
+  double p_guest_idle = 1;           // probability a completion finds its fio thread idle, its vCPU halted (the same fixed point)
   double u_thread = 0;               // a host thread's utilization (the same fixed point)
   double bql_wait_ns = 0;            // TCG: the wait for the big QEMU lock, per taking (the same fixed point)
   double x_fio_thread_per_ns = 0;    // requests per ns each fio thread completes (the same fixed point; 0 = not yet)

@@ -5,6 +5,7 @@
 // simulation and the MVA charge it; both are off (0) unless a scenario sets them.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -67,14 +68,43 @@ TEST_CASE("at depth the threads are busy and the wake-ups mostly vanish from the
   CHECK(mva_woken == doctest::Approx(woken).epsilon(0.25));
 }
 
+TEST_CASE("guest.halt_after_us: a completion that comes before the vCPU has halted pays no wake-up") {
+  const auto with_halt = [](double guest_wake_us, int depth, double halt_us) {
+    models::IoScenario s = scenario(guest_wake_us, 0, depth);
+    s.guest.halt_after_ns = halt_us * 1e3;
+    return s;
+  };
+  // QD1: the wait is the request's round trip. A halt that takes longer than it never happens;
+  // one that takes 1 us always does, and every I/O pays the 40 us.
+  const double base = des(scenario(0, 0, 1), "read.lat_mean_us");
+  CHECK(des(with_halt(40, 1, 1000), "read.lat_mean_us") == doctest::Approx(base).epsilon(0.02));
+  CHECK(des(with_halt(40, 1, 1), "read.lat_mean_us") - base == doctest::Approx(40).epsilon(0.1));
+  const double mva_base = models::solve_io_mva(scenario(0, 0, 1)).lat_mean_ns / 1e3;
+  CHECK(models::solve_io_mva(with_halt(40, 1, 1000)).lat_mean_ns / 1e3 == doctest::Approx(mva_base).epsilon(0.02));
+  CHECK(models::solve_io_mva(with_halt(40, 1, 1)).lat_mean_ns / 1e3 - mva_base == doctest::Approx(40).epsilon(0.15));
+  // QD32: fio's waits are short when it runs dry at all; the MVA, which charged the wake-up from
+  // the thread's utilization alone (the test above), now charges it only for the waits past the
+  // halt, nearer the simulation.
+  const double woken = des(scenario(40, 0, 32), "read.iops");
+  const double mva_every = models::solve_io_mva(scenario(40, 0, 32)).iops;
+  const double mva_halt = models::solve_io_mva(with_halt(40, 32, 5)).iops;
+  CAPTURE(woken);
+  CAPTURE(mva_every);
+  CAPTURE(mva_halt);
+  CHECK(mva_halt > mva_every);
+  CHECK(std::abs(mva_halt - woken) < std::abs(mva_every - woken));
+}
+
 TEST_CASE("the wake-ups scale with their CPU: guest's under TCG, host's with host.cpu_scale") {
-  const std::vector<std::string> wakes{"guest.wake_us=15", "host.loop_wake_us=4"};
+  const std::vector<std::string> wakes{"guest.wake_us=15", "host.loop_wake_us=4", "guest.halt_after_us=2"};
   std::vector<std::string> tcg_sets = wakes;
   for (const char* x : {"host.accel=tcg", "host.tcg_cpu_scale=10", "host.cpu_scale=2"}) tcg_sets.emplace_back(x);
   const models::IoScenario tcg = models::load_io_scenario(kDefault, tcg_sets);
   const models::IoScenario kvm = models::load_io_scenario(kDefault, wakes);
   CHECK(kvm.guest.wake_ns == doctest::Approx(15000));
   CHECK(tcg.guest.wake_ns == doctest::Approx(10 * kvm.guest.wake_ns));
+  CHECK(tcg.guest.halt_after_ns == doctest::Approx(10 * kvm.guest.halt_after_ns));
+  CHECK(models::io_parameter_value(tcg, "guest.halt_after_us") == doctest::Approx(2));
   CHECK(tcg.host.loop_wake_ns == doctest::Approx(2 * kvm.host.loop_wake_ns));
   CHECK(models::io_parameter_value(tcg, "guest.wake_us") == doctest::Approx(15));
   CHECK(models::io_parameter_value(tcg, "host.loop_wake_us") == doctest::Approx(4.0));
@@ -83,6 +113,7 @@ TEST_CASE("the wake-ups scale with their CPU: guest's under TCG, host's with hos
 TEST_CASE("off by default: a scenario that names neither pays no wake-up") {
   const models::IoScenario s = models::load_io_scenario(kDefault);
   CHECK(s.guest.wake_ns == 0);
+  CHECK(s.guest.halt_after_ns == 0);
   CHECK(s.host.loop_wake_ns == 0);
 }
 
