@@ -185,14 +185,14 @@ std::string distance_between(const std::string& signature, const std::vector<std
   const std::string kUnwritten = "=\x01";
   // The load: iodepth and jobs set how deep every queue of the path runs, so a fitted run of this
   // configuration at another depth measured other queues; rw, mix, block size and engine it did
-  // not change. The run's own fields come before the guests beside it (co_running=...).
+  // not change. The guests beside it (co_running=...) are one field, their depths not the run's.
   const auto load_of = [](const std::string& sig) {
-    const std::string own = ";" + sig.substr(0, sig.find("co_running="));
-    const auto value = [&](const std::string& name) {
-      const auto at = own.find(";" + name + "=");
-      return at == std::string::npos ? std::string() : own.substr(at + 1, own.find(';', at + 1) - at - 1);
-    };
-    return std::make_pair(value("iodepth"), value("numjobs"));
+    std::pair<std::string, std::string> load;
+    for (const auto& field : configuration_fields(sig)) {
+      if (field.rfind("iodepth=", 0) == 0) load.first = field;
+      if (field.rfind("numjobs=", 0) == 0) load.second = field;
+    }
+    return load;
   };
   const auto load = load_of(signature);
   std::vector<std::vector<std::string>> fitted_fields;
