@@ -240,6 +240,7 @@ void disks_text(std::ostringstream& out, const IoRunReport& r, const models::IoS
 
 // A distance in words: "new combination" says of what.
 std::string distance_words(const std::string& distance) {
+  if (distance == "another depth") return "another depth (a fitted configuration, at another iodepth or numjobs)";
   return distance == "new combination" ? "new combination of fitted values (each one fitted, not together)" : distance;
 }
 

@@ -530,7 +530,8 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
                                                   "calibration.modes",
                                                   "calibration.mode_weights",
                                                   "calibration.model_error_workload",
-                                                  "calibration.model_error_combination"};
+                                                  "calibration.model_error_combination",
+                                                  "calibration.model_error_depth"};
   static const std::vector<std::string> kinds = {"throughput", "mean latency", "p50", "p99", "p99.9"};
   const Entry* first = nullptr;
   for (const auto& [key, e] : entries) {
@@ -538,7 +539,8 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
     // model_error = { throughput = 0.2, ... } arrives flattened: calibration.model_error.throughput.
     const bool per_kind = key.rfind("calibration.model_error.", 0) == 0 || key.rfind("calibration.model_error_fitted.", 0) == 0 ||
                           key.rfind("calibration.model_error_workload.", 0) == 0 ||
-                          key.rfind("calibration.model_error_combination.", 0) == 0;
+                          key.rfind("calibration.model_error_combination.", 0) == 0 ||
+                          key.rfind("calibration.model_error_depth.", 0) == 0;
     if (per_kind) {
       const std::string kind = key.substr(key.find('.', std::string("calibration.model_error").size()) + 1);
       if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
@@ -551,6 +553,7 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
       (key.rfind("calibration.model_error_fitted.", 0) == 0        ? s.calibration.model_error_fitted_log_sd
        : key.rfind("calibration.model_error_workload.", 0) == 0    ? s.calibration.model_error_workload_log_sd
        : key.rfind("calibration.model_error_combination.", 0) == 0 ? s.calibration.model_error_combination_log_sd
+       : key.rfind("calibration.model_error_depth.", 0) == 0       ? s.calibration.model_error_depth_log_sd
                                                                    : s.calibration.model_error_log_sd)[kind] = *v;
       if (!first) first = &e;
       continue;
@@ -1737,6 +1740,7 @@ IoScenario derive_multi(const std::string& path, const Loader& loader) {
       m.model_error_log_sd = c.model_error_log_sd;
       m.model_error_workload_log_sd = c.model_error_workload_log_sd;
       m.model_error_combination_log_sd = c.model_error_combination_log_sd;
+      m.model_error_depth_log_sd = c.model_error_depth_log_sd;
       m.model_error_fitted_log_sd = c.model_error_fitted_log_sd;
       m.model_error_source = c.model_error_source;
     }

@@ -192,13 +192,15 @@ struct CalibrationUncertainty {
   // The model's own error: the sd of ln(model / measured) per figure kind ("throughput", "mean
   // latency", "p50", "p99", "p99.9"; models/io_metrics.h figure_kind), for setups the calibration
   // did not measure (model_error: another configuration), for another workload of a configuration
-  // it measured (model_error_workload), for a new combination of the configuration values it
-  // measured (model_error_combination) and for the setups it measured (model_error_fitted).
+  // it measured at a depth it measured it at (model_error_workload), for a configuration it
+  // measured at other depths or jobs (model_error_depth), for a new combination of the
+  // configuration values it measured (model_error_combination) and for the setups it measured
+  // (model_error_fitted).
   // Empty in a file written before vqsim estimated them: predictions then use the documented
   // prior (calibration/predict/prediction.h); a new combination without its own term takes
   // another configuration's.
   std::map<std::string, double> model_error_log_sd, model_error_workload_log_sd, model_error_fitted_log_sd,
-      model_error_combination_log_sd;
+      model_error_combination_log_sd, model_error_depth_log_sd;
   std::string model_error_source;
   std::vector<std::string> fitted_setups;  // setup_signature() of each fitted run
   // Mixture components, each the values of `keys` there, in each key's unit (`mode_weights`

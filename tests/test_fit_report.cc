@@ -126,16 +126,27 @@ TEST_CASE("leave-one-out folds are classified by distance and each distance has 
   const fit::CalibrationResult r = fit::calibrate(slow_dataset(), o);
   REQUIRE(r.cv);
   // qd1 and qd4 share their configuration, but each fold's depth is one no fitted run had: every
-  // queue of the path at another depth is another setup, not another workload.
-  for (const auto& f : r.cv->folds) CHECK(f.distance == "unmeasured setup");
-  CHECK(r.model_error.folds.at("unmeasured setup") == 2);
+  // queue of the path at another length, another depth, not another workload.
+  for (const auto& f : r.cv->folds) CHECK(f.distance == "another depth");
+  CHECK(r.model_error.folds.at("another depth") == 2);
   CHECK(r.model_error.folds.count("another workload") == 0);
-  // Two folds, pooled with the prior as two observations of it: the term moves off the prior,
-  // and another workload (no fold of its own) takes no more than it.
-  CHECK(r.model_error.unmeasured.at("throughput") != predict::prior_model_error("throughput", "unmeasured setup"));
+  // Two folds, pooled with the prior measured at that distance as two observations of it: the
+  // term moves off the prior; another configuration (no fold of its own) takes the prior, and
+  // another workload no more than it; none is below the fitted setups' own term (this fit misses
+  // its runs by far).
+  CHECK(r.model_error.depth.at("throughput") != predict::prior_model_error("throughput", "another depth"));
+  const double fitted = r.model_error.fitted.at("throughput");
+  CHECK(r.model_error.unmeasured.at("throughput") ==
+        std::max(predict::prior_model_error("throughput", "unmeasured setup"), fitted));
   CHECK(r.model_error.workload.at("throughput") <= r.model_error.unmeasured.at("throughput"));
+  for (const auto* m : {&r.model_error.workload, &r.model_error.depth, &r.model_error.combination, &r.model_error.unmeasured})
+    for (const auto& [kind, sd] : *m)
+      if (r.model_error.fitted.count(kind)) CHECK(sd >= r.model_error.fitted.at(kind));
   const auto j = fit::report_json(slow_dataset(), r);
-  CHECK(j["cross_validation"]["folds"][0]["distance"] == "unmeasured setup");
+  CHECK(j["cross_validation"]["folds"][0]["distance"] == "another depth");
+  CHECK(j["model_error"]["depth"].contains("mean latency"));
+  CHECK(fit::fit_toml(slow_dataset(), r, "fit.toml", "vqsim calibrate").find("model_error_depth = { throughput = ") !=
+        std::string::npos);
   CHECK(j["model_error"]["workload"].contains("mean latency"));
 }
 
@@ -159,12 +170,12 @@ TEST_CASE("leave-one-configuration-out folds leave out every run of a configurat
   for (const auto& f : r.cv->folds) CHECK(f.distance == "unmeasured setup");
   CHECK(r.model_error.folds.at("unmeasured setup") == 4);
   // Both runs of a configuration were predicted by the same refit: leaving out one run alone
-  // (leave-one-out) would have left its configuration's other run in, at another depth that the
-  // other configuration was fitted at: a new combination's fold.
+  // (leave-one-out) would have left its configuration's other run in, at another depth: that
+  // distance's fold.
   o.by_configuration = false;
   const fit::CalibrationResult loo = fit::calibrate(d, o);
   REQUIRE(loo.cv);
-  for (const auto& f : loo.cv->folds) CHECK(f.distance == "new combination");
+  for (const auto& f : loo.cv->folds) CHECK(f.distance == "another depth");
   CHECK(fit::report_json(d, r)["cross_validation"]["method"] == "leave-one-configuration-out");
   CHECK(r.model_error.source.find("leave-one-configuration-out errors of 4 runs") != std::string::npos);
   // One configuration has nothing to leave out by configuration.

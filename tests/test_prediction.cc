@@ -159,6 +159,19 @@ TEST_CASE("prediction: the model's own error widens the interval by its term, at
       "model_error_source = \"test\"\n";
   auto half = [](const predict::MetricPrediction& m) { return std::log(m.upper / m.mean); };
   auto expected = [](const predict::MetricPrediction& m, double sd) { return std::hypot(m.sim_half_width / m.mean, 1.96 * sd); };
+  // A table with the terms above, `key` at `sd` for every kind, fitted on the setup `signature`;
+  // the prediction of it with `overrides` has that distance and takes that term.
+  auto takes_term = [&](const std::string& file, const std::string& key, double sd, const std::string& signature,
+                        const std::vector<std::string>& overrides, const std::string& distance) {
+    const std::string v = std::to_string(sd);
+    const std::string path = write_scenario(
+        file, kTwoKeys + "log_sd = [0, 0]\ndraws = 2\n" + terms + key + " = { throughput = " + v + ", \"mean latency\" = " + v +
+                  ", p50 = " + v + ", p99 = " + v + ", \"p99.9\" = " + v + " }\nfitted_setups = [\"" + signature + "\"]\n");
+    const Run r = nominal(path, overrides);
+    const predict::Prediction p = predict::predict(path, overrides, r.s, r.report, 2);
+    CHECK(p.distance == distance);
+    for (const auto& m : p.metrics) CHECK(half(m) == doctest::Approx(expected(m, sd)).epsilon(1e-9));
+  };
   SUBCASE("a setup the calibration did not measure takes model_error, per figure kind") {
     const std::string path = write_scenario("model-error.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 2\n" + terms);
     const Run r = nominal(path);
@@ -192,8 +205,13 @@ TEST_CASE("prediction: the model's own error widens the interval by its term, at
     CHECK(q.distance == "another workload");
     for (const auto& m : q.metrics)
       CHECK(m.model_sd_rel == predict::model_error_for(other.s.calibration, m.name, "unmeasured setup"));
-    // A depth no fitted run had: another setup, not another workload.
-    CHECK(predict::setup_distance(models::load_io_scenario(path, {"workload.iodepth=8"})) == "unmeasured setup");
+    // A depth no fitted run of this configuration had: another depth, not another workload; its
+    // term, with none in the table, the prior measured at that distance.
+    const models::IoScenario deeper = models::load_io_scenario(path, {"workload.iodepth=8"});
+    CHECK(predict::setup_distance(deeper) == "another depth");
+    CHECK(predict::model_error_for(deeper.calibration, "read.iops", "another depth") ==
+          predict::prior_model_error("throughput", "another depth"));
+    takes_term("depth.toml", "model_error_depth", 0.25, signature, {"workload.iodepth=8"}, "another depth");
     CHECK(predict::setup_distance(models::load_io_scenario(path, {"host.aio=threads"})) == "unmeasured setup");
     // A key the signature does not hold counts by what it does to the model.
     const models::ScenarioSource file(path);
@@ -207,15 +225,7 @@ TEST_CASE("prediction: the model's own error widens the interval by its term, at
   SUBCASE("another workload of a fitted configuration takes model_error_workload") {
     const std::string probe = write_scenario("probe2.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 2\n" + terms);
     const std::string signature = models::setup_signature(models::load_io_scenario(probe));
-    const std::string path = write_scenario(
-        "workload.toml", kTwoKeys + "log_sd = [0, 0]\ndraws = 2\n" + terms +
-                             "model_error_workload = { throughput = 0.15, \"mean latency\" = 0.15, p50 = 0.15, p99 = 0.15, "
-                             "\"p99.9\" = 0.15 }\nfitted_setups = [\"" +
-                             signature + "\"]\n");
-    const Run other = nominal(path, {"workload.rw=randwrite"});
-    const predict::Prediction q = predict::predict(path, {"workload.rw=randwrite"}, other.s, other.report, 2);
-    CHECK(q.distance == "another workload");
-    for (const auto& m : q.metrics) CHECK(half(m) == doctest::Approx(expected(m, 0.15)).epsilon(1e-9));
+    takes_term("workload.toml", "model_error_workload", 0.15, signature, {"workload.rw=randwrite"}, "another workload");
   }
   SUBCASE("configuration_signature drops the workload's fields only") {
     CHECK(
@@ -223,20 +233,16 @@ TEST_CASE("prediction: the model's own error widens the interval by its term, at
                                          "qemu=7.2") == "driver=virtio-blk;vcpus=1;qemu=7.2");
     CHECK(predict::distance_between("a=1;rw=read;iodepth=4", {"a=1;rw=write;iodepth=4"}) == "another workload");
     // The same configuration at a depth (or number of jobs) it was not fitted at: every queue runs
-    // at another depth. A new combination where another configuration was fitted at that depth,
-    // another setup where none was.
-    CHECK(predict::distance_between("a=1;rw=read;iodepth=4;numjobs=1", {"a=1;rw=read;iodepth=1;numjobs=1"}) ==
-          "unmeasured setup");
+    // at another length than any fitted run of it measured, whether or not another configuration
+    // was fitted at that depth.
+    CHECK(predict::distance_between("a=1;rw=read;iodepth=4;numjobs=1", {"a=1;rw=read;iodepth=1;numjobs=1"}) == "another depth");
     CHECK(predict::distance_between("a=1;rw=read;iodepth=4;numjobs=1",
-                                    {"a=1;rw=read;iodepth=1;numjobs=1", "a=2;rw=read;iodepth=4;numjobs=1"}) == "new combination");
-    CHECK(predict::distance_between("a=1;rw=read;iodepth=4;numjobs=2",
-                                    {"a=1;rw=read;iodepth=1;numjobs=2", "a=2;rw=read;iodepth=4;numjobs=1"}) == "new combination");
-    CHECK(predict::distance_between("a=1;rw=read;iodepth=4;numjobs=2",
-                                    {"a=1;rw=read;iodepth=1;numjobs=1", "a=2;rw=read;iodepth=4;numjobs=1"}) ==
-          "unmeasured setup");
+                                    {"a=1;rw=read;iodepth=1;numjobs=1", "a=2;rw=read;iodepth=4;numjobs=1"}) == "another depth");
+    CHECK(predict::distance_between("a=1;rw=write;iodepth=1;numjobs=2",
+                                    {"a=1;rw=read;iodepth=1;numjobs=1", "a=2;rw=read;iodepth=4;numjobs=1"}) == "another depth");
     // The depth is the run's own, not that of the guests beside it.
     CHECK(predict::distance_between("a=1;iodepth=4;co_running=1x{x;iodepth=1}", {"a=1;iodepth=1;co_running=1x{x;iodepth=1}"}) ==
-          "unmeasured setup");
+          "another depth");
     CHECK(predict::distance_between("a=1;iodepth=4;co_running=1x{x;iodepth=1}",
                                     {"a=1;iodepth=4;co_running=1x{x;iodepth=4}",
                                      "a=1;rw=write;iodepth=4;co_running=1x{x;iodepth=1}"}) == "another workload");
@@ -279,6 +285,8 @@ TEST_CASE("prediction: the model's own error widens the interval by its term, at
       CHECK(predict::prior_model_error(kind, "new combination") == predict::prior_model_error(kind, "unmeasured setup"));
       CHECK(predict::prior_model_error(kind, "unmeasured setup") > 0);
       CHECK(predict::prior_model_error(kind, "another workload") > 0);
+      // Another depth: the lab's configurations fitted at iodepth 1, predicted at 4-64.
+      CHECK(predict::prior_model_error(kind, "another depth") == predict::prior_model_error(kind, "another workload"));
     }
   }
   SUBCASE("a term of an unknown kind is an error naming the kinds") {

@@ -1366,7 +1366,8 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   // setups, and from the leave-one-out errors at each distance (or the documented prior) for the
   // others.
   static const char* const kKinds[] = {"throughput", "mean latency", "p50", "p99", "p99.9"};
-  static const char* const kDistances[] = {"another workload", "new combination", "unmeasured setup", "fitted setup"};
+  static const char* const kDistances[] = {"another workload", "another depth", "new combination", "unmeasured setup",
+                                           "fitted setup"};
   constexpr double kMeasurementSd = 0.03;  // a measured figure's assumed error (Target::sigma_rel)
   auto samples_of = [&](const std::vector<TargetFit>& ts, const std::string& kind, std::vector<ErrorSample>& out) {
     for (const auto& t : ts)
@@ -1404,8 +1405,23 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     if (o.by_configuration) out.observations = static_cast<int>(refits.size());
     return out;
   };
+  // The fitted setups' term: the fit's own residuals and the folds that left out a replicate of a
+  // fitted setup (leaving out fold `except`), pooled with a measurement's assumed error.
+  auto fitted_samples = [&](const std::string& kind, long except) {
+    std::vector<ErrorSample> fitted = fold_samples(kind, "fitted setup", except).samples;
+    for (const auto& rf : res.runs)
+      if (!rf.held_out) samples_of(rf.targets, kind, fitted);
+    return fitted;
+  };
+  auto fitted_term = [&](const std::string& kind, long except) {
+    return model_error_sd(kMeasurementSd, fitted_samples(kind, except));
+  };
   // A distance's term: its own folds' estimate; under 10 observations, pooled with the estimate
   // over all the folds (every distance) when those are 10 or more, else with the documented prior.
+  // Never below the fitted setups' term: a setup the fit did not measure is not predicted surer
+  // than the fit reproduces the ones it did (the lab's configurations fitted at one run each
+  // miss their other workloads by what the fit missed that run by, where the folds, runs of the
+  // configuration fitted at every workload, missed by less).
   std::function<double(const std::string&, const std::string&, long)> term = [&](const std::string& kind,
                                                                                  const std::string& distance, long except) {
     const FoldSamples own = fold_samples(kind, distance, except);
@@ -1417,20 +1433,21 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       if (o.by_configuration) all.observations += some.observations;
     }
     const int all_n = all.observations >= 0 ? all.observations : static_cast<int>(all.samples.size());
-    const double parent = all_n >= 10 ? model_error_sd(0, all.samples) : predict::prior_model_error(kind, distance);
-    // Another workload or a new combination with no fold of its own: not assumed harder to
-    // predict than another configuration, which is further from what was measured.
-    if (own.samples.empty() && (distance == "another workload" || distance == "new combination"))
-      return std::min(parent, term(kind, "unmeasured setup", except));
-    return model_error_sd(parent, own.samples, own.observations);
+    // Another depth: the other distances' folds kept each queue of the path at a length some
+    // fitted run measured, so they say little of it; its prior was measured at this distance.
+    const double parent =
+        all_n >= 10 && distance != "another depth" ? model_error_sd(0, all.samples) : predict::prior_model_error(kind, distance);
+    // Another workload, another depth or a new combination with no fold of its own: not assumed
+    // harder to predict than another configuration, which is further from what was measured.
+    if (own.samples.empty() && (distance == "another workload" || distance == "another depth" || distance == "new combination"))
+      return std::max(std::min(parent, term(kind, "unmeasured setup", except)), fitted_term(kind, except));
+    return std::max(model_error_sd(parent, own.samples, own.observations), fitted_term(kind, except));
   };
   std::vector<std::string> prior_kinds;  // kinds no leave-one-out figure measured
   for (const char* kind : kKinds) {
-    std::vector<ErrorSample> fitted = fold_samples(kind, "fitted setup", -1).samples;
-    for (const auto& rf : res.runs)
-      if (!rf.held_out) samples_of(rf.targets, kind, fitted);
-    if (!fitted.empty()) res.model_error.fitted[kind] = model_error_sd(kMeasurementSd, fitted);
+    if (!fitted_samples(kind, -1).empty()) res.model_error.fitted[kind] = fitted_term(kind, -1);
     res.model_error.workload[kind] = term(kind, "another workload", -1);
+    res.model_error.depth[kind] = term(kind, "another depth", -1);
     res.model_error.combination[kind] = term(kind, "new combination", -1);
     res.model_error.unmeasured[kind] = term(kind, "unmeasured setup", -1);
     bool any = false;
@@ -1447,6 +1464,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       const int n = it == res.model_error.folds.end() ? 0 : it->second;
       by += std::string(by.empty() ? "" : ", ") +
             (std::string(dist) == "another workload"   ? "another workload of a fitted configuration "
+             : std::string(dist) == "another depth"    ? "a fitted configuration at another depth "
              : std::string(dist) == "new combination"  ? "a new combination of fitted values "
              : std::string(dist) == "unmeasured setup" ? "another configuration "
                                                        : "a replicate of a fitted setup ") +
@@ -1455,8 +1473,8 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     res.model_error.source = "the " + res.cv->method + " errors of " + std::to_string(res.cv->folds.size()) +
                              " runs by distance (" + by + "); a distance with under 10 " +
                              (o.by_configuration ? std::string("left-out configurations") : std::string("errors of a kind")) +
-                             " pooled, as 2 of them, with the estimate over all folds where those are 10 or more, else "
-                             "with its documented prior (docs/calibration.md)";
+                             " pooled, as 2 of them, with the estimate over all folds where those are 10 or more (another "
+                             "depth: always), else with its documented prior (docs/calibration.md)";
   } else {
     res.model_error.source =
         "the documented prior (docs/calibration.md): no cross-validation (--cv loo or config) to estimate it from these runs";
@@ -1469,6 +1487,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   auto term_at = [&](const std::string& kind, const std::string& distance) {
     const auto& m = distance == "fitted setup"       ? res.model_error.fitted
                     : distance == "another workload" ? res.model_error.workload
+                    : distance == "another depth"    ? res.model_error.depth
                     : distance == "new combination"  ? res.model_error.combination
                                                      : res.model_error.unmeasured;
     const auto it = m.find(kind);
@@ -1500,10 +1519,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       const CvFold& fold = res.cv->folds[f];
       for (const auto& t : fold.targets) {
         if (fold.distance == "fitted setup") {
-          std::vector<ErrorSample> fitted = fold_samples(t.kind, "fitted setup", static_cast<long>(f)).samples;
-          for (const auto& rf : res.runs)
-            if (!rf.held_out) samples_of(rf.targets, t.kind, fitted);
-          sds[f].push_back(model_error_sd(kMeasurementSd, fitted));
+          sds[f].push_back(fitted_term(t.kind, static_cast<long>(f)));
         } else {
           sds[f].push_back(term(t.kind, fold.distance, static_cast<long>(f)));
         }

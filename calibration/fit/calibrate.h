@@ -125,11 +125,12 @@ struct CvSummary {
 
 // The model's own error per figure kind (models::figure_kind), as the sd of ln(model / measured),
 // per distance of a setup from the fitted ones (predict::distance_between): `fitted` for the
-// fitted setups, `workload` for another workload (iodepth, jobs, rw, block size, engine) of a
-// fitted configuration, `combination` for a new combination of the fitted configurations' values
+// fitted setups, `workload` for another workload (rw, block size, engine) of a fitted
+// configuration at a depth and jobs it was fitted at, `depth` for a fitted configuration at
+// another depth or jobs, `combination` for a new combination of the fitted configurations' values
 // (every field of its configuration some fitted configuration's), `unmeasured` for another
 // configuration (a value no fitted run had).
-//   workload, combination, unmeasured: with leave-one-out, from the folds at that distance from the other
+//   workload, depth, combination, unmeasured: with leave-one-out, from the folds at that distance from the other
 //               fitted runs: for each fold's figure, the smallest sd at which its interval (its
 //               parameters' and simulation's part, the two explanations' mixture where there are
 //               two, and the model's error) would hold the measurement; the term is the 95th
@@ -142,15 +143,19 @@ struct CvSummary {
 //               the documented prior for that distance (predict::prior_model_error):
 //               sqrt((k0 prior^2 + n sd^2) / (k0 + n)); no leave-one-out: the prior; another
 //               workload or a new combination with no fold of its own takes no more than
-//               another configuration's term;
+//               another configuration's term; another depth is pooled with its documented
+//               prior, never with the other distances' folds (theirs kept every queue's length),
+//               and with no fold of its own takes no more than another configuration's term;
+//               none is below `fitted` (a setup the fit did not measure is not predicted
+//               surer than the fit reproduces those it did);
 //   fitted:     the same over the fit's own residuals and the folds whose setup another fitted
 //               run has (a replicate), with the 3% a measurement is assumed to err by as the prior.
 // A setup's distance in calibrate also counts the run's own `set` keys outside the workload
 // (a device figure such as backend.latency_us, which setup_signature does not hold).
 struct ModelError {
-  std::map<std::string, double> unmeasured, workload, combination, fitted;
+  std::map<std::string, double> unmeasured, workload, depth, combination, fitted;
   std::string source;
-  // The leave-one-out folds per distance ("another workload", "new combination", "unmeasured
+  // The leave-one-out folds per distance ("another workload", "another depth", "new combination", "unmeasured
   // setup", "fitted setup").
   std::map<std::string, int> folds;
 };

@@ -186,6 +186,8 @@ std::string fit_toml(const Dataset& d, const CalibrationResult& r, const std::st
     t += "model_error = " + kinds(r.model_error.unmeasured) + "  # sd of ln(model / measured), another configuration\n";
     if (!r.model_error.workload.empty())
       t += "model_error_workload = " + kinds(r.model_error.workload) + "  # another workload of a fitted configuration\n";
+    if (!r.model_error.depth.empty())
+      t += "model_error_depth = " + kinds(r.model_error.depth) + "  # a fitted configuration at another depth or jobs\n";
     if (!r.model_error.combination.empty())
       t += "model_error_combination = " + kinds(r.model_error.combination) +
            "  # another configuration, every value of it fitted in other combinations\n";
@@ -256,9 +258,13 @@ nlohmann::ordered_json report_json(const Dataset& d, const CalibrationResult& r)
   }
   j["notes"] = r.notes;
   j["fit_quality"] = fit_quality_line(d, r);
-  j["model_error"] = {{"unmeasured", r.model_error.unmeasured},   {"workload", r.model_error.workload},
-                      {"combination", r.model_error.combination}, {"fitted", r.model_error.fitted},
-                      {"source", r.model_error.source},           {"folds", r.model_error.folds}};
+  j["model_error"] = {{"unmeasured", r.model_error.unmeasured},
+                      {"workload", r.model_error.workload},
+                      {"depth", r.model_error.depth},
+                      {"combination", r.model_error.combination},
+                      {"fitted", r.model_error.fitted},
+                      {"source", r.model_error.source},
+                      {"folds", r.model_error.folds}};
   j["fitted_setups"] = r.fitted_setups;
   if (r.alternative)
     j["alternative"] = {{"values", *r.alternative},
@@ -401,11 +407,13 @@ std::string report_text(const Dataset& d, const CalibrationResult& r) {
       const auto f = r.model_error.fitted.find(kind);
       const auto w = r.model_error.workload.find(kind);
       const auto c = r.model_error.combination.find(kind);
+      const auto dp = r.model_error.depth.find(kind);
       std::snprintf(
-          buf, sizeof buf, "  %-13s x/ %.2f for another configuration%s%s%s\n", kind, std::exp(1.96 * u->second),
+          buf, sizeof buf, "  %-13s x/ %.2f for another configuration%s%s%s%s\n", kind, std::exp(1.96 * u->second),
           c == r.model_error.combination.end()
               ? ""
               : printf_text(", x/ %.2f for a new combination of fitted values", std::exp(1.96 * c->second)).c_str(),
+          dp == r.model_error.depth.end() ? "" : printf_text(", x/ %.2f for another depth", std::exp(1.96 * dp->second)).c_str(),
           w == r.model_error.workload.end() ? ""
                                             : printf_text(", x/ %.2f for another workload", std::exp(1.96 * w->second)).c_str(),
           f == r.model_error.fitted.end() ? ""

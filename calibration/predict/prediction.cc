@@ -98,8 +98,10 @@ double prior_model_error(const std::string& kind, const std::string& distance) {
   // and the QD1 run of every other, predict the rest. Another configuration: the RMS over its
   // leave-one-out folds of the QD1 runs of other configurations (17 figures per kind) and its
   // held-out runs of a configuration no fitted run had, at every workload (16 figures per kind):
-  // the distance holds both; another workload (and any other distance): the RMS over its 196
-  // held-out runs, each a fitted configuration at another workload.
+  // the distance holds both; another depth (and any other distance): the RMS over its 196
+  // held-out runs, each a configuration fitted at iodepth 1 predicted at iodepth 4-64 (another
+  // workload, the same depth with another rw, block size or engine, has no figure of its own
+  // and takes these).
   // A new combination of fitted values: taken as no easier to predict than another configuration
   // until a calibration's own folds say otherwise (the lab measured no prior of its own for it).
   if (distance == "unmeasured setup" || distance == "new combination") {
@@ -135,6 +137,11 @@ double model_error_for(const models::CalibrationUncertainty& c, const std::strin
   }
   if (distance == "new combination")
     if (const double* v = find(c.model_error_combination_log_sd)) return *v;
+  if (distance == "another depth") {
+    if (const double* v = find(c.model_error_depth_log_sd)) return *v;
+    // A table written before the depth term existed: the prior measured at this distance.
+    return prior_model_error(kind, distance);
+  }
   if (const double* v = find(c.model_error_log_sd)) return *v;
   return prior_model_error(kind, distance);
 }
@@ -197,22 +204,19 @@ std::string distance_between(const std::string& signature, const std::vector<std
   const auto load = load_of(signature);
   std::vector<std::vector<std::string>> fitted_fields;
   std::set<std::string> keys;
-  bool same_configuration = false, depth_fitted = false, jobs_fitted = false;
+  bool same_configuration = false;
   for (const auto& f : fitted_signatures) {
     const std::string fitted = configuration_signature(f);
-    const auto fitted_load = load_of(f);
-    depth_fitted = depth_fitted || fitted_load.first == load.first;
-    jobs_fitted = jobs_fitted || fitted_load.second == load.second;
     if (fitted == config) {
-      if (fitted_load == load) return "another workload";
+      if (load_of(f) == load) return "another workload";
       same_configuration = true;
     }
     fitted_fields.push_back(configuration_fields(fitted));
     for (const auto& field : fitted_fields.back()) keys.insert(key_of(field));
   }
-  // This configuration fitted at other depths only: its values and this load were measured apart
-  // (a new combination), or this depth never was (another setup).
-  if (same_configuration) return depth_fitted && jobs_fitted ? "new combination" : "unmeasured setup";
+  // This configuration fitted at other depths or jobs only: every queue of the path runs at
+  // another length than any fitted run of it measured (another depth).
+  if (same_configuration) return "another depth";
   std::vector<std::string> target = configuration_fields(config);
   for (const auto& field : target) keys.insert(key_of(field));
   const auto complete = [&](std::vector<std::string> fields) {

@@ -19,10 +19,10 @@
 // explanations, a parameter at its range limit), with model_sd the table's term for the figure's
 // kind and the setup's distance from what was measured: a fitted setup (its setup_signature is
 // among fitted_setups) takes model_error_fitted, another workload of a fitted configuration
-// model_error_workload, a new combination of the fitted configurations' values (every field of
-// its configuration is some fitted configuration's: virtio-scsi behind an IOThread where each was
-// fitted apart) model_error_combination, another configuration (a value no fitted run had)
-// model_error; a table without them takes the documented prior below (docs/calibration.md).
+// model_error_workload, a fitted configuration at another depth or jobs model_error_depth, a new combination of the fitted
+// configurations' values (every field of its configuration is some fitted configuration's: virtio-scsi behind an IOThread where
+// each was fitted apart) model_error_combination, another configuration (a value no fitted run had) model_error; a table without
+// them takes the documented prior below (docs/calibration.md).
 #pragma once
 
 #include <cstdint>
@@ -79,10 +79,10 @@ struct Prediction {
   std::vector<MetricPrediction> metrics;
   // How far the prediction extrapolates: "fitted setup" (the calibration measured this setup),
   // "another workload" (a measured configuration running another workload: rw, mix, block size
-  // or engine, at a depth and jobs it was measured at), "new combination" (another configuration
-  // whose every knob value some fitted configuration had, in other combinations, or a measured
-  // configuration at a depth or jobs only other configurations were measured at) or "unmeasured
-  // setup" (a value of a knob of the VM, host or device, or a depth or jobs, that no fitted run had).
+  // or engine, at a depth and jobs it was measured at), "another depth" (a measured configuration
+  // at an iodepth or numjobs it was not measured at), "new combination" (another configuration
+  // whose every knob value some fitted configuration had, in other combinations) or "unmeasured
+  // setup" (a value of a knob of the VM, host or device that no fitted run had).
   std::string distance;
   std::string distance_note;       // why the distance is not the signature's, or ""
   std::string model_error_source;  // where the model-error terms come from
@@ -102,15 +102,15 @@ struct Prediction {
 double sample_sd(std::vector<double> x);
 
 // The documented prior of the model's error per figure kind and distance ("another workload",
-// "new combination" or "unmeasured setup"), when a calibration could not estimate its own (one run, no leave-one-out,
-// or no fold at that distance): the RMS of ln(model / measured) at that distance in the QEMU
-// lab's accuracy experiment (docs/calibration.md, "The prior"). 0 for an unknown kind.
+// "another depth", "new combination" or "unmeasured setup"), when a calibration could not estimate its own (one run, no
+// leave-one-out, or no fold at that distance): the RMS of ln(model / measured) at that distance in the QEMU lab's accuracy
+// experiment (docs/calibration.md, "The prior"). 0 for an unknown kind.
 double prior_model_error(const std::string& kind, const std::string& distance = "another workload");
 
 // The model-error sd for `metric` of a calibrated scenario at the given distance.
 double model_error_for(const models::CalibrationUncertainty& c, const std::string& metric, const std::string& distance);
 
-// "fitted setup", "another workload", "new combination" or "unmeasured setup" for scenario `s`
+// "fitted setup", "another workload", "another depth", "new combination" or "unmeasured setup" for scenario `s`
 // against the table's fitted_setups (none listed: "unmeasured setup").
 std::string setup_distance(const models::IoScenario& s);
 // The overrides (joined "k=v, ...") outside the workload, run length, fitted keys and the keys
