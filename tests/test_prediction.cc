@@ -490,3 +490,38 @@ TEST_CASE("prediction, [[vm]] profiles: an edit changes a profile's configuratio
   CHECK(predict::configuration_changed_for_profile(no_cores, {"backend.ceph.osd_write_us=900"}, {}, "log") ==
         "backend.ceph.osd_write_us=900");
 }
+
+TEST_CASE(
+    "prediction: a setting every fitted run shared and the predicted setup lacks is named, with the --set that restores it") {
+  const std::vector<std::string> fitted = {
+      "driver=virtio-blk;vcpus=1;queues=1;queue_size=256;iothreads=0;aio=native;cache=none;backend=null;rw=randread;iodepth=1;"
+      "numjobs=1;qemu=7.2.22;accel=tcg",
+      "driver=virtio-scsi;vcpus=1;queues=1;queue_size=256;iothreads=1;aio=native;cache=none;backend=null;rw=randread;iodepth=1;"
+      "numjobs=1;qemu=7.2.22;accel=tcg"};
+  // The lab's QEMU version, which a base scenario may not state: named, and how to state it.
+  const std::string without_version =
+      "driver=virtio-blk;vcpus=1;queues=1;queue_size=256;iothreads=0;aio=native;cache=none;backend=null;rw=randread;iodepth=16;"
+      "numjobs=1;accel=tcg";
+  REQUIRE(predict::distance_between(without_version, fitted) == "unmeasured setup");
+  const std::string note = predict::shared_setting_note(without_version, fitted);
+  CHECK(note.find("every fitted run had host.qemu_version = 7.2.22 where this setup has its default") != std::string::npos);
+  CHECK(note.find("--set host.qemu_version=7.2.22") != std::string::npos);
+  CHECK(note.find("guest.driver") == std::string::npos);  // the fitted runs differ in it: not a shared setting
+  // Another value of a knob the fitted runs did not share, or the accelerator (a KVM prediction
+  // from TCG runs is meant): no note.
+  CHECK(predict::shared_setting_note(
+            "driver=virtio-blk;vcpus=1;queues=1;queue_size=256;iothreads=0;aio=threads;cache=none;backend=null;rw=randread;"
+            "iodepth=1;numjobs=1;qemu=7.2.22;accel=tcg",
+            fitted)
+            .find("host.aio = native") != std::string::npos);
+  CHECK(predict::shared_setting_note(
+            "driver=virtio-blk;vcpus=1;queues=1;queue_size=256;iothreads=2;aio=native;cache=none;backend=null;rw=randread;"
+            "iodepth=1;numjobs=1;qemu=7.2.22;accel=tcg",
+            fitted)
+            .empty());
+  CHECK(predict::shared_setting_note("driver=virtio-blk;vcpus=1;queues=1;queue_size=256;iothreads=0;aio=native;cache=none;"
+                                     "backend=null;rw=randread;iodepth=1;numjobs=1;qemu=7.2.22",
+                                     fitted)
+            .empty());
+  CHECK(predict::shared_setting_note(without_version, {}).empty());
+}

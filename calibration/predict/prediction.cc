@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -242,6 +243,38 @@ std::string distance_between(const std::string& signature, const std::vector<std
 
 std::string setup_distance(const models::IoScenario& s) {
   return distance_between(models::setup_signature(s), s.calibration.fitted_setups);
+}
+
+std::string shared_setting_note(const std::string& signature, const std::vector<std::string>& fitted_signatures) {
+  if (fitted_signatures.empty()) return "";
+  // The signature's configuration fields and the scenario keys that set them (not the
+  // accelerator: a KVM prediction from TCG runs is meant, and has a note of its own).
+  static const std::pair<const char*, const char*> kKeys[] = {{"driver", "guest.driver"},      {"vcpus", "guest.vcpus"},
+                                                              {"queues", "guest.num_queues"},  {"queue_size", "guest.queue_size"},
+                                                              {"iothreads", "host.iothreads"}, {"aio", "host.aio"},
+                                                              {"cache", "host.cache"},         {"backend", "backend.kind"},
+                                                              {"qemu", "host.qemu_version"}};
+  const auto value_of = [](const std::string& config, const std::string& field) -> std::optional<std::string> {
+    for (const auto& f : configuration_fields(config))
+      if (f.rfind(field + "=", 0) == 0) return f.substr(field.size() + 1);
+    return std::nullopt;
+  };
+  const std::string config = configuration_signature(signature);
+  std::string settings, sets;
+  for (const auto& [field, key] : kKeys) {
+    const std::optional<std::string> first = value_of(configuration_signature(fitted_signatures.front()), field);
+    if (!first) continue;
+    const bool shared = std::all_of(fitted_signatures.begin(), fitted_signatures.end(),
+                                    [&](const std::string& f) { return value_of(configuration_signature(f), field) == first; });
+    const std::optional<std::string> own = value_of(config, field);
+    if (!shared || own == first) continue;
+    settings += std::string(settings.empty() ? "" : ", ") + key + " = " + *first + " where this setup has " +
+                (own ? *own : std::string("its default"));
+    sets += std::string(sets.empty() ? "" : " ") + "--set " + key + "=" + *first;
+  }
+  if (settings.empty()) return "";
+  return "every fitted run had " + settings + ", so the interval takes the term for another configuration; " + sets +
+         " predicts the setup that was measured";
 }
 
 namespace {
@@ -491,6 +524,7 @@ Prediction predict(const std::string& scenario_path, const std::vector<std::stri
   // The file parsed once: the distance check and every draw edit it in memory.
   const models::ScenarioSource file(scenario_path);
   p.distance = setup_distance(nominal);
+  if (p.distance == "unmeasured setup") p.distance_note = shared_setting_note(models::setup_signature(nominal), c.fitted_setups);
   if (p.distance != "unmeasured setup") {
     const std::string changed = configuration_changed_by(file, overrides, c.keys);
     if (!changed.empty()) {

@@ -128,6 +128,11 @@ std::string configuration_changed_by(const models::ScenarioSource& file, const s
 std::string configuration_changed_for_profile(const models::ScenarioSource& file, const std::vector<std::string>& overrides,
                                               const std::vector<std::string>& fitted_keys, const std::string& vm);
 
+// Where `signature` is another configuration than the fitted ones because of a setting every
+// fitted run shared (the lab's host.qemu_version, which a FIT.toml's base scenario may not
+// state): which, and the --set that predicts the measured setup; "" when there is none.
+std::string shared_setting_note(const std::string& signature, const std::vector<std::string>& fitted_signatures);
+
 // The same for a setup_signature against a list of them (calibrate classifies its leave-one-out
 // folds and held-out runs with it).
 std::string distance_between(const std::string& signature, const std::vector<std::string>& fitted_signatures);
