@@ -261,7 +261,9 @@ std::string shared_setting_note(const std::string& signature, const std::vector<
   };
   const std::string config = configuration_signature(signature);
   std::string settings, sets;
-  for (const auto& [field, key] : kKeys) {
+  for (const auto& entry : kKeys) {
+    // Not a structured binding: clang 15 (the fuzz build) cannot capture one in a lambda.
+    const std::string field = entry.first, key = entry.second;
     const std::optional<std::string> first = value_of(configuration_signature(fitted_signatures.front()), field);
     if (!first) continue;
     const bool shared = std::all_of(fitted_signatures.begin(), fitted_signatures.end(),
