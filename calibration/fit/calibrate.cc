@@ -1445,7 +1445,8 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   };
   std::vector<std::string> prior_kinds;  // kinds no leave-one-out figure measured
   for (const char* kind : kKinds) {
-    if (!fitted_samples(kind, -1).empty()) res.model_error.fitted[kind] = fitted_term(kind, -1);
+    if (const auto fitted = fitted_samples(kind, -1); !fitted.empty())
+      res.model_error.fitted[kind] = model_error_sd(kMeasurementSd, fitted);
     res.model_error.workload[kind] = term(kind, "another workload", -1);
     res.model_error.depth[kind] = term(kind, "another depth", -1);
     res.model_error.combination[kind] = term(kind, "new combination", -1);

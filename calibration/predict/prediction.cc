@@ -182,6 +182,14 @@ std::vector<std::string> configuration_fields(const std::string& config) {
   return out;
 }
 
+// The value of field `name` among a signature's fields (configuration_fields: not one of the
+// guests' beside it), or none.
+std::optional<std::string> field_value(const std::vector<std::string>& fields, const std::string& name) {
+  for (const auto& f : fields)
+    if (f.rfind(name + "=", 0) == 0) return f.substr(name.size() + 1);
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string distance_between(const std::string& signature, const std::vector<std::string>& fitted_signatures) {
@@ -195,12 +203,8 @@ std::string distance_between(const std::string& signature, const std::vector<std
   // configuration at another depth measured other queues; rw, mix, block size and engine it did
   // not change. The guests beside it (co_running=...) are one field, their depths not the run's.
   const auto load_of = [](const std::string& sig) {
-    std::pair<std::string, std::string> load;
-    for (const auto& field : configuration_fields(sig)) {
-      if (field.rfind("iodepth=", 0) == 0) load.first = field;
-      if (field.rfind("numjobs=", 0) == 0) load.second = field;
-    }
-    return load;
+    const std::vector<std::string> fields = configuration_fields(sig);
+    return std::make_pair(field_value(fields, "iodepth"), field_value(fields, "numjobs"));
   };
   const auto load = load_of(signature);
   std::vector<std::vector<std::string>> fitted_fields;
@@ -254,21 +258,18 @@ std::string shared_setting_note(const std::string& signature, const std::vector<
                                                               {"iothreads", "host.iothreads"}, {"aio", "host.aio"},
                                                               {"cache", "host.cache"},         {"backend", "backend.kind"},
                                                               {"qemu", "host.qemu_version"}};
-  const auto value_of = [](const std::string& config, const std::string& field) -> std::optional<std::string> {
-    for (const auto& f : configuration_fields(config))
-      if (f.rfind(field + "=", 0) == 0) return f.substr(field.size() + 1);
-    return std::nullopt;
-  };
-  const std::string config = configuration_signature(signature);
+  std::vector<std::vector<std::string>> fitted;
+  for (const auto& f : fitted_signatures) fitted.push_back(configuration_fields(configuration_signature(f)));
+  const std::vector<std::string> config = configuration_fields(configuration_signature(signature));
   std::string settings, sets;
   for (const auto& entry : kKeys) {
     // Not a structured binding: clang 15 (the fuzz build) cannot capture one in a lambda.
     const std::string field = entry.first, key = entry.second;
-    const std::optional<std::string> first = value_of(configuration_signature(fitted_signatures.front()), field);
+    const std::optional<std::string> first = field_value(fitted.front(), field);
     if (!first) continue;
-    const bool shared = std::all_of(fitted_signatures.begin(), fitted_signatures.end(),
-                                    [&](const std::string& f) { return value_of(configuration_signature(f), field) == first; });
-    const std::optional<std::string> own = value_of(config, field);
+    const bool shared = std::all_of(fitted.begin(), fitted.end(),
+                                    [&](const std::vector<std::string>& f) { return field_value(f, field) == first; });
+    const std::optional<std::string> own = field_value(config, field);
     if (!shared || own == first) continue;
     settings += std::string(settings.empty() ? "" : ", ") + key + " = " + *first + " where this setup has " +
                 (own ? *own : std::string("its default"));
