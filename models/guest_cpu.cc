@@ -11,6 +11,10 @@ namespace vqsim::models {
 
 double extra_pages(double bytes, double ios) { return std::max(0.0, std::ceil(bytes / 4096.0) - ios); }
 
+double vcpu_background_share(const IoScenario& s) {
+  return s.host.accel == Accel::tcg && !s.bare_metal() ? s.host.tcg_vcpu_busy : 0.0;
+}
+
 GuestCpuCosts guest_cpu_costs(const IoScenario& s) {
   const bool bare = s.bare_metal();
   const DriverCosts driver = driver_costs(s);
@@ -27,6 +31,7 @@ GuestCpuCosts guest_cpu_costs(const IoScenario& s) {
   // The wake-up of a halted vCPU (the default's source is a VM's); bare metal has none to pay.
   costs.wake = bare ? 0.0 : s.guest.wake_ns;
   costs.cv = s.guest.cpu_cv;
+  costs.background = vcpu_background_share(s);
   return costs;
 }
 
@@ -52,7 +57,11 @@ sim::time_ns FioThread::service_ns(sim::JobId job) {
     if (r.woke) ns += c_.wake;
   }
   const auto demand = static_cast<sim::time_ns>(ns * factor_.sample(rng_) + 0.5);
-  return counted(demand);
+  counted(demand);
+  // The vCPU's own background work (counted once for the thread, CoreTimedThread::report) runs
+  // beside the request's: the request's work takes 1 / (1 - share) as long.
+  if (c_.background <= 0) return demand;
+  return static_cast<sim::time_ns>(static_cast<double>(demand) / (1 - c_.background) + 0.5);
 }
 
 sim::FcfsStation* FioThread::waits_for(sim::JobId job) {
@@ -75,6 +84,8 @@ GuestThreads::GuestThreads(sim::Simulator& sim, std::string vm, const IoScenario
     sim::connect(th.out, *this, kDone);
     if (cpu != nullptr) th.use_cpu(*cpu);
     if (cpu != nullptr && s.host.cores > 0) th.count_host_cores();  // the host's cores, not the VM's own vCPUs
+    // Every vCPU's background work, counted with the first job's thread (the figures add the kind up).
+    if (j == 0) th.add_background_cores(costs.background * s.guest.vcpus);
     threads_.push_back(&th);
   }
 }
@@ -138,14 +149,16 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   const double kick = bare ? 0.0 : s.vq.kick_exit_ns / std::max(1, w.iodepth_batch_submit) * in.p_kick;
   // The MVA's workload holds a request's bytes (its m I/Os together).
   const double half_pages = 0.5 * s.guest.per_page_ns * extra_pages(w.mean_bytes(), m);
-  const double guest_submit = s.guest.fio_submit_ns * m + blk.submit_extra_ns + drv.submit_ns + kick + half_pages;
+  // The vCPU's background work (host.tcg_vcpu_busy) stretches a request's work by 1 / (1 - share).
+  const double stretch = 1 / (1 - vcpu_background_share(s));
+  const double guest_submit = stretch * (s.guest.fio_submit_ns * m + blk.submit_extra_ns + drv.submit_ns + kick + half_pages);
   // An interrupt delivers its first completion and those that reach the ring within irq_us, so
   // each I/O pays the per-interrupt cost divided by the mean batch, 1 + (rate per queue) x irq_us.
   // A completion wakes its fio thread when it finds the thread idle (p_guest_idle, io_path_mva.cc);
   // only an interrupt's first can: the others arrive with it.
   const double wake = bare || s.guest.wake_ns <= 0 ? 0.0 : s.guest.wake_ns * in.p_guest_idle * in.irq_share;
-  const double guest_complete =
-      s.guest.fio_complete_ns * m + drv.complete_ns + half_pages + (bare ? 0.0 : interrupt_cost_ns(s) * in.irq_share) + wake;
+  const double guest_complete = stretch * (s.guest.fio_complete_ns * m + drv.complete_ns + half_pages +
+                                           (bare ? 0.0 : interrupt_cost_ns(s) * in.irq_share) + wake);
   // Under TCG's big lock (host.tcg_bql) a kick waits for the main loop's pass to end: the thread
   // holds its vCPU, off CPU. An interrupt is raised to the guest only once the pass has ended
   // (virtqueue_interrupt_demands), so taking it rarely waits again.
@@ -291,8 +304,9 @@ void guest_thread_keys(std::vector<Param>& t) {
   add({"host.tcg_cpu_scale",
        Kind::real,
        "",
-       "7",
-       "docs/sources.md §1 (the lab's TCG noise recording, QD1 on null-co)",
+       "3.5",
+       "docs/sources.md §1 (the lab's full-counters recording: the vCPU thread's CPU per I/O at depth over vqsim's KVM "
+       "guest costs)",
        "under host.accel = tcg, multiplies every guest vCPU cost (on top of guest.cpu_scale); no effect under kvm",
        {},
        1e-3,
@@ -304,9 +318,9 @@ void guest_thread_keys(std::vector<Param>& t) {
   add({"host.tcg_irq_us",
        Kind::time_us,
        "us",
-       "88",
-       "docs/sources.md §3 (the lab's interrupts recording: the vCPU thread's CPU per I/O against the guest's virtio "
-       "interrupts per I/O)",
+       "56",
+       "docs/sources.md §3 (the lab's full-counters recording: the vCPU thread's CPU per I/O at iodepth 1 beyond its "
+       "per-I/O cost and its background, per interrupt)",
        "under host.accel = tcg, the vCPU thread's CPU per interrupt (delivery, the guest's handler, its EOI), in place of "
        "virtqueue.irq_handler_us x the TCG multiple; no effect under kvm",
        {},
@@ -314,6 +328,22 @@ void guest_thread_keys(std::vector<Param>& t) {
        1e12,
        [](IoScenario& s, const Value& v) { s.host.tcg_irq_ns = v.number; },
        [](const IoScenario& s) { return s.host.tcg_irq_ns / 1e3; }});
+  // A TCG vCPU thread is busy part of the time with work no request causes, as much when the guest
+  // waits as when it runs: the lab's vCPU CPU per I/O grows with the time between I/Os, 0.17 us
+  // per us from 0.14 ms to 6 ms between I/Os (docs/sources.md §1).
+  add({"host.tcg_vcpu_busy",
+       Kind::real,
+       "",
+       "0.17",
+       "docs/sources.md §1 (the lab's vcpu-idle recording: the vCPU thread's CPU per I/O against the time per I/O, "
+       "null-co at QD1 with latencies of 0 to 5 ms)",
+       "under host.accel = tcg, the share of each vCPU thread's time spent on work no request causes (counted in its "
+       "CPU time; a request's vCPU work takes 1 / (1 - share) as long); no effect under kvm",
+       {},
+       0,
+       0.9,
+       [](IoScenario& s, const Value& v) { s.host.tcg_vcpu_busy = v.number; },
+       [](const IoScenario& s) { return s.host.tcg_vcpu_busy; }});
 }
 
 }  // namespace vqsim::models

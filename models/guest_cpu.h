@@ -39,8 +39,13 @@ struct GuestCpuCosts {
                            // completion that raised it; the others it delivers ride along
   double wake = 0;         // a completion that finds the thread asleep in io_getevents: its wake-up
   double cv = 0;           // spread (lognormal) of every cost
+  double background = 0;   // share of the vCPU busy with work no request causes: a request's work
+                           // takes 1 / (1 - background) as long (host.tcg_vcpu_busy under TCG)
 };
 GuestCpuCosts guest_cpu_costs(const IoScenario& s);
+// The share of each vCPU thread's wall time that goes to work no request causes: under TCG
+// host.tcg_vcpu_busy, else 0 (a KVM vCPU with nothing to run halts in the host kernel).
+double vcpu_background_share(const IoScenario& s);
 // The 4 KiB pages of a request of `bytes` made of `ios` I/Os, beyond each I/O's first.
 double extra_pages(double bytes, double ios);
 

@@ -1,5 +1,7 @@
 #include "models/io_metrics.h"
 
+#include "models/guest_cpu.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -7,6 +9,7 @@
 
 #include "models/config.h"
 #include "models/core_share.h"
+#include "models/guest_cpu.h"
 #include "sim/fio_histogram.h"
 
 namespace vqsim::models {
@@ -445,6 +448,10 @@ double io_metric_mva(const IoMvaResult& r, const IoScenario& s, const std::strin
         bare = bare.substr(bare.find('.') + 1);
       if (host_thread_kind(bare, "") == k) ns += st.demand_ns - st.wait_ns;  // CPU: a lock's wait is not
     }
+    // The vCPUs' background work (host.tcg_vcpu_busy): their requests' work is stretched by it, and
+    // each vCPU is busy that share of every request's share of the time.
+    if (const double b = vcpu_background_share(s); b > 0 && host_thread_kinds()[static_cast<std::size_t>(k)].first == "vcpus")
+      ns = ns * (1 - b) + (r.iops > 0 ? b * s.guest.vcpus * 1e9 / r.iops : 0.0);
     return ns / 1e3;
   }
   const auto dot = name.find('.');

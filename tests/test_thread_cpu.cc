@@ -5,12 +5,14 @@
 // run's IOPS and latency cannot: how the work splits between the guest and the host threads.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "calibration/check/check.h"
 #include "calibration/fit/calibrate.h"
 #include "calibration/fit/dataset.h"
+#include "calibration/fit/parameters.h"
 #include "calibration_support.h"
 #include "models/config.h"
 #include "models/core_share.h"
@@ -271,4 +273,70 @@ TEST_CASE("each thread's wake-ups: once per request at iodepth 1, fewer at depth
     CHECK(polling < 0.5);
     CHECK(per_io(models::simulate_io(tcg(16, 1, "0"), 2), "host.iothread0") > polling + 0.2);
   }
+}
+
+// host.tcg_vcpu_busy: a TCG vCPU thread spends a share of its time on work no request causes
+// (docs/sources.md §1: the lab's vcpu-idle recording, its CPU per I/O against the time per I/O).
+TEST_CASE("under TCG each vCPU is busy host.tcg_vcpu_busy of the time besides its requests: counted, and in their way") {
+  const std::string lab = test::kSourceDir + "/scenarios/lab-tcg.toml";
+  auto at = [&](double busy, const std::string& accel, double latency_us) {
+    return models::load_io_scenario(
+        lab, {"host.tcg_vcpu_busy=" + std::to_string(busy), "host.accel=" + accel,
+              "backend.latency_us=" + std::to_string(latency_us), "workload.ios=4000", "run.replications=2"});
+  };
+  // A device that takes 1 ms: the time per I/O is mostly the wait, during which the vCPU's
+  // background work goes on; its requests' own work is the same with or without it.
+  const models::IoScenario with = at(0.2, "tcg", 1000), without = at(0, "tcg", 1000);
+  const models::IoRunReport r_with = models::simulate_io(with, 2), r_without = models::simulate_io(without, 2);
+  const double iops_with = models::io_metric(r_with, "read.iops").mean;
+  const double extra_us =
+      models::io_metric(r_with, "cpu.vcpus_us_per_io").mean - models::io_metric(r_without, "cpu.vcpus_us_per_io").mean;
+  CHECK(extra_us == doctest::Approx(0.2 * 1e6 / iops_with).epsilon(0.05));
+  // The requests' vCPU work takes 1 / (1 - share) as long: a lone request waits longer.
+  CHECK(models::io_metric(r_with, "read.lat_mean_us").mean > models::io_metric(r_without, "read.lat_mean_us").mean + 10);
+  // The MVA counts it the same way.
+  const models::IoMvaResult m = models::solve_io_mva(with);
+  CHECK(models::io_metric_mva(m, with, "cpu.vcpus_us_per_io") ==
+        doctest::Approx(models::io_metric(r_with, "cpu.vcpus_us_per_io").mean).epsilon(0.1));
+  // Under KVM a vCPU with nothing to run halts in the host's kernel: the key changes nothing.
+  const models::IoMvaResult kvm_a = models::solve_io_mva(at(0.2, "kvm", 1000)), kvm_b = models::solve_io_mva(at(0, "kvm", 1000));
+  CHECK(kvm_a.iops == doctest::Approx(kvm_b.iops).epsilon(1e-12));
+  CHECK(models::io_metric_mva(kvm_a, at(0.2, "kvm", 1000), "cpu.vcpus_us_per_io") ==
+        doctest::Approx(models::io_metric_mva(kvm_b, at(0, "kvm", 1000), "cpu.vcpus_us_per_io")).epsilon(1e-12));
+}
+
+// host.loop_wake_us is off by default; runs that measure an emulation thread's CPU time at
+// iodepth 1 and at depth tell its wake-up from its per-request cost, so calibration fits it there,
+// starting from the lab's value (docs/sources.md §1).
+TEST_CASE("an emulation thread's wake-up is a candidate where its CPU time is measured at iodepth 1 and at depth") {
+  const std::string base =
+      test::write("wake-base.toml",
+                  "base = \"" + kDefault +
+                      "\"\n[host]\ncores = 2\niothreads = 0\n[backend]\nkind = \"null\"\nlatency_us = 20\n[workload]\nios = "
+                      "5000\n[run]\nreplications = 2\n");
+  auto run = [](const std::string& name, int depth, bool cpu) {
+    return "[[run]]\nname = \"" + name + "\"\nmeasured = { \"read.iops\" = 20000" +
+           (cpu ? std::string(", \"cpu.main_loop_us_per_io\" = 9") : std::string()) +
+           " }\nset = { \"workload.rw\" = \"randread\", \"workload.bs\" = 4096, \"workload.iodepth\" = " + std::to_string(depth) +
+           " }\n";
+  };
+  auto candidates = [&](const std::string& file, const std::string& text) {
+    const fit::Dataset d = fit::load_dataset(test::write(file, text), base);
+    std::vector<std::size_t> all(d.runs.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    return fit::candidate_keys(d, all);
+  };
+  auto has_wake = [](const std::vector<std::string>& keys) {
+    return std::find(keys.begin(), keys.end(), "host.loop_wake_us") != keys.end();
+  };
+  CHECK(has_wake(candidates("wake-both.toml", run("qd1", 1, true) + run("qd16", 16, true))));
+  CHECK_FALSE(has_wake(candidates("wake-qd1.toml", run("qd1", 1, true) + run("qd1b", 1, true))));
+  CHECK_FALSE(has_wake(candidates("wake-nocpu.toml", run("qd1", 1, false) + run("qd16", 16, false))));
+  // Off in the scenario, the fit starts it at the documented 4 us; a value the scenario states is its start.
+  const models::IoScenario s = models::load_io_scenario(base);
+  CHECK(fit::parameter_value(s, "host.loop_wake_us") == 0);
+  CHECK(fit::fit_start_value(s, "host.loop_wake_us") == doctest::Approx(4.0));
+  CHECK(fit::fit_start_value(models::load_io_scenario(base, {"host.loop_wake_us=7"}), "host.loop_wake_us") ==
+        doctest::Approx(7.0));
+  CHECK(fit::fit_start_value(s, "backend.read_us") == doctest::Approx(fit::parameter_value(s, "backend.read_us")));
 }

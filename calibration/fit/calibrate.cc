@@ -630,7 +630,10 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   const models::IoScenario& ref = d.runs[fit_runs.front()].scenario;  // candidates have one value in every run
   Eigen::VectorXd u0(static_cast<long>(keys.size()));
   for (std::size_t k = 0; k < keys.size(); ++k) {
-    const double v = parameter_value(ref, keys[k]);
+    const double v = fit_start_value(ref, keys[k]);
+    if (v != parameter_value(ref, keys[k]))
+      res.notes.push_back(keys[k] + " is off in the scenario (0); the fit starts it at " + fmt("%g", v) +
+                          " (docs/sources.md §1) and the calibrated scenario carries what it finds");
     if (!(v > 0))
       throw models::ConfigError("--fit " + keys[k] + ": its value is " + fmt("%g", v) +
                                 "; only values > 0 can be fitted (in log space)");

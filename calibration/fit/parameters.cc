@@ -19,6 +19,15 @@ const std::vector<std::string>& fittable_keys() { return models::io_fittable_key
 
 double parameter_value(const IoScenario& s, const std::string& key) { return models::io_parameter_value(s, key); }
 
+double fit_start_value(const IoScenario& s, const std::string& key) {
+  const double v = parameter_value(s, key);
+  if (v > 0) return v;
+  // Off by default (docs/sources.md §1: the MVA alone, which plan and sweep use, charges it too
+  // often on shared cores), but where the runs can measure it the fit starts from the lab's value.
+  if (key == "host.loop_wake_us") return 4.0;
+  return v;
+}
+
 std::pair<double, double> parameter_bounds(const std::string& key) {
   if (key.ends_with("_cv")) return {0.02, 3.0};
   if (key.find("cpu_scale") != std::string::npos) return {1e-3, 1e3};
@@ -76,6 +85,18 @@ std::vector<std::string> candidate_keys(const Dataset& d, const std::vector<std:
     c.push_back("virtqueue.wakeup_us");
   }
   if (threads_aio) c.push_back("host.threads_handoff_us");
+  // An emulation thread's wake-up: the runs tell it from its per-request cost where they measure
+  // the thread's CPU time both when every kick finds it asleep (iodepth 1) and when most find it
+  // busy (at depth). docs/sources.md §1.
+  bool thread_cpu_qd1 = false, thread_cpu_depth = false;
+  for (std::size_t i : runs) {
+    const IoScenario& s = d.runs[i].scenario;
+    for (const auto& t : d.runs[i].targets) {
+      if (t.metric != "cpu.main_loop_us_per_io" && t.metric != "cpu.iothreads_us_per_io") continue;
+      (s.workload.iodepth * s.workload.numjobs <= 1 ? thread_cpu_qd1 : thread_cpu_depth) = true;
+    }
+  }
+  if (virtual_run && thread_cpu_qd1 && thread_cpu_depth) c.push_back("host.loop_wake_us");
   if (big_qemu) c.push_back("host.emu_per_page_us");
   if (kinds.size() == 1) {
     const models::BackendKind k = kinds.begin()->first;

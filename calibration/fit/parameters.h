@@ -21,11 +21,17 @@ const std::vector<std::string>& fittable_keys();
 double parameter_value(const models::IoScenario& s, const std::string& key);
 
 // The candidates for a dataset: the CPU scales, the wake-up latency for virtual runs, the
-// aio=threads hand-off where a run uses it, and the service figures of the device kind the runs
+// aio=threads hand-off where a run uses it, an emulation thread's wake-up cost where runs
+// measure that thread's CPU time at iodepth 1 and at depth, and the service figures of the device kind the runs
 // use (fio's reads inform read times, writes write times, large blocks the bandwidth, cache
 // flushes the flush time). Keys whose default differs between runs (for example a device figure
 // over two device kinds) are left out: one fitted value would erase that difference.
 std::vector<std::string> candidate_keys(const Dataset& d, const std::vector<std::size_t>& runs);
+
+// Where the fit of `key` starts: its value in `s`, or, for a cost that is off there (0) and has
+// a documented value to start from, that value (host.loop_wake_us: 4 us, docs/sources.md §1);
+// 0 where neither exists (a log-space fit cannot start from 0).
+double fit_start_value(const models::IoScenario& s, const std::string& key);
 
 // The range a fitted value must stay in (in the key's unit): dispersion parameters up to 3,
 // everything else only > 0. The fit also stays within a factor 100 of the start.
