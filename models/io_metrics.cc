@@ -1,7 +1,5 @@
 #include "models/io_metrics.h"
 
-#include "models/guest_cpu.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
