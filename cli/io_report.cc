@@ -849,7 +849,10 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
     // host.cpu as a whole: its utilization and the cores every VM's threads kept busy (each
     // profile's part is its vms[] entry's host_cpu_share).
     const models::HostCoreUse cores = models::host_core_use(s, r);
-    if (cores.present) j["host"]["cpu"] = {{"utilization", interval(cores.utilization)}, {"busy_cores", cores.busy_cores}};
+    if (cores.present) {
+      j["host"]["cpu"] = {{"utilization", interval(cores.utilization)}, {"busy_cores", cores.busy_cores}};
+      if (cores.off_cpu_cores != 0) j["host"]["cpu"]["off_cpu_cores"] = cores.off_cpu_cores;
+    }
   } else if (s.vms > 1)
     j["host"] = {{"vms", s.vms},
                  {"total_iops", interval(r.get("host.total.iops"))},
@@ -866,6 +869,8 @@ nlohmann::ordered_json io_report_json(const models::IoScenario& s, const IoRunRe
                        {"utilization", interval(cores.utilization)},
                        {"busy_cores", cores.busy_cores},
                        {"by_thread", by}};
+      // TCG's vCPUs: what busy_cores holds beyond host.cpu's utilization (host.tcg_vcpu_busy).
+      if (cores.off_cpu_cores != 0) j["host_cpu"]["off_cpu_cores"] = cores.off_cpu_cores;
     }
   }
   // The summary's figures whose names end in `suffix`, by what comes before it.

@@ -54,6 +54,10 @@ HostCoreUse host_core_use(const IoScenario& s, const IoRunReport& r) {
   for (const auto& m : r.summary) {
     for (const VmInstance& i : vms) {
       if (m.name.rfind(i.prefix, 0) != 0) continue;
+      if (host_thread_kind(m.name.substr(i.prefix.size()), ".off_cpu_cores") >= 0) {
+        u.off_cpu_cores += m.interval.mean;
+        break;
+      }
       const int k = host_thread_kind(m.name.substr(i.prefix.size()), ".host_cores");
       if (k < 0) continue;
       HostCoreShare& p = u.profiles[s.multi_vm() ? static_cast<std::size_t>(i.profile) : 0];

@@ -34,6 +34,8 @@ struct HostCoreUse {
   int cores = 0;
   sim::Interval utilization;            // host.cpu's: busy cores / cores
   double busy_cores = 0;                // every thread's core time together, per ns of the window
+  double off_cpu_cores = 0;             // of busy_cores, what host.cpu's utilization does not hold: TCG vCPUs'
+                                        // background work outside their requests (host.tcg_vcpu_busy)
   std::vector<HostCoreShare> profiles;  // one per [[vm]] profile (switched-off ones with 0), or one
 };
 

@@ -29,9 +29,17 @@ class CoreTime {
     since_ = now;
   }
   // "<name>.host_cores": the mean number of host cores the thread's work kept busy, and
-  // `background_cores` more that it keeps busy all the time with work no request causes.
-  void report(sim::Metrics& m, const std::string& name, sim::time_ns now, double background_cores = 0) const {
-    if (on_ && now > since_) m.add(name + ".host_cores", ns_ / static_cast<double>(now - since_) + background_cores);
+  // `background_cores` more that it keeps busy all the time with work no request causes. That
+  // work runs on host.cpu only inside the thread's requests, which it stretches by
+  // 1 / (1 - background_share) (TCG's vCPUs, host.tcg_vcpu_busy): "<name>.off_cpu_cores" is the
+  // rest of it, the part of "<name>.host_cores" that host.cpu's utilization does not hold.
+  void report(sim::Metrics& m, const std::string& name, sim::time_ns now, double background_cores = 0,
+              double background_share = 0) const {
+    if (!on_ || now <= since_) return;
+    const double work = ns_ / static_cast<double>(now - since_);
+    m.add(name + ".host_cores", work + background_cores);
+    if (background_cores > 0 || background_share > 0)
+      m.add(name + ".off_cpu_cores", background_cores - background_share / (1 - background_share) * work);
   }
   // When the window opened (the last reset).
   sim::time_ns since_ns() const noexcept { return since_; }
@@ -57,8 +65,12 @@ class CoreTimedThread : public sim::FcfsStation {
   virtual bool asleep() const noexcept { return busy() == 0 && waiting() == 0 && idle_since_ns() < sim_.now(); }
   // Count the core time of this thread's work on host.cpu.
   void count_host_cores() noexcept { core_time_.enable(); }
-  // Cores it keeps busy besides its requests' work, counted with it (TCG's vCPUs: host.tcg_vcpu_busy).
-  void add_background_cores(double cores) noexcept { background_cores_ = cores; }
+  // Cores it keeps busy besides its requests' work, counted with it, and the share of its time that
+  // work takes while a request runs (TCG's vCPUs: host.tcg_vcpu_busy; CoreTime::report).
+  void add_background(double cores, double share) noexcept {
+    background_cores_ = cores;
+    background_share_ = share;
+  }
   void accept(sim::JobId job, int in_port) override {
     if (asleep()) ++wakeups_;
     sim::FcfsStation::accept(job, in_port);
@@ -70,7 +82,7 @@ class CoreTimedThread : public sim::FcfsStation {
   }
   void report(sim::Metrics& m, sim::time_ns now) const override {
     sim::FcfsStation::report(m, now);
-    core_time_.report(m, name(), now, background_cores_);
+    core_time_.report(m, name(), now, background_cores_, background_share_);
     if (const sim::time_ns since = core_time_.since_ns(); now > since)
       m.add(name() + ".wakeups_per_s", static_cast<double>(wakeups_ + lock_waits()) * 1e9 / static_cast<double>(now - since));
   }
@@ -84,7 +96,7 @@ class CoreTimedThread : public sim::FcfsStation {
 
  private:
   CoreTime core_time_;
-  double background_cores_ = 0;
+  double background_cores_ = 0, background_share_ = 0;
   std::uint64_t wakeups_ = 0;
 };
 

@@ -84,8 +84,9 @@ GuestThreads::GuestThreads(sim::Simulator& sim, std::string vm, const IoScenario
     sim::connect(th.out, *this, kDone);
     if (cpu != nullptr) th.use_cpu(*cpu);
     if (cpu != nullptr && s.host.cores > 0) th.count_host_cores();  // the host's cores, not the VM's own vCPUs
-    // Every vCPU's background work, counted with the first job's thread (the figures add the kind up).
-    if (j == 0) th.add_background_cores(costs.background * s.guest.vcpus);
+    // Every vCPU's background work, counted with the first job's thread (the figures add the kind
+    // up); each thread's requests are stretched by it.
+    if (costs.background > 0) th.add_background(j == 0 ? costs.background * s.guest.vcpus : 0.0, costs.background);
     threads_.push_back(&th);
   }
 }
