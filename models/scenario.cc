@@ -719,10 +719,22 @@ double io_parameter_value(const IoScenario& s, const std::string& key) {
 
 std::vector<std::string> io_scenario_keys() { return all_keys(); }
 
+const std::vector<std::pair<std::string, std::string>>& setup_signature_fields() {
+  static const std::vector<std::pair<std::string, std::string>> fields = {
+      {"driver", "guest.driver"},      {"vcpus", "guest.vcpus"},
+      {"queues", "guest.num_queues"},  {"queue_size", "guest.queue_size"},
+      {"iothreads", "host.iothreads"}, {"aio", "host.aio"},
+      {"cache", "host.cache"},         {"backend", "backend.kind"},
+      {"qemu", "host.qemu_version"},   {"accel", "host.accel"}};
+  return fields;
+}
+
 const std::vector<std::string>& setup_signature_keys() {
-  static const std::vector<std::string> keys = {"guest.driver",      "guest.vcpus", "guest.num_queues", "guest.queue_size",
-                                                "host.iothreads",    "host.aio",    "host.cache",       "backend.kind",
-                                                "host.qemu_version", "host.accel"};
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (const auto& field : setup_signature_fields()) k.push_back(field.second);
+    return k;
+  }();
   return keys;
 }
 

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/time.h"
@@ -367,6 +368,9 @@ class ScenarioSource {
 // `set` of any other key outside workload.* and run.* changes the setup in a way the signature
 // does not show (calibrate's and run's distances look at those separately).
 const std::vector<std::string>& setup_signature_keys();
+// The same keys with the field name each has in the signature ("driver" -> guest.driver, "qemu"
+// -> host.qemu_version, ...), in the signature's order.
+const std::vector<std::pair<std::string, std::string>>& setup_signature_fields();
 
 // The knobs that make one measured setup another (driver, vCPUs, queues, IOThreads, aio, cache,
 // device, rw and its mix, block sizes, engine, iodepth, jobs, rate, QEMU version) as one line

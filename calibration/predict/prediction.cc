@@ -251,20 +251,16 @@ std::string setup_distance(const models::IoScenario& s) {
 
 std::string shared_setting_note(const std::string& signature, const std::vector<std::string>& fitted_signatures) {
   if (fitted_signatures.empty()) return "";
-  // The signature's configuration fields and the scenario keys that set them (not the
-  // accelerator: a KVM prediction from TCG runs is meant, and has a note of its own).
-  static const std::pair<const char*, const char*> kKeys[] = {{"driver", "guest.driver"},      {"vcpus", "guest.vcpus"},
-                                                              {"queues", "guest.num_queues"},  {"queue_size", "guest.queue_size"},
-                                                              {"iothreads", "host.iothreads"}, {"aio", "host.aio"},
-                                                              {"cache", "host.cache"},         {"backend", "backend.kind"},
-                                                              {"qemu", "host.qemu_version"}};
   std::vector<std::vector<std::string>> fitted;
   for (const auto& f : fitted_signatures) fitted.push_back(configuration_fields(configuration_signature(f)));
   const std::vector<std::string> config = configuration_fields(configuration_signature(signature));
   std::string settings, sets;
-  for (const auto& entry : kKeys) {
+  // The signature's configuration fields and the scenario keys that set them (not the
+  // accelerator: a KVM prediction from TCG runs is meant, and has a note of its own).
+  for (const auto& entry : models::setup_signature_fields()) {
     // Not a structured binding: clang 15 (the fuzz build) cannot capture one in a lambda.
     const std::string field = entry.first, key = entry.second;
+    if (key == "host.accel") continue;
     const std::optional<std::string> first = field_value(fitted.front(), field);
     if (!first) continue;
     const bool shared = std::all_of(fitted.begin(), fitted.end(),
