@@ -369,6 +369,13 @@ double bql_wait_ns(const IoScenario& s, double u, double demand_ns) {
   return sim::mm1_gated_pass_residual(busy / visit, 1 / visit);
 }
 
+double bql_wait_probability(const IoScenario& s, double u, double demand_ns) {
+  // With IOThreads the main loop's passes relay interrupts (relays_interrupts): a taking finds one
+  // as often, though the wait itself is left to the relay's batching.
+  if (!bql_held_by_main_loop(s) || !(u > 0) || !(demand_ns > 0)) return 0;
+  return std::min(u, 0.9);
+}
+
 double main_loop_popping(const IoScenario& s, double u) {
   const auto [submit, complete] = qemu_thread_visits_ns(s);
   return std::clamp(u, 0.0, 1.0) * (submit + complete > 0 ? submit / (submit + complete) : 0.0);

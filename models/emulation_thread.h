@@ -186,6 +186,9 @@ bool bql_held_by_main_loop(const IoScenario& s);
 // passes: the probability it is busy times the residual of a pass). 0 where the main loop does not
 // serve the device (with IOThreads its relay's passes are short) or the lock is not modelled.
 double bql_wait_ns(const IoScenario& s, double u, double demand_ns);
+// The probability that a taking finds the lock held: the share of the time the main loop is in a
+// pass, serving the device or relaying an IOThread's interrupts (0 where the lock is not modelled).
+double bql_wait_probability(const IoScenario& s, double u, double demand_ns);
 // The share of the time the main loop serving the device pops the ring (its submits' share of
 // its work) at utilization `u`: under the lock a kick is suppressed only then
 // (HostThreads::processing).

@@ -29,7 +29,11 @@ GuestCpuCosts guest_cpu_costs(const IoScenario& s) {
   costs.kick_exit = bare ? 0.0 : s.vq.kick_exit_ns / std::max(1, s.workload.iodepth_batch_submit);
   costs.irq_handler = bare ? 0.0 : interrupt_cost_ns(s);
   // The wake-up of a halted vCPU (the default's source is a VM's); bare metal has none to pay.
-  costs.wake = bare ? 0.0 : s.guest.wake_ns;
+  // Under TCG the vCPU thread's own sleep and wake-up (host.tcg_wake_us), from a halt or from a
+  // wait for the big lock, in place of KVM's.
+  const bool tcg = !bare && s.host.accel == Accel::tcg && s.host.tcg_wake_ns > 0;
+  costs.wake = bare ? 0.0 : tcg ? s.host.tcg_wake_ns : s.guest.wake_ns;
+  costs.lock_wake = tcg ? s.host.tcg_wake_ns : 0.0;
   costs.cv = s.guest.cpu_cv;
   costs.background = vcpu_background_share(s);
   return costs;
@@ -56,6 +60,7 @@ sim::time_ns FioThread::service_ns(sim::JobId job) {
     if (r.irq_leader) ns += c_.irq_handler;
     if (r.woke) ns += c_.wake;
   }
+  if (r.lock_woke) ns += c_.lock_wake;
   const auto demand = static_cast<sim::time_ns>(ns * factor_.sample(rng_) + 0.5);
   counted(demand);
   // The vCPU's own background work (counted once for the thread, CoreTimedThread::report) runs
@@ -66,9 +71,11 @@ sim::time_ns FioThread::service_ns(sim::JobId job) {
 
 sim::FcfsStation* FioThread::waits_for(sim::JobId job) {
   if (bql_holder_ == nullptr) return nullptr;
-  const IoRequest& r = io_[job];
+  IoRequest& r = io_[job];
   // The notify write is an MMIO access under the lock; taking an interrupt takes it too.
   const bool locks = r.step == Step::guest_submit ? kick_ != nullptr && kick_->kick_needed(r) : r.irq_leader;
+  // A taking that finds the lock held sleeps until the pass ends (sim::FcfsStation::start_work).
+  r.lock_woke = locks && bql_holder_->in_pass();
   return locks ? bql_holder_ : nullptr;
 }
 
@@ -152,19 +159,28 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   const double half_pages = 0.5 * s.guest.per_page_ns * extra_pages(w.mean_bytes(), m);
   // The vCPU's background work (host.tcg_vcpu_busy) stretches a request's work by 1 / (1 - share).
   const double stretch = 1 / (1 - vcpu_background_share(s));
-  const double guest_submit = stretch * (s.guest.fio_submit_ns * m + blk.submit_extra_ns + drv.submit_ns + kick + half_pages);
+  // Under TCG's big lock (host.tcg_bql) a kick waits for the main loop's pass to end: the thread
+  // holds its vCPU, off CPU, and pays its wake-up when the lock comes (host.tcg_wake_us). An
+  // interrupt is raised to the guest only once the pass has ended (virtqueue_interrupt_demands),
+  // so taking it rarely waits again.
+  const GuestCpuCosts costs = guest_cpu_costs(s);
+  const double kicks = bare ? 0.0 : in.p_kick / std::max(1, w.iodepth_batch_submit);
+  const double wait = bare ? 0.0 : in.bql_wait_ns * kicks;
+  const double lock_wake = costs.lock_wake * in.p_bql_wait * kicks;
+  const double guest_submit =
+      stretch * (s.guest.fio_submit_ns * m + blk.submit_extra_ns + drv.submit_ns + kick + half_pages + lock_wake);
   // An interrupt delivers its first completion and those that reach the ring within irq_us, so
   // each I/O pays the per-interrupt cost divided by the mean batch, 1 + (rate per queue) x irq_us.
   // A completion wakes its fio thread when it finds the thread idle (p_guest_idle, io_path_mva.cc);
   // only an interrupt's first can: the others arrive with it.
-  const double wake = bare || s.guest.wake_ns <= 0 ? 0.0 : s.guest.wake_ns * in.p_guest_idle * in.irq_share;
+  // Under TCG a wake-up is the vCPU thread's own (host.tcg_wake_us).
+  // Taking an interrupt needs the lock too. Behind the main loop it comes at the end of the pass
+  // that raised it (virtqueue.cc), so it rarely finds another; an IOThread's is relayed by the
+  // main loop in passes of their own, which it finds as often as a kick does.
+  const double irq_lock = s.host.iothreads > 0 ? in.p_bql_wait : 0.0;
+  const double wake = (costs.wake * in.p_guest_idle + costs.lock_wake * irq_lock) * in.irq_share;
   const double guest_complete = stretch * (s.guest.fio_complete_ns * m + drv.complete_ns + half_pages +
                                            (bare ? 0.0 : interrupt_cost_ns(s) * in.irq_share) + wake);
-  // Under TCG's big lock (host.tcg_bql) a kick waits for the main loop's pass to end: the thread
-  // holds its vCPU, off CPU. An interrupt is raised to the guest only once the pass has ended
-  // (virtqueue_interrupt_demands), so taking it rarely waits again.
-  const double kicks = bare ? 0.0 : in.p_kick / std::max(1, w.iodepth_batch_submit);
-  const double wait = bare ? 0.0 : in.bql_wait_ns * kicks;
   // The VM's fio threads (every job's: a job of several is one class among them) decide whether
   // they share its vCPUs, as the simulation's GuestThreads do.
   if (s.fio_threads() > s.guest.vcpus || s.host.cores > 0) {
@@ -315,20 +331,37 @@ void guest_thread_keys(std::vector<Param>& t) {
        [](IoScenario& s, const Value& v) { s.host.tcg_cpu_scale = v.number; },
        [](const IoScenario& s) { return s.host.tcg_cpu_scale; }});
   // TCG delivers an interrupt through its own slow path (out of the translated code, the BQL, the
-  // emulated APIC and its EOI), which is not a multiple of KVM's: measured as a whole.
+  // emulated APIC and its EOI), which is not a multiple of KVM's: measured as a whole, beside the
+  // vCPU thread's wake-ups (host.tcg_wake_us) that a halted vCPU's interrupt brings.
   add({"host.tcg_irq_us",
        Kind::time_us,
        "us",
-       "56",
-       "docs/sources.md §3 (the lab's full-counters recording: the vCPU thread's CPU per I/O at iodepth 1 beyond its "
-       "per-I/O cost and its background, per interrupt)",
+       "15",
+       "docs/sources.md §3 (the lab's full-counters recording: the vCPU thread's CPU per I/O by least squares on its "
+       "interrupts and its wake-ups per I/O, beyond its per-I/O cost and its background)",
        "under host.accel = tcg, the vCPU thread's CPU per interrupt (delivery, the guest's handler, its EOI), in place of "
-       "virtqueue.irq_handler_us x the TCG multiple; no effect under kvm",
+       "virtqueue.irq_handler_us x the TCG multiple; a halted vCPU's wake-up is host.tcg_wake_us; no effect under kvm",
        {},
        0,
        1e12,
        [](IoScenario& s, const Value& v) { s.host.tcg_irq_ns = v.number; },
        [](const IoScenario& s) { return s.host.tcg_irq_ns / 1e3; }});
+  // A TCG vCPU thread that sleeps (the guest halts, or its work waits for the big lock) leaves
+  // its translated code and the lock behind and pays to come back: the lab's vCPU CPU per I/O
+  // follows the thread's wake-ups, not the interrupts (docs/sources.md §1).
+  add({"host.tcg_wake_us",
+       Kind::time_us,
+       "us",
+       "54",
+       "docs/sources.md §1 (the lab's full-counters recording: the vCPU thread's CPU per I/O by least squares on its "
+       "interrupts and its wake-ups per I/O)",
+       "under host.accel = tcg, the vCPU thread's CPU per wake-up from a sleep: a halt that a completion ends (in place "
+       "of guest.wake_us) and each wait for the big QEMU lock (host.tcg_bql); 0 = off; no effect under kvm",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.host.tcg_wake_ns = v.number; },
+       [](const IoScenario& s) { return s.host.tcg_wake_ns / 1e3; }});
   // A TCG vCPU thread is busy part of the time with work no request causes, as much when the guest
   // waits as when it runs: the lab's vCPU CPU per I/O grows with the time between I/Os, 0.17 us
   // per us from 0.14 ms to 6 ms between I/Os (docs/sources.md §1).

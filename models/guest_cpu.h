@@ -38,6 +38,7 @@ struct GuestCpuCosts {
   double irq_handler = 0;  // one interrupt (entry, vring_interrupt, exit), charged to the
                            // completion that raised it; the others it delivers ride along
   double wake = 0;         // a completion that finds the thread asleep in io_getevents: its wake-up
+  double lock_wake = 0;    // under TCG, the wake-up after a wait for the big lock (host.tcg_wake_us)
   double cv = 0;           // spread (lognormal) of every cost
   double background = 0;   // share of the vCPU busy with work no request causes: a request's work
                            // takes 1 / (1 - background) as long (host.tcg_vcpu_busy under TCG)

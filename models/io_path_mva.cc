@@ -108,6 +108,12 @@ double damped_bql_wait(const IoScenario& s, double u, double demand_ns, int roun
   return round == 0 ? wait : 0.5 * (wait + previous);
 }
 
+// The probability a taking finds the lock held (bql_wait_probability), damped as the wait is.
+double damped_bql_probability(const IoScenario& s, double u, double demand_ns, int round, double previous) {
+  const double p = bql_wait_probability(s, u, demand_ns);
+  return round == 0 ? p : 0.5 * (p + previous);
+}
+
 // The probability a submit must kick: with EVENT_IDX, when the thread is asleep; under TCG's lock
 // the main loop takes a request without a kick only while it pops the ring (the rest of its pass
 // runs with notifications back on); an emulated HBA always traps.
@@ -122,13 +128,14 @@ double kick_probability(const IoScenario& s, double asleep, double u_main) {
 // the device, fio's think time). Stage files say what each contributes.
 std::vector<MvaDemand> build_stages(const IoScenario& plain, double p_kick, double p_wake, double irq_share,
                                     double x_thread_per_ns, double p_guest_idle, double u_thread, double bql_wait,
-                                    double x_fio_thread_per_ns) {
+                                    double x_fio_thread_per_ns, double p_bql) {
   // Demands are per request; a merged request carries `m` I/Os' worth of fio work and bytes.
   const double m = plain.workload.rate_iops > 0 ? 1.0 : ios_per_request(plain);
   IoScenario s = plain;
   s.workload.bs_read_bytes = static_cast<std::uint64_t>(std::llround(static_cast<double>(plain.workload.bs_read_bytes) * m));
   s.workload.bs_write_bytes = static_cast<std::uint64_t>(std::llround(static_cast<double>(plain.workload.bs_write_bytes) * m));
-  const MvaInputs in{s, m, p_kick, p_wake, irq_share, x_thread_per_ns, p_guest_idle, u_thread, bql_wait, x_fio_thread_per_ns};
+  const MvaInputs in{s,    m, p_kick, p_wake, irq_share, x_thread_per_ns, p_guest_idle, u_thread, bql_wait, x_fio_thread_per_ns,
+                     p_bql};
   std::vector<MvaDemand> st;
   guest_thread_demands(in, st);
   if (!s.bare_metal()) {
@@ -205,7 +212,7 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
   const auto& w = s.workload;
   const int vms = std::max(1, s.vms);
   IoMvaResult out;
-  double p_kick = 1, p_wake = 1, irq_share = 1, x_thread_ns = 0, p_guest_idle = 1, u_thread = 0, bql_wait = 0;
+  double p_kick = 1, p_wake = 1, irq_share = 1, x_thread_ns = 0, p_guest_idle = 1, u_thread = 0, bql_wait = 0, p_bql = 0;
   double x_fio_thread_ns = 0;
   std::vector<MvaDemand> st;
   std::vector<double> residence, util, number;
@@ -213,7 +220,7 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
   // Fixed point on the host threads' utilization: kicks and wake-ups happen only when a
   // thread is asleep. Five rounds settle it to well under a percent.
   for (int round = 0; round < 6; ++round) {
-    st = build_stages(s, p_kick, p_wake, irq_share, x_thread_ns, p_guest_idle, u_thread, bql_wait, x_fio_thread_ns);
+    st = build_stages(s, p_kick, p_wake, irq_share, x_thread_ns, p_guest_idle, u_thread, bql_wait, x_fio_thread_ns, p_bql);
     residence.assign(st.size(), 0);
     util.assign(st.size(), 0);
     number.assign(st.size(), 0);
@@ -282,6 +289,7 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
         d_main = st[k].demand_ns;
       }
     bql_wait = damped_bql_wait(s, u_main, d_main, round, bql_wait);
+    p_bql = damped_bql_probability(s, u_main, d_main, round, p_bql);
     irq_share =
         1.0 / completions_per_interrupt(s, x_ns / vms / queues_in_use(s),
                                         w.rate_iops > 0 ? 0.0 : plug_merged_requests_per_job(s) * w.numjobs / queues_in_use(s),
@@ -330,7 +338,7 @@ struct VmPart {
   std::string name, prefix, device_prefix;  // the profile, its first VM's names, its backend's
   int count = 1;
   IoScenario s;  // one VM of it (vms = 1), running one stonewall group
-  double p_kick = 1, p_wake = 1, irq_share = 1, x_thread_ns = 0, p_guest_idle = 1, u_thread = 0, bql_wait = 0;
+  double p_kick = 1, p_wake = 1, irq_share = 1, x_thread_ns = 0, p_guest_idle = 1, u_thread = 0, bql_wait = 0, p_bql = 0;
   std::vector<std::size_t> classes;  // its jobs' classes
 };
 
@@ -351,7 +359,7 @@ struct ClassPart {
 // job's own threads take the names the simulation gives them among the VM's threads.
 std::vector<MvaDemand> class_stages(ClassPart& c, const VmPart& vm, int cores) {
   std::vector<MvaDemand> st = build_stages(c.s, vm.p_kick, vm.p_wake, vm.irq_share, vm.x_thread_ns, vm.p_guest_idle, vm.u_thread,
-                                           vm.bql_wait, c.x_fio_thread_ns);
+                                           vm.bql_wait, c.x_fio_thread_ns, vm.p_bql);
   c.guest_demand_ns = guest_demand(st);
   const std::string thread = "guest.fio_job";
   for (MvaDemand& d : st)
@@ -630,6 +638,7 @@ IoMvaClassesResult solve_group(const IoScenario& s, int phase) {
           d_main = lead.stages[i].demand_ns;
         }
       v.bql_wait = damped_bql_wait(v.s, u_main, d_main, round, v.bql_wait);
+      v.p_bql = damped_bql_probability(v.s, u_main, d_main, round, v.p_bql);
       v.irq_share = 1.0 / completions_per_interrupt(v.s, x_vm / queues_in_use(v.s), in_flight / queues_in_use(v.s),
                                                     v.bql_wait + relay_window_ns(v.s, v.u_thread));
       v.p_kick = kick_probability(v.s, asleep, u_main);

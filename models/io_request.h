@@ -60,6 +60,7 @@ struct IoRequest {
   bool needs_flush = false;              // a write that must be followed by a flush
   bool irq_leader = false;               // its completion raised the interrupt (others rode along)
   InterruptHandled* irq_line = nullptr;  // the line of the interrupt it led
+  bool lock_woke = false;                // under TCG its vCPU work waited, asleep, for the big lock: that thread pays a wake-up
   bool woke = false;                     // it found the thread that serves it next asleep: that thread pays its wake-up
   bool relay_rides = false;              // irq_relay: it set no notifier of its own (its queue's signal was on its way)
   std::int64_t relay_signalled_ns = 0;   // irq_relay: when its completion set the guest notifier

@@ -135,6 +135,7 @@ struct MvaInputs {
   double u_thread = 0;               // a host thread's utilization (the same fixed point)
   double bql_wait_ns = 0;            // TCG: the wait for the big QEMU lock, per taking (the same fixed point)
   double x_fio_thread_per_ns = 0;    // requests per ns each fio thread completes (the same fixed point; 0 = not yet)
+  double p_bql_wait = 0;             // TCG: the probability a taking finds the big QEMU lock held (the same fixed point)
 };
 
 }  // namespace vqsim::models

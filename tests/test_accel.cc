@@ -71,10 +71,11 @@ TEST_CASE(
     "are KVM's") {
   const std::string lab = kScenarios + "lab-tcg.toml";
   // TCG's interrupt at 8 times KVM's (virtqueue.irq_handler_us 1.0): the same guest as KVM's at 8x.
-  // (TCG's big QEMU lock, host.tcg_bql, and its vCPU's background work, host.tcg_vcpu_busy, are
-  // TCG's own mechanisms, not costs: off here, so that only the costs differ.)
-  const models::IoScenario tcg =
-      models::load_io_scenario(lab, {"host.tcg_cpu_scale=8", "host.tcg_irq_us=8", "host.tcg_bql=false", "host.tcg_vcpu_busy=0"});
+  // (TCG's big QEMU lock, host.tcg_bql, its vCPU's background work, host.tcg_vcpu_busy, and its
+  // vCPU thread's wake-ups, host.tcg_wake_us, are TCG's own mechanisms, not costs: off here, so
+  // that only the costs differ.)
+  const models::IoScenario tcg = models::load_io_scenario(
+      lab, {"host.tcg_cpu_scale=8", "host.tcg_irq_us=8", "host.tcg_bql=false", "host.tcg_vcpu_busy=0", "host.tcg_wake_us=0"});
   const models::IoScenario kvm = models::load_io_scenario(lab, {"host.accel=kvm"});
   // (The interrupt's handler window is on under TCG by default: on here too, so that only the costs differ.)
   const models::IoScenario kvm_slow_guest =

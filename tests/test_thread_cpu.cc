@@ -203,8 +203,8 @@ TEST_CASE("under TCG the main loop relays every IOThread interrupt: a read per Q
     // its passes take several completions each.
     const models::IoScenario s = models::load_io_scenario(
         kDefault, {"backend.kind=null", "backend.latency_us=20", "workload.rw=randread", "workload.bs=4k", "workload.iodepth=32",
-                   "host.iothreads=1", "host.accel=tcg", "host.tcg_cpu_scale=1", "host.tcg_irq_us=1", "host.cpu_scale=5",
-                   "host.tcg_irq_relay_us=7.2", "host.cores=4", "workload.ios=20000", "run.replications=2"});
+                   "host.iothreads=1", "host.accel=tcg", "host.tcg_cpu_scale=1", "host.tcg_irq_us=1", "host.tcg_wake_us=0",
+                   "host.cpu_scale=5", "host.tcg_irq_relay_us=7.2", "host.cores=4", "workload.ios=20000", "run.replications=2"});
     const double des = models::io_metric(models::simulate_io(s, 2), loop).mean;
     CHECK(des < 0.5 * 36);  // 7.2 x host.cpu_scale 5 = 36 us a read
     CHECK(models::io_metric_mva(models::solve_io_mva(s), s, loop) == doctest::Approx(des).epsilon(0.3));
@@ -215,8 +215,8 @@ TEST_CASE("under TCG the main loop relays every IOThread interrupt: a read per Q
     // (virtio_should_notify), so the main loop reads once per interrupt.
     const models::IoScenario s = models::load_io_scenario(
         kDefault, {"backend.kind=null", "backend.latency_us=80", "workload.rw=randread", "workload.bs=4k", "workload.iodepth=16",
-                   "host.iothreads=1", "host.accel=tcg", "host.tcg_irq_relay_us=36", "host.cores=2", "workload.ios=20000",
-                   "run.replications=2"});
+                   "host.iothreads=1", "host.accel=tcg", "host.tcg_irq_relay_us=36", "host.tcg_irq_us=56", "host.tcg_wake_us=0",
+                   "host.cores=2", "workload.ios=20000", "run.replications=2"});
     const models::IoRunReport r = models::simulate_io(s, 2);
     const double per_interrupt = r.get("virtqueue.irq0.completions_per_interrupt").mean;
     CHECK(per_interrupt > 2.5);
@@ -303,6 +303,53 @@ TEST_CASE("under TCG each vCPU is busy host.tcg_vcpu_busy of the time besides it
   CHECK(kvm_a.iops == doctest::Approx(kvm_b.iops).epsilon(1e-12));
   CHECK(models::io_metric_mva(kvm_a, at(0.2, "kvm", 1000), "cpu.vcpus_us_per_io") ==
         doctest::Approx(models::io_metric_mva(kvm_b, at(0, "kvm", 1000), "cpu.vcpus_us_per_io")).epsilon(1e-12));
+}
+
+// host.tcg_wake_us: a TCG vCPU thread that sleeps (its guest halts, or its work waits for the big
+// lock) pays to come back (docs/sources.md §1: the lab's vCPU CPU per I/O follows its wake-ups).
+TEST_CASE("under TCG the vCPU thread pays host.tcg_wake_us per wake-up: from a halt and after a wait for the lock") {
+  const std::string lab = test::kSourceDir + "/scenarios/lab-tcg.toml";
+  auto at = [&](double wake_us, int depth, const std::string& accel) {
+    return models::load_io_scenario(
+        lab, {"host.tcg_wake_us=" + std::to_string(wake_us), "host.accel=" + accel, "workload.iodepth=" + std::to_string(depth),
+              "workload.ios=20000", "run.replications=2"});
+  };
+  auto vcpu_us = [](const models::IoRunReport& r) { return models::io_metric(r, "cpu.vcpus_us_per_io").mean; };
+  auto wakes_per_io = [](const models::IoRunReport& r) {
+    return r.get("guest.fio_job0.wakeups_per_s").mean / models::io_metric(r, "total.iops").mean;
+  };
+  SUBCASE("at iodepth 1 each completion wakes the halted vCPU: one wake-up's cost per I/O") {
+    const models::IoRunReport with = models::simulate_io(at(40, 1, "tcg"), 2), without = models::simulate_io(at(0, 1, "tcg"), 2);
+    CHECK(wakes_per_io(with) == doctest::Approx(1).epsilon(0.02));
+    // Each I/O's cycle is longer by the wake-up stretched by the background (host.tcg_vcpu_busy),
+    // which the background's own CPU time follows: 40 / (1 - 0.17) per wake-up.
+    const double per_wake = 40 / (1 - 0.17);
+    CHECK(vcpu_us(with) - vcpu_us(without) == doctest::Approx(per_wake * wakes_per_io(with)).epsilon(0.05));
+    // The MVA charges it the same way.
+    const models::IoScenario s = at(40, 1, "tcg");
+    CHECK(models::io_metric_mva(models::solve_io_mva(s), s, "cpu.vcpus_us_per_io") ==
+          doctest::Approx(vcpu_us(with)).epsilon(0.05));
+  }
+  SUBCASE("at depth the busy vCPU seldom halts, but its kicks that find the main loop's pass wait and wake") {
+    const models::IoScenario s = at(40, 16, "tcg");
+    const models::IoRunReport with = models::simulate_io(s, 2), without = models::simulate_io(at(0, 16, "tcg"), 2);
+    const double wakes = wakes_per_io(with);
+    CHECK(wakes > 0.05);
+    CHECK(wakes < 0.6);
+    // (The slower vCPU also shifts how completions share interrupts: within a quarter.)
+    CHECK(vcpu_us(with) - vcpu_us(without) == doctest::Approx(40 / (1 - 0.17) * wakes).epsilon(0.25));
+    // The MVA charges the halts and the waits it expects (the chance a completion finds fio idle,
+    // a kick the main loop's pass): the same order of added vCPU time.
+    const models::IoScenario s0 = at(0, 16, "tcg");
+    const double mva_added = models::io_metric_mva(models::solve_io_mva(s), s, "cpu.vcpus_us_per_io") -
+                             models::io_metric_mva(models::solve_io_mva(s0), s0, "cpu.vcpus_us_per_io");
+    CHECK(mva_added > 0.5 * (vcpu_us(with) - vcpu_us(without)));
+    CHECK(mva_added < 2.0 * (vcpu_us(with) - vcpu_us(without)));
+  }
+  SUBCASE("under KVM the key changes nothing") {
+    const models::IoScenario a = at(40, 1, "kvm"), b = at(0, 1, "kvm");
+    CHECK(models::solve_io_mva(a).iops == doctest::Approx(models::solve_io_mva(b).iops).epsilon(1e-12));
+  }
 }
 
 // host.loop_wake_us is off by default; runs that measure an emulation thread's CPU time at

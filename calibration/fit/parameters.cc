@@ -80,6 +80,9 @@ std::vector<std::string> candidate_keys(const Dataset& d, const std::vector<std:
   // TCG's interrupt is its own slow path, not a multiple of KVM's (host.tcg_irq_us): fitted with
   // the multiple, which runs at iodepth 1 (an interrupt per I/O) and at depth (fewer) tell apart.
   if (tcg_runs > 0) c.push_back("host.tcg_irq_us");
+  // And the vCPU thread's wake-up (host.tcg_wake_us), which a halt or a wait for the big lock
+  // brings: once per I/O at iodepth 1, seldom at depth, where interrupts still come.
+  if (tcg_runs > 0) c.push_back("host.tcg_wake_us");
   if (virtual_run) {
     c.push_back("host.cpu_scale");
     c.push_back("virtqueue.wakeup_us");

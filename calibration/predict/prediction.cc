@@ -542,7 +542,7 @@ Prediction predict(const std::string& scenario_path, const std::vector<std::stri
         "fitted on TCG runs, predicted under KVM: the guest's vCPU costs are KVM's (the documented defaults times "
         "guest.cpu_scale " +
         number(nominal.guest.cpu_scale) +
-        "), host.tcg_cpu_scale and host.tcg_irq_us do not apply; the fitted QEMU and device costs carry over";
+        "), host.tcg_cpu_scale, host.tcg_irq_us and host.tcg_wake_us do not apply; the fitted QEMU and device costs carry over";
   p.model_error_source = c.model_error_source.empty() && c.model_error_log_sd.empty() ? kPriorSource : c.model_error_source;
   // A file of [[vm]] tables: each running profile's own distance from what its base measured, and
   // its own model-error terms (the top-level fields are the first's).
