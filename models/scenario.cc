@@ -1996,6 +1996,11 @@ IoScenario derive_io_scenario(const std::string& path, const Loader& loader) {
     ignored("backend.batch_us", "backend.batched", "has no effect without backend.batched = true (the device serves in batches)");
   }
   if (kind != BackendKind::md_raid1) ignored("backend.leg", "backend.kind", "has no effect " + kind_text + " (md-raid1 only)");
+  // Under TCG the vCPU thread's own wake-up replaces KVM's halted-vCPU wake-up.
+  if (s.host.accel == Accel::tcg && s.host.tcg_wake_ns > 0 && !s.bare_metal())
+    ignored("guest.wake_us", "host.accel",
+            "has no effect under host.accel = \"tcg\": the vCPU thread's own wake-up, host.tcg_wake_us, takes its place "
+            "(write host.tcg_wake_us, or host.tcg_wake_us = 0 to use guest.wake_us x host.tcg_cpu_scale)");
   // A TCG scale with no accelerator stated anywhere: probably a lab file that lost its
   // host.accel = "tcg". One that states kvm (a TCG fit predicted for KVM) means it.
   if (s.host.accel == Accel::kvm && entry_of("host.tcg_cpu_scale") && !entry_of("host.accel") && !bad.count("host.tcg_cpu_scale"))

@@ -5,6 +5,8 @@
 // simulation and the MVA charge it; both are off (0) unless a scenario sets them.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -108,6 +110,17 @@ TEST_CASE("the wake-ups scale with their CPU: guest's under TCG, host's with hos
   CHECK(tcg.host.loop_wake_ns == doctest::Approx(2 * kvm.host.loop_wake_ns));
   CHECK(models::io_parameter_value(tcg, "guest.wake_us") == doctest::Approx(15));
   CHECK(models::io_parameter_value(tcg, "host.loop_wake_us") == doctest::Approx(4.0));
+  // Under TCG the vCPU thread's own wake-up (host.tcg_wake_us, on by default) takes guest.wake_us's
+  // place: said, and not said once it is off.
+  auto says_wake = [](const models::IoScenario& s) {
+    return std::any_of(s.warnings.begin(), s.warnings.end(), [](const std::string& w) {
+      return w.find("guest.wake_us") != std::string::npos && w.find("host.tcg_wake_us") != std::string::npos;
+    });
+  };
+  CHECK(says_wake(tcg));
+  CHECK_FALSE(says_wake(kvm));
+  tcg_sets.emplace_back("host.tcg_wake_us=0");
+  CHECK_FALSE(says_wake(models::load_io_scenario(kDefault, tcg_sets)));
 }
 
 TEST_CASE("off by default: a scenario that names neither pays no wake-up") {
