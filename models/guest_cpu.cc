@@ -15,6 +15,19 @@ double vcpu_background_share(const IoScenario& s) {
   return s.host.accel == Accel::tcg && !s.bare_metal() ? s.host.tcg_vcpu_busy : 0.0;
 }
 
+namespace {
+// A vCPU's wake-ups: from a halt (KVM's guest.wake_us; under TCG the vCPU thread's own,
+// host.tcg_wake_us, in place of it) and, under TCG, after a wait for the big lock.
+struct WakeCosts {
+  double halt = 0, lock = 0;
+};
+WakeCosts wake_costs(const IoScenario& s) {
+  if (s.bare_metal()) return {};  // bare metal has no vCPU to wake
+  if (s.host.accel == Accel::tcg && s.host.tcg_wake_ns > 0) return {s.host.tcg_wake_ns, s.host.tcg_wake_ns};
+  return {s.guest.wake_ns, 0.0};
+}
+}  // namespace
+
 GuestCpuCosts guest_cpu_costs(const IoScenario& s) {
   const bool bare = s.bare_metal();
   const DriverCosts driver = driver_costs(s);
@@ -28,12 +41,10 @@ GuestCpuCosts guest_cpu_costs(const IoScenario& s) {
   // One notify per io_submit call: with iodepth_batch_submit = b, the exit is shared by b I/Os.
   costs.kick_exit = bare ? 0.0 : s.vq.kick_exit_ns / std::max(1, s.workload.iodepth_batch_submit);
   costs.irq_handler = bare ? 0.0 : interrupt_cost_ns(s);
-  // The wake-up of a halted vCPU (the default's source is a VM's); bare metal has none to pay.
-  // Under TCG the vCPU thread's own sleep and wake-up (host.tcg_wake_us), from a halt or from a
-  // wait for the big lock, in place of KVM's.
-  const bool tcg = !bare && s.host.accel == Accel::tcg && s.host.tcg_wake_ns > 0;
-  costs.wake = bare ? 0.0 : tcg ? s.host.tcg_wake_ns : s.guest.wake_ns;
-  costs.lock_wake = tcg ? s.host.tcg_wake_ns : 0.0;
+  // The wake-up of a halted vCPU (the default's source is a VM's), and TCG's after the lock.
+  const WakeCosts wakes = wake_costs(s);
+  costs.wake = wakes.halt;
+  costs.lock_wake = wakes.lock;
   costs.cv = s.guest.cpu_cv;
   costs.background = vcpu_background_share(s);
   return costs;
@@ -163,10 +174,10 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   // holds its vCPU, off CPU, and pays its wake-up when the lock comes (host.tcg_wake_us). An
   // interrupt is raised to the guest only once the pass has ended (virtqueue_interrupt_demands),
   // so taking it rarely waits again.
-  const GuestCpuCosts costs = guest_cpu_costs(s);
+  const WakeCosts wakes = wake_costs(s);
   const double kicks = bare ? 0.0 : in.p_kick / std::max(1, w.iodepth_batch_submit);
   const double wait = bare ? 0.0 : in.bql_wait_ns * kicks;
-  const double lock_wake = costs.lock_wake * in.p_bql_wait * kicks;
+  const double lock_wake = wakes.lock * in.p_bql_wait * kicks;
   const double guest_submit =
       stretch * (s.guest.fio_submit_ns * m + blk.submit_extra_ns + drv.submit_ns + kick + half_pages + lock_wake);
   // An interrupt delivers its first completion and those that reach the ring within irq_us, so
@@ -178,7 +189,7 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   // that raised it (virtqueue.cc), so it rarely finds another; an IOThread's is relayed by the
   // main loop in passes of their own, which it finds as often as a kick does.
   const double irq_lock = s.host.iothreads > 0 ? in.p_bql_wait : 0.0;
-  const double wake = (costs.wake * in.p_guest_idle + costs.lock_wake * irq_lock) * in.irq_share;
+  const double wake = (wakes.halt * in.p_guest_idle + wakes.lock * irq_lock) * in.irq_share;
   const double guest_complete = stretch * (s.guest.fio_complete_ns * m + drv.complete_ns + half_pages +
                                            (bare ? 0.0 : interrupt_cost_ns(s) * in.irq_share) + wake);
   // The VM's fio threads (every job's: a job of several is one class among them) decide whether

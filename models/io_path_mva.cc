@@ -100,19 +100,10 @@ double host_asleep(const IoScenario& s, double u, double x, int round, double pr
   return asleep;
 }
 
-// TCG's big lock (host.tcg_bql): the wait of one taking, from the main loop's utilization `u` and
-// demand per request (bql_wait_ns), damped against the previous round's, as the wait it adds to
-// the vCPU lowers the utilization that sets it.
-double damped_bql_wait(const IoScenario& s, double u, double demand_ns, int round, double previous) {
-  const double wait = bql_wait_ns(s, u, demand_ns);
-  return round == 0 ? wait : 0.5 * (wait + previous);
-}
-
-// The probability a taking finds the lock held (bql_wait_probability), damped as the wait is.
-double damped_bql_probability(const IoScenario& s, double u, double demand_ns, int round, double previous) {
-  const double p = bql_wait_probability(s, u, demand_ns);
-  return round == 0 ? p : 0.5 * (p + previous);
-}
+// TCG's big lock (host.tcg_bql): the wait of one taking (bql_wait_ns) and the chance it waits at
+// all (bql_wait_probability), from the main loop's utilization and demand per request, each damped
+// against the previous round's, as what it adds to the vCPU lowers the utilization that sets it.
+double damped(double value, int round, double previous) { return round == 0 ? value : 0.5 * (value + previous); }
 
 // The probability a submit must kick: with EVENT_IDX, when the thread is asleep; under TCG's lock
 // the main loop takes a request without a kick only while it pops the ring (the rest of its pass
@@ -288,8 +279,8 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
         u_main = util[k];
         d_main = st[k].demand_ns;
       }
-    bql_wait = damped_bql_wait(s, u_main, d_main, round, bql_wait);
-    p_bql = damped_bql_probability(s, u_main, d_main, round, p_bql);
+    bql_wait = damped(bql_wait_ns(s, u_main, d_main), round, bql_wait);
+    p_bql = damped(bql_wait_probability(s, u_main, d_main), round, p_bql);
     irq_share =
         1.0 / completions_per_interrupt(s, x_ns / vms / queues_in_use(s),
                                         w.rate_iops > 0 ? 0.0 : plug_merged_requests_per_job(s) * w.numjobs / queues_in_use(s),
@@ -637,8 +628,8 @@ IoMvaClassesResult solve_group(const IoScenario& s, int phase) {
           for (const std::size_t c : v.classes) u_main += util[where[v.classes.front()][i]][c];
           d_main = lead.stages[i].demand_ns;
         }
-      v.bql_wait = damped_bql_wait(v.s, u_main, d_main, round, v.bql_wait);
-      v.p_bql = damped_bql_probability(v.s, u_main, d_main, round, v.p_bql);
+      v.bql_wait = damped(bql_wait_ns(v.s, u_main, d_main), round, v.bql_wait);
+      v.p_bql = damped(bql_wait_probability(v.s, u_main, d_main), round, v.p_bql);
       v.irq_share = 1.0 / completions_per_interrupt(v.s, x_vm / queues_in_use(v.s), in_flight / queues_in_use(v.s),
                                                     v.bql_wait + relay_window_ns(v.s, v.u_thread));
       v.p_kick = kick_probability(v.s, asleep, u_main);

@@ -4,6 +4,7 @@
 #include <Eigen/Core>
 #include <Eigen/Eigenvalues>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -107,27 +108,16 @@ double prior_model_error(const std::string& kind, const std::string& distance) {
   // not judge it on (calibration/data/lab-2026-12-02/full: fit the baseline configuration and those
   // one knob from it, predict the 13 configurations two or more knobs away; the RMS over their 124
   // held-out runs, docs/calibration.md).
-  if (distance == "new combination") {
-    if (kind == "throughput") return 0.22;
-    if (kind == "mean latency") return 0.23;
-    if (kind == "p50") return 0.39;
-    if (kind == "p99") return 0.37;
-    if (kind == "p99.9") return 0.47;
-    return 0;
-  }
-  if (distance == "unmeasured setup") {
-    if (kind == "throughput") return 0.39;
-    if (kind == "mean latency") return 0.38;
-    if (kind == "p50") return 0.49;
-    if (kind == "p99") return 0.72;
-    if (kind == "p99.9") return 1.10;
-    return 0;
-  }
-  if (kind == "throughput") return 0.39;
-  if (kind == "mean latency") return 0.39;
-  if (kind == "p50") return 0.57;
-  if (kind == "p99") return 1.15;
-  if (kind == "p99.9") return 1.53;
+  // Per figure kind, in the order of kKinds.
+  static constexpr std::array<const char*, 5> kKinds = {"throughput", "mean latency", "p50", "p99", "p99.9"};
+  static constexpr std::array<double, 5> kCombination = {0.22, 0.23, 0.39, 0.37, 0.47};
+  static constexpr std::array<double, 5> kConfiguration = {0.39, 0.38, 0.49, 0.72, 1.10};
+  static constexpr std::array<double, 5> kDepth = {0.39, 0.39, 0.57, 1.15, 1.53};
+  const std::array<double, 5>& prior = distance == "new combination"    ? kCombination
+                                       : distance == "unmeasured setup" ? kConfiguration
+                                                                        : kDepth;
+  for (std::size_t i = 0; i < kKinds.size(); ++i)
+    if (kind == kKinds[i]) return prior[i];
   return 0;
 }
 
