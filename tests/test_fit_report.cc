@@ -105,6 +105,33 @@ TEST_CASE(
   CHECK(fit::model_error_sd(0.4, plain, 10) == doctest::Approx(one_refit));
 }
 
+TEST_CASE("a distance's folds are pooled with every fold's estimate, a new combination's scaled to its share") {
+  std::vector<fit::ErrorSample> folds;
+  for (int i = 1; i <= 20; ++i) folds.push_back({0.01 * i});
+  const double all = fit::model_error_sd(0, folds);  // rank 19 of 20: 0.19 / 1.96
+  CHECK(all == doctest::Approx(0.19 / 1.96));
+  CHECK(fit::parent_model_error_sd("throughput", "unmeasured setup", folds, -1) == doctest::Approx(all));
+  CHECK(fit::parent_model_error_sd("throughput", "another workload", folds, -1) == doctest::Approx(all));
+  // The folds of a knob split leave out configurations one knob away, nearly all another
+  // configuration: a new combination takes the share the lab measured between the two.
+  CHECK(fit::parent_model_error_sd("throughput", "new combination", folds, -1) ==
+        doctest::Approx(all * predict::combination_share("throughput")));
+  CHECK(fit::parent_model_error_sd("p99", "new combination", folds, 10) ==
+        doctest::Approx(all * predict::combination_share("p99")));
+  // Under 10 observations (the 20 figures of 7 left-out configurations) another configuration
+  // takes its prior, and a new combination pools its share of the folds with its prior as two
+  // observations of it; another depth always takes its prior.
+  CHECK(fit::parent_model_error_sd("throughput", "unmeasured setup", folds, 7) ==
+        predict::prior_model_error("throughput", "unmeasured setup"));
+  const double prior = predict::prior_model_error("throughput", "new combination");
+  const double share = all * predict::combination_share("throughput");
+  CHECK(fit::parent_model_error_sd("throughput", "new combination", folds, 7) ==
+        doctest::Approx(std::sqrt((2 * prior * prior + 7 * share * share) / 9)));
+  CHECK(fit::parent_model_error_sd("throughput", "another depth", folds, -1) ==
+        predict::prior_model_error("throughput", "another depth"));
+  CHECK(fit::parent_model_error_sd("throughput", "new combination", {}, 0) == prior);
+}
+
 TEST_CASE("the model-error estimate with parameter draws: the draws' mixture holds what it spans, and only that") {
   // Draws at 0 alone: the plain case (|e| / 1.96 beyond what the simulation holds).
   CHECK(fit::needed_model_sd({0.392, 0.01, 0, 0, {0.0, 0.0, 0.0, 0.0}}) == doctest::Approx(std::sqrt(0.04 - 0.01)).epsilon(1e-4));

@@ -276,10 +276,6 @@ TEST_CASE("prediction: the model's own error widens the interval by its term, at
     CHECK(p.distance == "unmeasured setup");
     for (const auto& m : p.metrics) CHECK(m.model_sd_rel == predict::prior_model_error(models::figure_kind(m.name), p.distance));
     CHECK(predict::prior_model_error("throughput") > 0);
-    // Throughput: the lab's errors for another configuration are not smaller than for another
-    // workload (0.387 and 0.388 in log RMS: the same to the two digits documented).
-    CHECK(predict::prior_model_error("throughput", "unmeasured setup") >=
-          predict::prior_model_error("throughput", "another workload"));
     for (const char* kind : {"throughput", "mean latency", "p50", "p99", "p99.9"}) {
       // A new combination of fitted values has its own prior (the lab's knob split on another
       // recording), no wider than another configuration's.
@@ -287,9 +283,16 @@ TEST_CASE("prediction: the model's own error widens the interval by its term, at
       CHECK(predict::prior_model_error(kind, "new combination") <= predict::prior_model_error(kind, "unmeasured setup"));
       CHECK(predict::prior_model_error(kind, "unmeasured setup") > 0);
       CHECK(predict::prior_model_error(kind, "another workload") > 0);
-      // Another depth: the lab's configurations fitted at iodepth 1, predicted at 4-64.
-      CHECK(predict::prior_model_error(kind, "another depth") == predict::prior_model_error(kind, "another workload"));
+      // The lab's errors grow with the distance from what was measured: another workload (another
+      // rw at a fitted depth) before another depth (a configuration fitted at iodepth 1, predicted
+      // at 4-64).
+      CHECK(predict::prior_model_error(kind, "another depth") >= predict::prior_model_error(kind, "another workload"));
+      // A new combination's share of another configuration's error, measured on the same recording.
+      CHECK(predict::combination_share(kind) > 0);
+      CHECK(predict::combination_share(kind) < 1);
     }
+    CHECK(predict::prior_model_error("throughput", "unmeasured setup") >
+          predict::prior_model_error("throughput", "another workload"));
   }
   SUBCASE("a term of an unknown kind is an error naming the kinds") {
     const std::string path = write_scenario("bad-kind.toml", kTwoKeys + "log_sd = [0, 0]\nmodel_error = { iops = 0.2 }\n");

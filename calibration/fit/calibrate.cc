@@ -547,6 +547,26 @@ double needed_model_sd(const ErrorSample& e) {
   return hi;
 }
 
+namespace {
+
+// The 95th percentile (nearest rank) of the model-error sd each sample needs; samples not empty.
+double needed_sd_95(const std::vector<ErrorSample>& samples) {
+  std::vector<double> a;
+  for (const auto& e : samples) a.push_back(needed_model_sd(e));
+  std::sort(a.begin(), a.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(0.95 * static_cast<double>(a.size())));
+  return a[std::max<std::size_t>(rank, 1) - 1];
+}
+
+// An estimate from n observations, pooled with the prior as k0 = 2 observations of it below 10.
+double pooled_sd(double prior_sd, double data_sd, double n) {
+  if (n >= 10) return data_sd;
+  constexpr double k0 = 2;
+  return std::sqrt((k0 * prior_sd * prior_sd + n * data_sd * data_sd) / (k0 + n));
+}
+
+}  // namespace
+
 // The model-error sd from n predictions (see ModelError): the 95th percentile (nearest rank) of
 // the sd each needs to hold its measurement, so that a few errors far beyond the rest (an
 // unmodelled mechanism) set the tails without widening every interval as an RMS would, and what
@@ -555,15 +575,24 @@ double needed_model_sd(const ErrorSample& e) {
 // the prior as k0 = 2 observations of it.
 double model_error_sd(double prior_sd, const std::vector<ErrorSample>& samples, int observations) {
   if (samples.empty()) return prior_sd;
-  std::vector<double> a;
-  for (const auto& e : samples) a.push_back(needed_model_sd(e));
-  std::sort(a.begin(), a.end());
-  const auto rank = static_cast<std::size_t>(std::ceil(0.95 * static_cast<double>(a.size())));
-  const double data_sd = a[std::max<std::size_t>(rank, 1) - 1];
-  const double n = observations >= 0 ? observations : static_cast<double>(a.size());
-  if (n >= 10) return data_sd;
-  constexpr double k0 = 2;
-  return std::sqrt((k0 * prior_sd * prior_sd + n * data_sd * data_sd) / (k0 + n));
+  return pooled_sd(prior_sd, needed_sd_95(samples), observations >= 0 ? observations : static_cast<double>(samples.size()));
+}
+
+double parent_model_error_sd(const std::string& kind, const std::string& distance, const std::vector<ErrorSample>& all,
+                             int observations) {
+  const double prior = predict::prior_model_error(kind, distance);
+  if (all.empty()) return prior;
+  const double n = observations >= 0 ? observations : static_cast<double>(all.size());
+  // A new combination: with --cv config its own folds are few (leaving out a configuration one
+  // knob from the rest takes that knob's only value away, so nearly every fold is another
+  // configuration), and the model misses other configurations by more than it misses how
+  // fitted values combine: every fold's estimate scaled by the share measured between the two
+  // distances, pooled with the prior below 10 observations.
+  if (distance == "new combination") return pooled_sd(prior, needed_sd_95(all) * predict::combination_share(kind), n);
+  // Another depth: the other distances' folds kept each queue of the path at a length some
+  // fitted run measured, so they say little of it; its prior was measured at this distance.
+  if (n < 10 || distance == "another depth") return prior;
+  return needed_sd_95(all);
 }
 
 CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
@@ -1435,11 +1464,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       all.samples.insert(all.samples.end(), some.samples.begin(), some.samples.end());
       if (o.by_configuration) all.observations += some.observations;
     }
-    const int all_n = all.observations >= 0 ? all.observations : static_cast<int>(all.samples.size());
-    // Another depth: the other distances' folds kept each queue of the path at a length some
-    // fitted run measured, so they say little of it; its prior was measured at this distance.
-    const double parent =
-        all_n >= 10 && distance != "another depth" ? model_error_sd(0, all.samples) : predict::prior_model_error(kind, distance);
+    const double parent = parent_model_error_sd(kind, distance, all.samples, all.observations);
     // Another workload, another depth or a new combination with no fold of its own: not assumed
     // harder to predict than another configuration, which is further from what was measured.
     if (own.samples.empty() && (distance == "another workload" || distance == "another depth" || distance == "new combination"))

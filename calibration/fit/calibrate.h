@@ -183,6 +183,13 @@ double needed_model_sd(const ErrorSample& e);
 // count as one.
 double model_error_sd(double prior_sd, const std::vector<ErrorSample>& samples, int observations = -1);
 
+// What a distance's own folds are pooled with (ModelError): the estimate over every fold, `all`
+// (`observations` of them, as model_error_sd counts them), when those are 10 or more; else, and
+// always for another depth, the distance's documented prior. For a new combination the estimate
+// scaled by predict::combination_share, pooled with its prior below 10 observations.
+double parent_model_error_sd(const std::string& kind, const std::string& distance, const std::vector<ErrorSample>& all,
+                             int observations);
+
 struct CalibrationResult {
   std::vector<ParamEstimate> params;
   Eigen::MatrixXd correlation;

@@ -95,30 +95,52 @@ std::string parameters_part_text(const MetricPrediction& m) {
   return std::string(down) == up ? std::string("±") + up + "%" : std::string("-") + down + "%/+" + up + "%";
 }
 
+namespace {
+
+// The figure kinds the priors below are measured for, in the order of their tables.
+std::optional<std::size_t> prior_kind_index(const std::string& kind) {
+  static constexpr std::array<const char*, 5> kPriorKinds = {"throughput", "mean latency", "p50", "p99", "p99.9"};
+  for (std::size_t i = 0; i < kPriorKinds.size(); ++i)
+    if (kind == kPriorKinds[i]) return i;
+  return std::nullopt;
+}
+
+}  // namespace
+
 double prior_model_error(const std::string& kind, const std::string& distance) {
-  // scripts/accuracy's lab experiment (docs/calibration.md, "The prior"): fit one configuration
-  // and the QD1 run of every other, predict the rest. Another configuration: the RMS over its
-  // leave-one-out folds of the QD1 runs of other configurations (17 figures per kind) and its
-  // held-out runs of a configuration no fitted run had, at every workload (16 figures per kind):
-  // the distance holds both; another depth (and any other distance): the RMS over its 196
-  // held-out runs, each a configuration fitted at iodepth 1 predicted at iodepth 4-64 (another
-  // workload, the same depth with another rw, block size or engine, has no figure of its own
-  // and takes these).
-  // A new combination of fitted values: the lab's knob split on a recording the accuracy page does
-  // not judge it on (calibration/data/lab-2026-12-02/full: fit the baseline configuration and those
-  // one knob from it, predict the 13 configurations two or more knobs away; the RMS over their 124
-  // held-out runs, docs/calibration.md).
-  // Per figure kind, in the order of kKinds.
-  static constexpr std::array<const char*, 5> kKinds = {"throughput", "mean latency", "p50", "p99", "p99.9"};
+  // Measured at f175034 on calibration/data/lab-2026-12-02/full, a recording the accuracy page
+  // does not judge its lab sections on (docs/calibration.md, "The prior"); the RMS of
+  // ln(model / measured) per figure kind, in the order of kPriorKinds.
+  // Another depth and another workload: the lab section's method (fit one configuration at every
+  // workload and the QD1 run of every other, predict the rest; --cv loo), its 116 held-out runs of
+  // a configuration fitted at iodepth 1 predicted at iodepth 4-64, and its 64 of a fitted
+  // configuration at another rw at the fitted depth.
+  // A new combination of fitted values and another configuration: the knob split's method (fit
+  // the baseline configuration and those one knob from it, predict the 13 configurations two or
+  // more knobs away; --cv config): its 124 held-out runs of new combinations; for another
+  // configuration its 24 held-out runs of one (cache=writeback, two vCPUs) with the 67 figures of
+  // its leave-one-configuration-out folds, nearly all another configuration.
   static constexpr std::array<double, 5> kCombination = {0.22, 0.23, 0.39, 0.37, 0.47};
-  static constexpr std::array<double, 5> kConfiguration = {0.39, 0.38, 0.49, 0.72, 1.10};
-  static constexpr std::array<double, 5> kDepth = {0.39, 0.39, 0.57, 1.15, 1.53};
+  static constexpr std::array<double, 5> kConfiguration = {0.37, 0.37, 0.55, 0.72, 1.04};
+  static constexpr std::array<double, 5> kDepth = {0.31, 0.32, 0.51, 0.73, 0.93};
+  static constexpr std::array<double, 5> kWorkload = {0.21, 0.21, 0.36, 0.30, 0.69};
   const std::array<double, 5>& prior = distance == "new combination"    ? kCombination
                                        : distance == "unmeasured setup" ? kConfiguration
+                                       : distance == "another workload" ? kWorkload
                                                                         : kDepth;
-  for (std::size_t i = 0; i < kKinds.size(); ++i)
-    if (kind == kKinds[i]) return prior[i];
-  return 0;
+  const auto i = prior_kind_index(kind);
+  return i ? prior[*i] : 0;
+}
+
+double combination_share(const std::string& kind) {
+  // The knob split on calibration/data/lab-2026-12-02/full (the recording of the priors above),
+  // `calibrate --holdout <its 13 configurations> --cv config` at f175034: the 95th percentile
+  // of the model-error sd its 124 held-out runs of new combinations needed (0.208, 0.216, 0.351, 0.320, 0.483) over the term
+  // its leave-one-configuration-out folds gave, nearly all of them another configuration (0.344,
+  // 0.340, 0.488, 0.603, 0.834). Per figure kind, in the order of kPriorKinds.
+  static constexpr std::array<double, 5> kShare = {0.61, 0.63, 0.72, 0.53, 0.58};
+  const auto i = prior_kind_index(kind);
+  return i ? kShare[*i] : 1;
 }
 
 double model_error_for(const models::CalibrationUncertainty& c, const std::string& metric, const std::string& distance) {

@@ -104,8 +104,14 @@ double sample_sd(std::vector<double> x);
 // The documented prior of the model's error per figure kind and distance ("another workload",
 // "another depth", "new combination" or "unmeasured setup"), when a calibration could not estimate its own (one run, no
 // leave-one-out, or no fold at that distance): the RMS of ln(model / measured) at that distance in the QEMU lab's accuracy
-// experiment (docs/calibration.md, "The prior"). 0 for an unknown kind.
+// experiments on a recording of their own (docs/calibration.md, "The prior"). 0 for an unknown kind.
 double prior_model_error(const std::string& kind, const std::string& distance = "another workload");
+
+// A new combination of fitted values' model error as a share of another configuration's, per
+// figure kind, measured on one recording (docs/calibration.md, "The prior"): a calibration whose
+// folds are nearly all other configurations scales their estimate by it for a new combination.
+// 1 for an unknown kind.
+double combination_share(const std::string& kind);
 
 // The model-error sd for `metric` of a calibrated scenario at the given distance.
 double model_error_for(const models::CalibrationUncertainty& c, const std::string& metric, const std::string& distance);
