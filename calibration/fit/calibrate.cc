@@ -1503,7 +1503,8 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
                              " runs by distance (" + by + "); a distance with under 10 " +
                              (o.by_configuration ? std::string("left-out configurations") : std::string("errors of a kind")) +
                              " pooled, as 2 of them, with the estimate over all folds where those are 10 or more (another "
-                             "depth: always), else with its documented prior (docs/calibration.md)";
+                             "depth: always), else with its documented prior (a new combination: with the folds' estimate "
+                             "scaled by its share, itself pooled with the prior under 10; docs/calibration.md)";
   } else {
     res.model_error.source =
         "the documented prior (docs/calibration.md): no cross-validation (--cv loo or config) to estimate it from these runs";
