@@ -7,6 +7,7 @@
 // and calibration all speak these names.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,10 @@ std::string io_metric_suggestion(const std::string& name);
 // bw_kib), "mean latency" (lat/clat/slat means), "p50", "p99", "p99.9" (a percentile belongs to the
 // nearest of these: below 90 p50, below 99.5 p99, else p99.9).
 std::string figure_kind(const std::string& metric);
+
+// The kinds figure_kind names (but "cpu", a thread's CPU time per I/O), in the order calibration
+// reports them and keeps a model-error term for each (docs/calibration.md).
+inline constexpr std::array<const char*, 5> kFigureKinds = {"throughput", "mean latency", "p50", "p99", "p99.9"};
 
 // A metric of a simulated result, with its 95% interval. Throws std::invalid_argument on an
 // unknown name (with a suggestion).

@@ -20,6 +20,7 @@
 #include "models/config.h"
 #include "models/fio_jobfile.h"
 #include "models/guest_driver.h"
+#include "models/io_metrics.h"  // kFigureKinds
 #include "models/io_path.h"
 #include "models/param.h"
 #include "models/stage.h"
@@ -532,7 +533,7 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
                                                   "calibration.model_error_workload",
                                                   "calibration.model_error_combination",
                                                   "calibration.model_error_depth"};
-  static const std::vector<std::string> kinds = {"throughput", "mean latency", "p50", "p99", "p99.9"};
+  static const std::vector<std::string> kinds(kFigureKinds.begin(), kFigureKinds.end());
   const Entry* first = nullptr;
   for (const auto& [key, e] : entries) {
     if (key.rfind("calibration.", 0) != 0) continue;

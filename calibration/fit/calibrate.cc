@@ -1397,7 +1397,6 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   // The model's own error (ModelError), per distance: from the fit's residuals for the fitted
   // setups, and from the leave-one-out errors at each distance (or the documented prior) for the
   // others.
-  static const char* const kKinds[] = {"throughput", "mean latency", "p50", "p99", "p99.9"};
   static const char* const kDistances[] = {"another workload", "another depth", "new combination", "unmeasured setup",
                                            "fitted setup"};
   constexpr double kMeasurementSd = 0.03;  // a measured figure's assumed error (Target::sigma_rel)
@@ -1472,7 +1471,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     return std::max(model_error_sd(parent, own.samples, own.observations), fitted_term(kind, except));
   };
   std::vector<std::string> prior_kinds;  // kinds no leave-one-out figure measured
-  for (const char* kind : kKinds) {
+  for (const char* kind : models::kFigureKinds) {
     if (const auto fitted = fitted_samples(kind, -1); !fitted.empty())
       res.model_error.fitted[kind] = model_error_sd(kMeasurementSd, fitted);
     res.model_error.workload[kind] = term(kind, "another workload", -1);

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "models/io_metrics.h"  // kFigureKinds
+
 namespace vqsim::fit {
 
 namespace {
@@ -172,7 +174,7 @@ std::string fit_toml(const Dataset& d, const CalibrationResult& r, const std::st
   auto kinds = [&](const std::map<std::string, double>& m) {
     std::string out = "{ ";
     bool first = true;
-    for (const char* kind : {"throughput", "mean latency", "p50", "p99", "p99.9"}) {
+    for (const char* kind : models::kFigureKinds) {
       const auto it = m.find(kind);
       if (it == m.end()) continue;
       out += (first ? "" : ", ") +
@@ -401,7 +403,7 @@ std::string report_text(const Dataset& d, const CalibrationResult& r) {
   if (!r.model_error.unmeasured.empty()) {
     // As the factor a 95% interval puts on a prediction for that reason alone.
     t += "\nthe model's own error (95%, added to every prediction's interval; from " + r.model_error.source + "):\n";
-    for (const char* kind : {"throughput", "mean latency", "p50", "p99", "p99.9"}) {
+    for (const char* kind : models::kFigureKinds) {
       const auto u = r.model_error.unmeasured.find(kind);
       if (u == r.model_error.unmeasured.end()) continue;
       const auto f = r.model_error.fitted.find(kind);

@@ -97,11 +97,10 @@ std::string parameters_part_text(const MetricPrediction& m) {
 
 namespace {
 
-// The figure kinds the priors below are measured for, in the order of their tables.
+// A figure kind's place in the tables below, which follow models::kFigureKinds.
 std::optional<std::size_t> prior_kind_index(const std::string& kind) {
-  static constexpr std::array<const char*, 5> kPriorKinds = {"throughput", "mean latency", "p50", "p99", "p99.9"};
-  for (std::size_t i = 0; i < kPriorKinds.size(); ++i)
-    if (kind == kPriorKinds[i]) return i;
+  for (std::size_t i = 0; i < models::kFigureKinds.size(); ++i)
+    if (kind == models::kFigureKinds[i]) return i;
   return std::nullopt;
 }
 
@@ -110,7 +109,7 @@ std::optional<std::size_t> prior_kind_index(const std::string& kind) {
 double prior_model_error(const std::string& kind, const std::string& distance) {
   // Measured at f175034 on calibration/data/lab-2026-12-02/full, a recording the accuracy page
   // does not judge its lab sections on (docs/calibration.md, "The prior"); the RMS of
-  // ln(model / measured) per figure kind, in the order of kPriorKinds.
+  // ln(model / measured) per figure kind, in the order of models::kFigureKinds.
   // Another depth and another workload: the lab section's method (fit one configuration at every
   // workload and the QD1 run of every other, predict the rest; --cv loo), its 116 held-out runs of
   // a configuration fitted at iodepth 1 predicted at iodepth 4-64, and its 64 of a fitted
@@ -135,9 +134,9 @@ double prior_model_error(const std::string& kind, const std::string& distance) {
 double combination_share(const std::string& kind) {
   // The knob split on calibration/data/lab-2026-12-02/full (the recording of the priors above),
   // `calibrate --holdout <its 13 configurations> --cv config` at f175034: the 95th percentile
-  // of the model-error sd its 124 held-out runs of new combinations needed (0.208, 0.216, 0.351, 0.320, 0.483) over the term
-  // its leave-one-configuration-out folds gave, nearly all of them another configuration (0.344,
-  // 0.340, 0.488, 0.603, 0.834). Per figure kind, in the order of kPriorKinds.
+  // of the model-error sd its 124 held-out runs of new combinations needed (0.208, 0.216, 0.351,
+  // 0.320, 0.483) over the term its leave-one-configuration-out folds gave, nearly all of them
+  // another configuration (0.344, 0.340, 0.488, 0.603, 0.834). Per figure kind, in the order of models::kFigureKinds.
   static constexpr std::array<double, 5> kShare = {0.61, 0.63, 0.72, 0.53, 0.58};
   const auto i = prior_kind_index(kind);
   return i ? kShare[*i] : 1;
