@@ -115,6 +115,28 @@ try:
     check(line is not None and "1 of 2 held-out runs" in line and "IOPS 10.0%" in line, f"the disturbed run left out (got {line})")
     check(acc.undisturbed_line({"runs": [held("cfg-v1-p1/randread-4k-qd1-j1-r1", 0.1)]}, a) is None,
           "no sentence where no held-out run was disturbed")
+
+    # The knob split's own noise: the same fit at each of KNOBS_SEEDS (calibrate stubbed), the
+    # range of its held-out MAPE across them.
+    seen = []
+
+    def fake_calibrate(vqsim, base, manifest, out, report, threads, extra=(), reuse_needs_out=False):
+        seed = int(extra[extra.index("--seed") + 1])
+        seen.append((seed, "--cv" in extra))
+        return {"runs": [held("cfg-v2/randread-4k-qd16-j1", 0.10 * seed),
+                         {"name": "cfg-v1/randread-4k-qd1-j1", "role": "fitted",
+                          "targets": [{"kind": "throughput", "error_rel": 5.0}]}]}
+    real = acc.calibrate
+    acc.calibrate = fake_calibrate
+    try:
+        line = acc.seed_spread_line("vqsim", "work", 2, "m.toml", "^cfg-v2/")
+    finally:
+        acc.calibrate = real
+    check([s for s, _ in seen] == list(acc.KNOBS_SEEDS) and not any(cv for _, cv in seen),
+          f"one fit per seed, without --cv (got {seen})")
+    check("seed 1: 10.0 / 10.0 / nan%" in line and "seed 3: 30.0 / 30.0 / nan%" in line,
+          f"each seed's held-out MAPE, the fitted runs left out (got {line})")
+    check("a range of 20.0 / 20.0" in line, f"the range across the seeds (got {line})")
 finally:
     shutil.rmtree(tmp)
 
