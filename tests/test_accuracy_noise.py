@@ -116,7 +116,7 @@ try:
     check(acc.undisturbed_line({"runs": [held("cfg-v1-p1/randread-4k-qd1-j1-r1", 0.1)]}, a) is None,
           "no sentence where no held-out run was disturbed")
 
-    # The knob split's own noise: the same fit at each of KNOBS_SEEDS (calibrate stubbed), the
+    # The knob split's own noise: the same fit at each of KNOBS_SEEDS (a fake calibrate), the
     # range of its held-out MAPE across them.
     seen = []
 
