@@ -97,7 +97,8 @@ std::string parameters_part_text(const MetricPrediction& m) {
 
 namespace {
 
-// A figure kind's place in the tables below, which follow models::kFigureKinds.
+// A figure kind's place in the tables below, which follow models::kFigureKinds (one entry each).
+using PerKind = std::array<double, models::kFigureKinds.size()>;
 std::optional<std::size_t> prior_kind_index(const std::string& kind) {
   for (std::size_t i = 0; i < models::kFigureKinds.size(); ++i)
     if (kind == models::kFigureKinds[i]) return i;
@@ -119,14 +120,14 @@ double prior_model_error(const std::string& kind, const std::string& distance) {
   // more knobs away; --cv config): its 124 held-out runs of new combinations; for another
   // configuration its 24 held-out runs of one (cache=writeback, two vCPUs) with the 67 figures of
   // its leave-one-configuration-out folds, nearly all another configuration.
-  static constexpr std::array<double, 5> kCombination = {0.22, 0.23, 0.39, 0.37, 0.47};
-  static constexpr std::array<double, 5> kConfiguration = {0.37, 0.37, 0.55, 0.72, 1.04};
-  static constexpr std::array<double, 5> kDepth = {0.31, 0.32, 0.51, 0.73, 0.93};
-  static constexpr std::array<double, 5> kWorkload = {0.21, 0.21, 0.36, 0.30, 0.69};
-  const std::array<double, 5>& prior = distance == "new combination"    ? kCombination
-                                       : distance == "unmeasured setup" ? kConfiguration
-                                       : distance == "another workload" ? kWorkload
-                                                                        : kDepth;
+  static constexpr PerKind kCombination = {0.22, 0.23, 0.39, 0.37, 0.47};
+  static constexpr PerKind kConfiguration = {0.37, 0.37, 0.55, 0.72, 1.04};
+  static constexpr PerKind kDepth = {0.31, 0.32, 0.51, 0.73, 0.93};
+  static constexpr PerKind kWorkload = {0.21, 0.21, 0.36, 0.30, 0.69};
+  const PerKind& prior = distance == "new combination"    ? kCombination
+                         : distance == "unmeasured setup" ? kConfiguration
+                         : distance == "another workload" ? kWorkload
+                                                          : kDepth;
   const auto i = prior_kind_index(kind);
   return i ? prior[*i] : 0;
 }
@@ -136,8 +137,9 @@ double combination_share(const std::string& kind) {
   // `calibrate --holdout <its 13 configurations> --cv config` at f175034: the 95th percentile
   // of the model-error sd its 124 held-out runs of new combinations needed (0.208, 0.216, 0.351,
   // 0.320, 0.483) over the term its leave-one-configuration-out folds gave, nearly all of them
-  // another configuration (0.344, 0.340, 0.488, 0.603, 0.834). Per figure kind, in the order of models::kFigureKinds.
-  static constexpr std::array<double, 5> kShare = {0.61, 0.63, 0.72, 0.53, 0.58};
+  // another configuration (0.344, 0.340, 0.488, 0.603, 0.834). Per figure kind, in the order of
+  // models::kFigureKinds.
+  static constexpr PerKind kShare = {0.61, 0.63, 0.72, 0.53, 0.58};
   const auto i = prior_kind_index(kind);
   return i ? kShare[*i] : 1;
 }
