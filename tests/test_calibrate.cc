@@ -918,6 +918,29 @@ TEST_CASE("the parameter draws: refits inside the bounds, their spread is FIT.to
   const auto j = fit::report_json(synthetic_dataset(), r);
   CHECK(j["parameter_draws"]["count"] == r.draws.size());
   CHECK(j["parameter_draws"]["in_alternative"] == 0);
+  // The draws keep to the region the simulation confirmed the surrogate in: each is the estimate
+  // moved by a refit's end less the unweighted refit's, both within the region.
+  CHECK(j["trusted_log_radius"].is_null() == std::isinf(r.trusted_log_radius));
+  if (std::isfinite(r.trusted_log_radius))
+    for (const auto& v : r.draws)
+      for (std::size_t k = 0; k < v.size(); ++k)
+        CHECK(std::fabs(std::log(v[k] / r.params[k].estimate)) <= 2 * r.trusted_log_radius + 1e-9);
+}
+
+TEST_CASE("after the rounds, the surrogate's own optimum is judged at the rounds' resolution of 1% of the cost") {
+  using fit::SurrogateCheck;
+  // The QEMU lab's knob split at --seed 1: the surrogate anchored at the estimate (cost 5412)
+  // descended 2.9 in log to where the simulation's cost was 5485, then, within a quarter of that,
+  // to 5344, and from there to 5341.
+  CHECK(fit::check_surrogate_optimum(5485, 5412) == SurrogateCheck::refused);
+  CHECK(fit::check_surrogate_optimum(5344, 5412) == SurrogateCheck::better);
+  CHECK(fit::check_surrogate_optimum(5341, 5344) == SurrogateCheck::confirmed);
+  // Within 1% either way the rounds cannot tell the two points apart.
+  CHECK(fit::check_surrogate_optimum(100, 100) == SurrogateCheck::confirmed);
+  CHECK(fit::check_surrogate_optimum(100.99, 100) == SurrogateCheck::confirmed);
+  CHECK(fit::check_surrogate_optimum(99.01, 100) == SurrogateCheck::confirmed);
+  CHECK(fit::check_surrogate_optimum(101.01, 100) == SurrogateCheck::refused);
+  CHECK(fit::check_surrogate_optimum(98.99, 100) == SurrogateCheck::better);
 }
 
 TEST_CASE("calibrate refuses setups it cannot fit") {

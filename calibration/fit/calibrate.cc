@@ -595,6 +595,13 @@ double parent_model_error_sd(const std::string& kind, const std::string& distanc
   return needed_sd_95(all);
 }
 
+SurrogateCheck check_surrogate_optimum(double simulated_cost, double estimate_cost) {
+  constexpr double kResolution = 0.01;  // the rounds': a gain under 1% ends the search
+  if (simulated_cost < (1 - kResolution) * estimate_cost) return SurrogateCheck::better;
+  if (simulated_cost <= (1 + kResolution) * estimate_cost) return SurrogateCheck::confirmed;
+  return SurrogateCheck::refused;
+}
+
 CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   const auto t0 = Clock::now();
   CalibrationResult res;
@@ -844,9 +851,40 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   // The region in which the last round's simulation confirmed the surrogate: the refits of the
   // parameter draws and of the leave-one-out folds keep to it around their optimum, as a round of
   // the search would (beyond it the surrogate extrapolates its slopes where no simulation has
-  // checked them). Unbounded when no step was ever refused.
-  const double trusted = radius;
-  if (!std::isinf(trusted)) say(o, fmt("the surrogate is trusted within %.3g (log) of the estimate", trusted));
+  // checked them).
+  // Where no step was ever refused, the search has not checked the surrogate beyond its steps:
+  // the rounds can stop (a gain under 1%) while the surrogate anchored at the estimate still
+  // descends far from it, extrapolating its slopes where no simulation went, and the draws'
+  // refits and the folds' would follow it there (the QEMU lab's knob split at --seed 1: 2.9 in log
+  // from the estimate, and the held-out points, the draws' medians, 22% off on IOPS where the
+  // estimate's are 14%). So simulate where it ends, as a round would: a point that lowers the
+  // simulated cost by 1% or more becomes the estimate (the search goes on from there); one within
+  // 1% of the estimate's cost either way (what the rounds cannot tell apart: the simulation's cost
+  // is not smooth in the parameters, even with the same random numbers) confirms the surrogate
+  // that far; a worse one shrinks the region to a quarter of that distance, as a refused round's
+  // would.
+  double trusted = radius;
+  if (std::isinf(trusted) && (o.bootstrap > 0 || o.leave_one_out)) {
+    for (int check = 0; check < kMaxShrinks; ++check) {
+      const Eigen::VectorXd ends = fitter->fit(fit_runs, best_u, 30, false, nullptr, 1, true, trusted).u;
+      const double far = (ends - best_u).lpNorm<Eigen::Infinity>();
+      if (far < 0.01) break;
+      std::map<std::size_t, DesPoint> pts = fitter->des(fit_runs, ends);
+      const double cost = fitter->des_cost(fit_runs, pts, ends);
+      say(o, fmt("the surrogate's own optimum, %.3g (log) from the estimate: simulated cost %.4g", far, cost) +
+                 fmt(" (the estimate's %.4g)", best_cost));
+      const SurrogateCheck verdict = check_surrogate_optimum(cost, best_cost);
+      if (verdict == SurrogateCheck::better) {
+        fitter->anchor(pts, ends);
+        best_u = ends;
+        best_des = std::move(pts);
+        best_cost = cost;
+        continue;
+      }
+      if (verdict == SurrogateCheck::confirmed) break;
+      trusted = far / 4;
+    }
+  }
   std::map<std::size_t, DesPoint> alt_des_kept;  // the DES of the fitted runs at the second explanation
   // A second explanation: the multi-start's end point farthest from the best (some parameter at
   // least 1.5x apart) among those the simulation says fit about as well — within twice the
@@ -972,6 +1010,8 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
   }
   u = best_u;
   std::map<std::size_t, DesPoint> des_at_u = best_des;
+  res.trusted_log_radius = trusted;
+  if (!std::isinf(trusted)) say(o, fmt("the surrogate is trusted within %.3g (log) of the estimate", trusted));
   if (!res.converged)
     res.stop_reason = fmt("the fit still improves after %.0f round", o.max_rounds) + (o.max_rounds == 1 ? "" : "s") +
                       fmt(" (the simulation differs from the fitted surrogate by %.1f%%)", 100 * mismatch);

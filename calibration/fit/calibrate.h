@@ -20,6 +20,7 @@
 #include <Eigen/Dense>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -203,6 +204,10 @@ struct CalibrationResult {
   double rss = 0, residual_variance = 1;
   int n_residuals = 0;
   double seconds = 0;
+  // How far (the largest log difference of any parameter) the simulation confirmed the surrogate
+  // around the estimate: what the draws' and folds' refits keep to; infinite where nothing
+  // bounded it.
+  double trusted_log_radius = std::numeric_limits<double>::infinity();
   std::optional<CvSummary> cv;
   ModelError model_error;
   std::vector<std::string> fitted_setups;  // models::setup_signature of each fitted run
@@ -221,6 +226,13 @@ struct CalibrationResult {
   Eigen::MatrixXd draw_correlation;
   std::string draws_method;  // how the runs were resampled, in words
 };
+
+// After the rounds, where no step was refused: the surrogate's own optimum, simulated, against
+// the estimate at the rounds' resolution (1% of the cost): `better` becomes the estimate,
+// `confirmed` trusts the surrogate that far, `refused` shrinks the region (docs/calibration.md,
+// the search's step 5).
+enum class SurrogateCheck { better, confirmed, refused };
+SurrogateCheck check_surrogate_optimum(double simulated_cost, double estimate_cost);
 
 // Throws models::ConfigError for a setup it cannot fit (no free parameter left, every run held
 // out, an unknown --fit key) and std::runtime_error when the model cannot be evaluated.

@@ -223,6 +223,8 @@ nlohmann::ordered_json report_json(const Dataset& d, const CalibrationResult& r)
   j["converged"] = r.converged;
   j["stop_reason"] = r.stop_reason;
   j["rounds"] = r.rounds;
+  j["trusted_log_radius"] =
+      std::isinf(r.trusted_log_radius) ? nlohmann::ordered_json() : nlohmann::ordered_json(r.trusted_log_radius);
   j["mva_evaluations"] = r.mva_evaluations;
   j["des_runs"] = r.des_runs;
   j["seconds"] = std::round(r.seconds * 100) / 100;
