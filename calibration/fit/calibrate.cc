@@ -29,6 +29,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The search's resolution: a round (or a check after the rounds) that lowers the simulated cost
+// by less than this share is no progress, and a region narrower than this (log) is a point.
+constexpr double kMinGain = 0.01;
+constexpr double kMinStep = 0.01;
+
 std::string fmt(const char* format, double a, double b = 0, double c = 0) {
   char buf[256];
   std::snprintf(buf, sizeof buf, format, a, b, c);
@@ -596,9 +601,8 @@ double parent_model_error_sd(const std::string& kind, const std::string& distanc
 }
 
 SurrogateCheck check_surrogate_optimum(double simulated_cost, double estimate_cost) {
-  constexpr double kResolution = 0.01;  // the rounds': a gain under 1% ends the search
-  if (simulated_cost < (1 - kResolution) * estimate_cost) return SurrogateCheck::better;
-  if (simulated_cost <= (1 + kResolution) * estimate_cost) return SurrogateCheck::confirmed;
+  if (simulated_cost < (1 - kMinGain) * estimate_cost) return SurrogateCheck::better;
+  if (simulated_cost <= (1 + kMinGain) * estimate_cost) return SurrogateCheck::confirmed;
   return SurrogateCheck::refused;
 }
 
@@ -833,7 +837,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       best_des = std::move(des_at_u);
       best_cost = cost;
       if (!std::isinf(radius)) radius *= 2;
-      if (mismatch < 0.01 || (round > 1 && gain < 0.01)) {
+      if (mismatch < 0.01 || (round > 1 && gain < kMinGain)) {
         res.converged = true;
         break;
       }
@@ -841,8 +845,8 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     }
     // Rejected: the surrogate stays anchored at the best point; a smaller region around it.
     radius = moved / 4;
-    if (radius < 0.01 || shrinks == kMaxShrinks) {
-      res.converged = radius < 0.01;
+    if (radius < kMinStep || shrinks == kMaxShrinks) {
+      res.converged = radius < kMinStep;
       break;
     }
     ++shrinks;
@@ -868,7 +872,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     for (int check = 0; check < kMaxShrinks; ++check) {
       const Eigen::VectorXd ends = fitter->fit(fit_runs, best_u, 30, false, nullptr, 1, true, trusted).u;
       const double far = (ends - best_u).lpNorm<Eigen::Infinity>();
-      if (far < 0.01) break;
+      if (far < kMinStep) break;
       std::map<std::size_t, DesPoint> pts = fitter->des(fit_runs, ends);
       const double cost = fitter->des_cost(fit_runs, pts, ends);
       say(o, fmt("the surrogate's own optimum, %.3g (log) from the estimate: simulated cost %.4g", far, cost) +
@@ -942,7 +946,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
         at = step.u;
         cost = c;
         des = std::move(pts);
-        if (m < 0.01 || gain < 0.01) return false;
+        if (m < 0.01 || gain < kMinGain) return false;
       }
       return false;
     };
