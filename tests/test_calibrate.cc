@@ -1015,3 +1015,26 @@ TEST_CASE("a fit stopped after one round reports that it did not converge") {
 }
 
 }  // namespace
+
+TEST_CASE("a held-out prediction whose point the draws moved far from the estimate is named in a note") {
+  const auto target = [](const std::string& metric, double point, double at_estimate) {
+    fit::TargetFit t;
+    t.metric = metric;
+    t.kind = "throughput";
+    t.measured = 1e5;
+    t.fitted = point;
+    t.at_estimate = at_estimate;
+    return t;
+  };
+  fit::RunFit fitted{"fitted-run", false, "", "", {target("read.iops", 1e5, 9e5)}};
+  fit::RunFit near{"near", true, "another configuration", "", {target("read.iops", 1.2e5, 1e5)}};
+  fit::RunFit far{"bare-metal/j16", true, "another configuration", "", {target("read.iops", 227900, 1566864)}};
+  fit::RunFit no_draws{"no-draws", true, "another configuration", "", {target("read.iops", 5e4, 0)}};
+  // Within a factor 1.5 (and a fitted run, and a prediction without draws): nothing to say.
+  CHECK(fit::point_far_from_estimate_note({fitted, near, no_draws}).empty());
+  const std::string note = fit::point_far_from_estimate_note({fitted, near, far, no_draws});
+  CAPTURE(note);
+  CHECK(note.find("1 of 2 held-out figures") != std::string::npos);
+  CHECK(note.find("'bare-metal/j16' read.iops the farthest (2.279e+05 against 1.567e+06)") != std::string::npos);
+  CHECK(note.find("model_at_estimate") != std::string::npos);
+}

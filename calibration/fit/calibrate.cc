@@ -600,6 +600,36 @@ double parent_model_error_sd(const std::string& kind, const std::string& distanc
   return needed_sd_95(all);
 }
 
+std::string point_far_from_estimate_note(const std::vector<RunFit>& runs) {
+  constexpr double kFactor = 1.5;
+  int far = 0, held = 0;
+  double worst = 0;
+  const RunFit* worst_run = nullptr;
+  const TargetFit* worst_target = nullptr;
+  for (const RunFit& r : runs) {
+    if (!r.held_out) continue;
+    for (const TargetFit& t : r.targets) {
+      if (t.at_estimate <= 0 || t.fitted <= 0) continue;  // no draws: the point is the estimate's
+      ++held;
+      const double apart = std::fabs(std::log(t.fitted / t.at_estimate));
+      if (apart <= std::log(kFactor)) continue;
+      ++far;
+      if (apart > worst) {
+        worst = apart;
+        worst_run = &r;
+        worst_target = &t;
+      }
+    }
+  }
+  if (far == 0) return "";
+  return std::to_string(far) + " of " + std::to_string(held) + " held-out figures have their prediction (the parameter " +
+         "draws' median) more than " + fmt("%.2g", kFactor) + " times from the simulation at the estimate, run '" +
+         worst_run->name + "' " + worst_target->metric + " the farthest (" + fmt("%.4g", worst_target->fitted) + " against " +
+         fmt("%.4g", worst_target->at_estimate) + "): the fitted runs leave what separates the two to the " +
+         "prior or to a second explanation, so read those predictions by their intervals, not their points (both in " +
+         "--report JSON: model, model_at_estimate)";
+}
+
 SurrogateCheck check_surrogate_optimum(double simulated_cost, double estimate_cost) {
   if (simulated_cost < (1 - kMinGain) * estimate_cost) return SurrogateCheck::better;
   if (simulated_cost <= (1 + kMinGain) * estimate_cost) return SurrogateCheck::confirmed;
@@ -1584,6 +1614,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       add_alternative(t, res.alternative_weight);
     }
   }
+  if (const std::string note = point_far_from_estimate_note(res.runs); !note.empty()) res.notes.push_back(note);
   // Each fold's interval takes the model error at its distance estimated without that fold, so
   // that its coverage is a fair test of the term (all estimated before any fold's interval grows).
   if (res.cv) {

@@ -234,6 +234,12 @@ struct CalibrationResult {
 enum class SurrogateCheck { better, confirmed, refused };
 SurrogateCheck check_surrogate_optimum(double simulated_cost, double estimate_cost);
 
+// Held-out predictions whose point (the draws' median) lies more than a factor 1.5 from the
+// simulation at the estimate: the fitted runs leave what separates the two to the prior or to a
+// second explanation, so the point is the draws' choice, not the data's. A note naming how many
+// and the farthest, or "" when none (docs/calibration.md, What it reports).
+std::string point_far_from_estimate_note(const std::vector<RunFit>& runs);
+
 // Throws models::ConfigError for a setup it cannot fit (no free parameter left, every run held
 // out, an unknown --fit key) and std::runtime_error when the model cannot be evaluated.
 CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o);
