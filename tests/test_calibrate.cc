@@ -1014,8 +1014,6 @@ TEST_CASE("a fit stopped after one round reports that it did not converge") {
   CHECK(j["stop_reason"].get<std::string>() == r.stop_reason);
 }
 
-}  // namespace
-
 TEST_CASE("a held-out prediction whose point the draws moved far from the estimate is named in a note") {
   const auto target = [](const std::string& metric, double point, double at_estimate) {
     fit::TargetFit t;
@@ -1038,3 +1036,5 @@ TEST_CASE("a held-out prediction whose point the draws moved far from the estima
   CHECK(note.find("'bare-metal/j16' read.iops the farthest (2.279e+05 against 1.567e+06)") != std::string::npos);
   CHECK(note.find("model_at_estimate") != std::string::npos);
 }
+
+}  // namespace
