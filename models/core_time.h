@@ -24,8 +24,16 @@ class CoreTime {
   void add(sim::time_ns demand_ns) noexcept {
     if (on_) ns_ += static_cast<double>(demand_ns);
   }
+  // Core time the thread spends outside host.cpu's stations (a vCPU's way into a halt, which
+  // runs while nothing waits for it): counted in its figures and in "<name>.off_cpu_cores".
+  void add_off_station(double ns) noexcept {
+    if (!on_) return;
+    ns_ += ns;
+    off_station_ns_ += ns;
+  }
   void reset(sim::time_ns now) noexcept {
     ns_ = 0;
+    off_station_ns_ = 0;
     since_ = now;
   }
   // "<name>.host_cores": the mean number of host cores the thread's work kept busy, and
@@ -36,10 +44,12 @@ class CoreTime {
   void report(sim::Metrics& m, const std::string& name, sim::time_ns now, double background_cores = 0,
               double background_share = 0) const {
     if (!on_ || now <= since_) return;
-    const double work = ns_ / static_cast<double>(now - since_);
+    const double window = static_cast<double>(now - since_);
+    const double work = ns_ / window, off_station = off_station_ns_ / window;
     m.add(name + ".host_cores", work + background_cores);
-    if (background_cores > 0 || background_share > 0)
-      m.add(name + ".off_cpu_cores", background_cores - background_share / (1 - background_share) * work);
+    if (background_cores > 0 || background_share > 0 || off_station > 0)
+      m.add(name + ".off_cpu_cores",
+            off_station + background_cores - background_share / (1 - background_share) * (work - off_station));
   }
   // When the window opened (the last reset).
   sim::time_ns since_ns() const noexcept { return since_; }
@@ -47,6 +57,7 @@ class CoreTime {
  private:
   bool on_ = false;
   double ns_ = 0;
+  double off_station_ns_ = 0;  // of ns_
   sim::time_ns since_ = 0;
 };
 
@@ -93,6 +104,8 @@ class CoreTimedThread : public sim::FcfsStation {
     core_time_.add(demand_ns);
     return demand_ns;
   }
+  // Core time spent off host.cpu's stations (CoreTime::add_off_station).
+  void counted_off_station(double ns) noexcept { core_time_.add_off_station(ns); }
 
  private:
   CoreTime core_time_;

@@ -62,7 +62,10 @@ void FioWorkload::accept(sim::JobId id, int) {
   const std::uint32_t thread = io_[id].job;
   const WorkloadParams& w = *jobs_[job_of_[thread]].w;
   if (w.iodepth_batch_complete_min <= 1) {
-    complete(id);  // reaped as it comes: io_getevents(1, max) returns at once
+    // Reaped as it comes (io_getevents(1, max) returns at once), its timestamp taken before fio's
+    // accounting (GuestThreads): its latency ends there.
+    const IoRequest& r = io_[id];
+    complete(id, r.reaped_ns > 0 ? r.reaped_ns : sim_.now());
     return;
   }
   // fio waits in io_getevents for min completions (no more than it has in flight), takes at most
@@ -80,7 +83,7 @@ void FioWorkload::accept(sim::JobId id, int) {
     ring.erase(ring.begin(), ring.begin() + static_cast<std::ptrdiff_t>(n));
     for (const sim::JobId r : reaped) {
       unreaped_ios_[thread] -= static_cast<int>(io_[r].ios);
-      complete(r);
+      complete(r, sim_.now());  // the batch's reap: its timestamp now
     }
   }
 }
@@ -169,6 +172,8 @@ void FioWorkload::issue(std::uint32_t thread, std::uint32_t ios) {
   r.step = Step::tag;
   r.issued_ns = now;
   r.submitted_ns = now;
+  r.reaped_ns = 0;
+  r.outside_ns = 0;
   outstanding_[thread] += static_cast<int>(ios);
   flow_.arrive(now);
   submit.send(id);
@@ -191,7 +196,7 @@ void FioWorkload::handle(std::uint32_t kind, std::uint64_t payload) {
     issue_slots(thread, static_cast<int>(payload >> 32));  // after a thinktime
 }
 
-void FioWorkload::complete(sim::JobId id) {
+void FioWorkload::complete(sim::JobId id, sim::time_ns reaped_ns) {
   const sim::time_ns now = sim_.now();
   const IoRequest& r = io_[id];
   const std::uint32_t thread = r.job;
@@ -200,8 +205,8 @@ void FioWorkload::complete(sim::JobId id) {
   if (sim_.measuring()) {
     // A merged request completes all its I/Os at once; fio sees each with the same times.
     const double slat = static_cast<double>(r.submitted_ns - r.issued_ns);
-    const double clat = static_cast<double>(now - r.submitted_ns);
-    const double lat = static_cast<double>(now - r.issued_ns);
+    const double clat = static_cast<double>(reaped_ns - r.submitted_ns);
+    const double lat = static_cast<double>(reaped_ns - r.issued_ns);
     for (DirectionRecord* rec : {&records_[static_cast<int>(r.dir)], per_job_ ? &job.records[static_cast<int>(r.dir)] : nullptr,
                                  disk_records_.empty() ? nullptr : &disk_records_[r.disk][static_cast<int>(r.dir)]}) {
       if (rec == nullptr) continue;

@@ -105,7 +105,9 @@ class FioWorkload final : public Stage {
   void issue(std::uint32_t thread, std::uint32_t ios = 1);
   void issue_slots(std::uint32_t thread, int slots);  // in plug-merged groups
   void arrival(std::uint32_t thread);
-  void complete(sim::JobId job);
+  // Records the I/O's figures, its latency ending at `reaped_ns` (fio's completion timestamp), and
+  // frees its slot.
+  void complete(sim::JobId job, sim::time_ns reaped_ns);
   void report_records(sim::Metrics& m, const std::string& prefix, const std::array<DirectionRecord, 2>& records,
                       double seconds) const;
 

@@ -32,6 +32,7 @@ struct GuestCpuCosts {
   double per_io_submit = 0;       // fio's own work, per fio I/O (a merged request pays it per I/O)
   double per_request_submit = 0;  // block layer + driver, per request
   double per_io_complete = 0;
+  double per_io_outside = 0;  // fio's, after the completion's timestamp: outside its latency (guest.fio_outside_us)
   double per_request_complete = 0;
   double per_page = 0;     // per 4 KiB page of an I/O beyond its first, half on submit (pin), half on completion (release)
   double kick_exit = 0;    // the notify exit, when not suppressed
@@ -39,11 +40,19 @@ struct GuestCpuCosts {
                            // completion that raised it; the others it delivers ride along
   double wake = 0;         // a completion that finds the thread asleep in io_getevents: its wake-up
   double lock_wake = 0;    // under TCG, the wake-up after a wait for the big lock (host.tcg_wake_us)
+  double halt_after = 0;   // guest.halt_after_us: the vCPU's way from fio's blocking wait to its halt
   double cv = 0;           // spread (lognormal) of every cost
   double background = 0;   // share of the vCPU busy with work no request causes: a request's work
                            // takes 1 / (1 - background) as long (host.tcg_vcpu_busy under TCG)
 };
 GuestCpuCosts guest_cpu_costs(const IoScenario& s);
+// fio's own work per I/O, split at its timestamps (guest.fio_outside_us out of guest.fio_submit_us +
+// guest.fio_complete_us, taken from the completion's share first): inside the submit, inside the
+// completion, and outside the latency. Their sum is fio's whole per-I/O cost.
+struct FioWorkSplit {
+  double submit = 0, complete = 0, outside = 0;
+};
+FioWorkSplit fio_work_split(const IoScenario& s);
 // The share of each vCPU thread's wall time that goes to work no request causes: under TCG
 // host.tcg_vcpu_busy, else 0 (a KVM vCPU with nothing to run halts in the host kernel).
 double vcpu_background_share(const IoScenario& s);
@@ -57,6 +66,14 @@ class FioThread final : public CoreTimedThread {
   // Under TCG: the thread whose passes hold the big QEMU lock, which a kick and an interrupt's
   // handling need (host.tcg_bql).
   void needs_lock_of(sim::FcfsStation* holder) noexcept { bql_holder_ = holder; }
+  // Halted: idle for longer than the way into the halt (guest.halt_after_us), so a completion
+  // now wakes the vCPU (guest.wake_us, under TCG host.tcg_wake_us) and counts as a wake-up.
+  bool asleep() const noexcept override {
+    return CoreTimedThread::asleep() && static_cast<double>(sim_.now() - idle_since_ns()) >= c_.halt_after;
+  }
+  // Work that finds the thread idle ends the vCPU's way into the halt, or follows all of it: that
+  // way's vCPU time is counted as the thread's (CoreTime::add_off_station; nothing waits on it).
+  void accept(sim::JobId job, int in_port) override;
 
  protected:
   sim::time_ns service_ns(sim::JobId job) override;
@@ -97,7 +114,6 @@ class GuestThreads final : public Stage {
   IoTable& io_;
   std::vector<FioThread*> threads_;  // per fio job
   sim::ProcessorSharingStation* cpu_;
-  double halt_after_ns_;  // guest.halt_after_us: a shorter wait ends before the vCPU halts
 };
 
 // The MVA's guest CPU stations: one per job, or the shared vCPUs / host cores.

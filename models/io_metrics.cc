@@ -446,10 +446,12 @@ double io_metric_mva(const IoMvaResult& r, const IoScenario& s, const std::strin
         bare = bare.substr(bare.find('.') + 1);
       if (host_thread_kind(bare, "") == k) ns += st.demand_ns - st.wait_ns;  // CPU: a lock's wait is not
     }
+    const bool vcpus = host_thread_kinds()[static_cast<std::size_t>(k)].first == "vcpus";
     // The vCPUs' background work (host.tcg_vcpu_busy): their requests' work is stretched by it, and
     // each vCPU is busy that share of every request's share of the time.
-    if (const double b = vcpu_background_share(s); b > 0 && host_thread_kinds()[static_cast<std::size_t>(k)].first == "vcpus")
+    if (const double b = vcpu_background_share(s); b > 0 && vcpus)
       ns = ns * (1 - b) + (r.iops > 0 ? b * s.guest.vcpus * 1e9 / r.iops : 0.0);
+    if (vcpus) ns += r.vcpu_halt_path_ns;  // their way into halts, on no station
     return ns / 1e3;
   }
   const auto dot = name.find('.');

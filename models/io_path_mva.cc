@@ -53,6 +53,21 @@ double guest_idle(double u, double n, int round, double previous, double x_irq =
   return round == 0 ? p : 0.5 * (p + previous);
 }
 
+// The vCPU time of the way into halts (guest.halt_after_us) per interrupt that reaches a fio
+// thread, in ns (arguments as guest_idle's): an idle period spends min(its length, halt_ns) on
+// it, the periods of many requests about exponential (mean m: m (1 - exp(-halt_ns / m))), a lone
+// request's about its mean. Nothing waits on that time: the vCPU's CPU figure holds it, the
+// response times do not.
+double halt_path_ns(double u, double n, double x_irq, double halt_ns) {
+  if (!(halt_ns > 0) || !(x_irq > 0)) return 0;
+  const double seen = seen_by_arrival(n);
+  const double p = std::clamp(1 - seen * std::max(0.0, u), 0.0, 1.0);
+  if (p <= 0) return 0;
+  const double mean_idle = std::max(0.0, 1 - u) / (x_irq * p);
+  if (mean_idle <= 0) return 0;
+  return p * (seen * mean_idle * (1 - std::exp(-halt_ns / mean_idle)) + (1 - seen) * std::min(mean_idle, halt_ns));
+}
+
 // QEMU's adaptive polling (aio_poll): after each wait the window stays where the wait ended
 // within it, falls to 0 after a wait longer than max_ns, and else grows (4 us, then doubling, up
 // to max_ns); an event found while busy is a wait of 0, which starts a window of 0 at 4 us. With
@@ -288,6 +303,13 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
     p_kick = kick_probability(s, asleep, u_main);
   }
   out.total_iops = x_ns * 1e9 * (w.rate_iops > 0 ? 1.0 : ios_per_request(s));
+  if (!s.bare_metal() && x_ns > 0) {
+    const int fio_threads = std::max(1, s.fio_threads() * vms);
+    const double x_fio = x_ns / fio_threads;
+    out.vcpu_halt_path_ns = halt_path_ns(x_fio * guest_demand(st), w.rate_iops > 0 ? 0.0 : plug_merged_requests_per_job(s),
+                                         x_fio * irq_share, s.guest.halt_after_ns) *
+                            irq_share / (w.rate_iops > 0 ? 1.0 : ios_per_request(s));
+  }
   out.iops = vms > 1 ? out.total_iops / vms : out.total_iops;  // one VM's
   out.read_iops = out.iops * w.read_fraction;
   out.write_iops = out.iops - out.read_iops;
@@ -295,7 +317,7 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
   double worst = -1;
   for (std::size_t k = 0; k < st.size(); ++k) {
     if (st[k].name == "fio.thinktime") continue;
-    total += residence[k];
+    total += residence[k] - st[k].outside_ns;  // fio's work past its timestamps is not its latency
     // The stations on the submit side count towards slat, a job thread by its submit share.
     if (st[k].slat == MvaDemand::Slat::all)
       submit += residence[k];
@@ -439,7 +461,7 @@ IoMvaResult figures_of(const std::vector<std::size_t>& members, const std::vecto
       const std::size_t k = n.where[c][i];
       if (d.name == "fio.thinktime") continue;
       const double res = n.residence[k][c];
-      total += res;
+      total += res - d.outside_ns;  // fio's work past its timestamps is not its latency
       if (d.slat == MvaDemand::Slat::all)
         submit += res;
       else if (d.slat == MvaDemand::Slat::share && d.slat_whole_ns > 0)

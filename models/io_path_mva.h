@@ -39,6 +39,9 @@ struct IoMvaResult {
   double slat_mean_ns = 0;
   double clat_mean_ns = 0;
   std::vector<IoMvaStage> stages;
+  // Per I/O, one VM's vCPUs' way into their halts (guest.halt_after_us): their CPU, on no
+  // station (no request waits on it); cpu.vcpus_us_per_io holds it.
+  double vcpu_halt_path_ns = 0;
   std::string bottleneck;
   bool open_loop = false;
   bool saturated = false;  // open loop beyond capacity

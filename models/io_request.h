@@ -77,6 +77,8 @@ struct IoRequest {
   std::uint64_t device_batch = 0;  // the batched device's busy period that completed it (0: none; BatchDevice)
   sim::time_ns issued_ns = 0;      // fio's io_u prep: start of slat and lat
   sim::time_ns submitted_ns = 0;   // the submit call returned: end of slat, start of clat
+  sim::time_ns reaped_ns = 0;      // fio took its completion's timestamp: end of clat and lat (0: when it leaves fio)
+  sim::time_ns outside_ns = 0;     // its fio thread's work after that timestamp (guest.fio_outside_us)
 };
 
 // Requests by sim job id; grows with the job pool, never shrinks.

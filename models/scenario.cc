@@ -674,8 +674,9 @@ void read_calibration(IoScenario& s, const std::map<std::string, Entry>& entries
 // resolved (driver_costs).
 void apply_cpu_scales(IoScenario& s) {
   const double g = s.guest_cpu_factor(), h = s.host.cpu_scale;
-  for (double* x : {&s.guest.fio_submit_ns, &s.guest.fio_complete_ns, &s.guest.per_page_ns, &s.guest.scheduler_ns,
-                    &s.guest.request_path_ns, &s.guest.wake_ns, &s.guest.halt_after_ns, &s.vq.kick_exit_ns, &s.vq.irq_handler_ns})
+  for (double* x :
+       {&s.guest.fio_submit_ns, &s.guest.fio_complete_ns, &s.guest.fio_outside_ns, &s.guest.per_page_ns, &s.guest.scheduler_ns,
+        &s.guest.request_path_ns, &s.guest.wake_ns, &s.guest.halt_after_ns, &s.vq.kick_exit_ns, &s.vq.irq_handler_ns})
     *x *= g;
   if (s.guest.driver_submit_ns >= 0) s.guest.driver_submit_ns *= g;
   if (s.guest.driver_complete_ns >= 0) s.guest.driver_complete_ns *= g;

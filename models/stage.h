@@ -115,6 +115,9 @@ struct MvaDemand {
   // slat_part_ns / slat_whole_ns of its demand (a job thread that submits and completes).
   enum class Slat { none, all, share } slat = Slat::none;
   double slat_part_ns = 0, slat_whole_ns = 0;
+  // Of demand_ns, fio's own work after a completion's timestamp and before the next I/O's (its
+  // accounting, the next I/O's preparation): on the station, outside fio's latency.
+  double outside_ns = 0;
   bool host_thread = false;  // an emulation thread: its utilization decides kicks and wake-ups
   bool core_work = false;    // another QEMU thread's work on host.cores (the TCG interrupt relay)
   bool shared = false;       // one for the whole host (the device, host.cores), not one per VM

@@ -819,17 +819,18 @@ TEST_CASE("FIT.toml writes plain decimals that read back, and the reports count 
 
   const std::string t = fit::fit_toml(d, r, scratch().string() + "/fit.toml", "vqsim calibrate ...");
   CAPTURE(t);
-  CHECK(t.find("backend.bandwidth = 497304000  # 95%: 410000000 to 602000000; default 3200000000\n") != std::string::npos);
-  CHECK(t.find("backend.read_us = 0.000123457  # 95%: 0.0001 to 0.00015; default 80\n") != std::string::npos);
+  // The value every digit the fit found (what the report's figures were simulated at), the rest six.
+  CHECK(t.find("backend.bandwidth = 497304123.4  # 95%: 410000000 to 602000000; default 3200000000\n") != std::string::npos);
+  CHECK(t.find("backend.read_us = 0.000123456789  # 95%: 0.0001 to 0.00015; default 80\n") != std::string::npos);
   CHECK(t.find("guest.cpu_scale = 1.25  # 95%: 1 to 1.5; default 1\n") != std::string::npos);
   CHECK(t.find("log_sd = [0.0971, 0.000015, 0.1]") != std::string::npos);
   // No number in exponent form: a digit or point before e+/e-/E+/E- and a digit after (the base
   // path above holds the checkout's folder name, which may well contain "e-").
   CHECK_FALSE(std::regex_search(t, std::regex("[0-9.][eE][+-][0-9]")));
-  // It reads back to the six digits it was written with.
+  // It reads back to the very doubles the fit found.
   const toml::table back = toml::parse(t);
-  CHECK(back["backend"]["bandwidth"].value<double>().value_or(0) == doctest::Approx(497304000).epsilon(1e-12));
-  CHECK(back["backend"]["read_us"].value<double>().value_or(0) == doctest::Approx(0.000123457).epsilon(1e-12));
+  CHECK(back["backend"]["bandwidth"].value<double>().value_or(0) == 497304123.4);
+  CHECK(back["backend"]["read_us"].value<double>().value_or(0) == 0.000123456789);
   CHECK(t.find("# Fitted on 1 run of manifest.toml, 1 held out (predicted, not fitted); values") != std::string::npos);
   CHECK(t.find("source = \"manifest.toml, 1 run fitted, 1 held out\"") != std::string::npos);
 

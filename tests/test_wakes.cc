@@ -160,3 +160,36 @@ TEST_CASE("QEMU's adaptive polling: a wait past host.poll_max_us drops the windo
     CHECK(mva_adaptive == doctest::Approx(models::io_metric(models::simulate_io(a, 2), "total.iops").mean).epsilon(0.15));
   }
 }
+
+TEST_CASE("guest.halt_after_us: the vCPU's way into a halt is its CPU time, on no request's path") {
+  // A device of 100 us: at QD1 fio waits about that long each time. A way into the halt of 10 us
+  // is spent in every wait (then the vCPU halts and the completion wakes it); one of 1 ms is never
+  // finished, and the vCPU spends the whole wait on it, never halting. Neither lengthens a request.
+  const auto at = [](double halt_us) {
+    return models::load_io_scenario(
+        kDefault, {"backend.kind=null", "backend.latency_us=100", "workload.rw=randread", "workload.bs=4k", "workload.iodepth=1",
+                   "host.iothreads=1", "host.poll_max_us=0", "host.cores=4", "guest.halt_after_us=" + std::to_string(halt_us),
+                   "workload.ios=20000", "run.replications=2"});
+  };
+  const auto vcpu_us = [](const models::IoRunReport& r) { return models::io_metric(r, "cpu.vcpus_us_per_io").mean; };
+  const models::IoRunReport none = models::simulate_io(at(0), 2), short_way = models::simulate_io(at(10), 2),
+                            long_way = models::simulate_io(at(1000), 2);
+  const double lat = models::io_metric(none, "read.lat_mean_us").mean;
+  CHECK(models::io_metric(short_way, "read.lat_mean_us").mean == doctest::Approx(lat).epsilon(0.02));
+  CHECK(models::io_metric(long_way, "read.lat_mean_us").mean == doctest::Approx(lat).epsilon(0.02));
+  CHECK(vcpu_us(short_way) - vcpu_us(none) == doctest::Approx(10).epsilon(0.05));
+  // The long way: all of each wait (the I/O's time per request less the vCPU's own work).
+  const double wait_us = 1e6 / models::io_metric(none, "read.iops").mean - vcpu_us(none);
+  CAPTURE(wait_us);
+  CHECK(vcpu_us(long_way) - vcpu_us(none) == doctest::Approx(wait_us).epsilon(0.05));
+  // A halt is a wake-up of the vCPU's thread; a wait that ends on the way is not.
+  CHECK(none.get("guest.fio_job0.wakeups_per_s").mean > 0.95 * models::io_metric(none, "read.iops").mean);
+  CHECK(long_way.get("guest.fio_job0.wakeups_per_s").mean < 0.01 * models::io_metric(none, "read.iops").mean);
+  // The MVA counts the same CPU.
+  for (const double halt_us : {0.0, 10.0, 1000.0}) {
+    const models::IoScenario s = at(halt_us);
+    CAPTURE(halt_us);
+    CHECK(models::io_metric_mva(models::solve_io_mva(s), s, "cpu.vcpus_us_per_io") ==
+          doctest::Approx(vcpu_us(models::simulate_io(s, 2))).epsilon(0.05));
+  }
+}

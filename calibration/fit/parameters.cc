@@ -25,6 +25,7 @@ double fit_start_value(const IoScenario& s, const std::string& key) {
   // Off by default (docs/sources.md §1: the MVA alone, which plan and sweep use, charges it too
   // often on shared cores), but where the runs can measure it the fit starts from the lab's value.
   if (key == "host.loop_wake_us") return 4.0;
+  if (key == "guest.halt_after_us") return 2.0;
   return v;
 }
 
