@@ -23,10 +23,10 @@ namespace {
 const std::string kDefault = test::kSourceDir + "/scenarios/default.toml";
 
 models::IoScenario on_null(double outside_us, int depth) {
-  return models::load_io_scenario(kDefault, {"backend.kind=null", "backend.latency_us=20", "workload.rw=randread",
-                                             "workload.bs=4k", "workload.iodepth=" + std::to_string(depth),
-                                             "guest.fio_outside_us=" + std::to_string(outside_us), "workload.ios=20000",
-                                             "run.replications=2"});
+  return models::load_io_scenario(
+      kDefault, {"backend.kind=null", "backend.latency_us=20", "workload.rw=randread", "workload.bs=4k",
+                 "workload.iodepth=" + std::to_string(depth), "guest.fio_outside_us=" + std::to_string(outside_us),
+                 "workload.ios=20000", "run.replications=2"});
 }
 
 double des(const models::IoScenario& s, const std::string& metric) {
@@ -60,8 +60,8 @@ TEST_CASE("fio's work outside its latency: at depth the fio thread bounds the sa
 
 TEST_CASE("fio's work outside its latency comes from the completion's cost first, then the submit's") {
   const auto split = [](double outside_us) {
-    return models::fio_work_split(models::load_io_scenario(kDefault, {"guest.fio_submit_us=3", "guest.fio_complete_us=2.5",
-                                                                      "guest.fio_outside_us=" + std::to_string(outside_us)}));
+    return models::fio_work_split(models::load_io_scenario(
+        kDefault, {"guest.fio_submit_us=3", "guest.fio_complete_us=2.5", "guest.fio_outside_us=" + std::to_string(outside_us)}));
   };
   const models::FioWorkSplit small = split(1.5), large = split(4), too_large = split(9);
   CHECK(small.outside == doctest::Approx(1500));
