@@ -31,24 +31,37 @@ double guest_demand(const std::vector<MvaDemand>& st) {
   return d;
 }
 
-// Probability that a completion finds its fio thread idle (asleep in io_getevents), `u` the
-// thread's utilization and `n` the requests it keeps in flight (0: an open loop). By the
-// arrival theorem a completion sees the loop without itself, about (n - 1) / n of the
-// utilization: a lone request (iodepth 1) always finds fio asleep. Damped against the previous
-// round's estimate: the wake-up's cost raises the utilization that makes it rarer.
-// With guest.halt_after_us (`halt_ns`), only a wait longer than that halts the vCPU: the share of
-// idle periods past it, their mean the thread's idle time over its wake-ups (`x_irq` interrupts
-// per ns reach it); a lone request's wait is its own round trip, about the same each time (it
-// halts when that mean does), many requests' waits about exponential.
-double guest_idle(double u, double n, int round, double previous, double x_irq = 0, double halt_ns = 0) {
+// A fio thread's idle periods as the interrupts that reach it (`x_irq` per ns) see them, `u` its
+// utilization and `n` the requests it keeps in flight (0: an open loop). By the arrival theorem a
+// completion sees the loop without itself, about (n - 1) / n of the utilization: a lone request
+// (iodepth 1) always finds fio idle. A period's mean is the thread's idle time over the arrivals
+// that end one.
+struct IdlePeriods {
+  double seen = 0;        // the share of the utilization an arrival sees (seen_by_arrival)
+  double found_idle = 0;  // the probability an arrival finds the thread idle
+  double mean_ns = 0;     // an idle period's mean length (0: unknown, no arrivals)
+};
+IdlePeriods idle_periods(double u, double n, double x_irq) {
   if (!(u >= 0)) u = 0;  // a profile of no VMs solves to no throughput (0/0): nothing to see
-  const double seen = seen_by_arrival(n);
-  double p = std::clamp(1 - seen * u, 0.0, 1.0);
+  IdlePeriods i;
+  i.seen = seen_by_arrival(n);
+  i.found_idle = std::clamp(1 - i.seen * u, 0.0, 1.0);
+  if (x_irq > 0 && i.found_idle > 0) i.mean_ns = std::max(0.0, 1 - u) / (x_irq * i.found_idle);
+  return i;
+}
+
+// Probability that a completion finds its fio thread idle (asleep in io_getevents; arguments as
+// idle_periods'), damped against the previous round's estimate: the wake-up's cost raises the
+// utilization that makes it rarer. With guest.halt_after_us (`halt_ns`), only a wait longer than
+// that halts the vCPU: the share of idle periods past it; a lone request's wait is its own round
+// trip, about the same each time (it halts when that mean does), many requests' waits about
+// exponential.
+double guest_idle(double u, double n, int round, double previous, double x_irq = 0, double halt_ns = 0) {
+  const IdlePeriods idle = idle_periods(u, n, x_irq);
+  double p = idle.found_idle;
   if (halt_ns > 0 && p > 0) {
-    const double mean_idle = x_irq > 0 ? std::max(0.0, 1 - u) / (x_irq * p) : 0.0;
-    const double past =
-        mean_idle > 0 ? seen * std::exp(-halt_ns / mean_idle) + (1 - seen) * (mean_idle >= halt_ns ? 1.0 : 0.0) : 0.0;
-    p *= past;
+    const double m = idle.mean_ns;
+    p *= m > 0 ? idle.seen * std::exp(-halt_ns / m) + (1 - idle.seen) * (m >= halt_ns ? 1.0 : 0.0) : 0.0;
   }
   return round == 0 ? p : 0.5 * (p + previous);
 }
@@ -59,13 +72,10 @@ double guest_idle(double u, double n, int round, double previous, double x_irq =
 // request's about its mean. Nothing waits on that time: the vCPU's CPU figure holds it, the
 // response times do not.
 double halt_path_ns(double u, double n, double x_irq, double halt_ns) {
-  if (!(halt_ns > 0) || !(x_irq > 0)) return 0;
-  const double seen = seen_by_arrival(n);
-  const double p = std::clamp(1 - seen * std::max(0.0, u), 0.0, 1.0);
-  if (p <= 0) return 0;
-  const double mean_idle = std::max(0.0, 1 - u) / (x_irq * p);
-  if (mean_idle <= 0) return 0;
-  return p * (seen * mean_idle * (1 - std::exp(-halt_ns / mean_idle)) + (1 - seen) * std::min(mean_idle, halt_ns));
+  const IdlePeriods idle = idle_periods(u, n, x_irq);
+  const double m = idle.mean_ns;
+  if (!(halt_ns > 0) || m <= 0) return 0;
+  return idle.found_idle * (idle.seen * m * (1 - std::exp(-halt_ns / m)) + (1 - idle.seen) * std::min(m, halt_ns));
 }
 
 // QEMU's adaptive polling (aio_poll): after each wait the window stays where the wait ended

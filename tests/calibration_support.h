@@ -1,6 +1,7 @@
-// Shared scaffolding for the calibration tests (test_calibrate.cc, test_coverage.cc): a scratch
-// directory of the process, and manifests of "measurements" simulated at a known truth, so that
-// a fit can be judged against the parameters and figures it should find.
+// Shared scaffolding for the tests (test_calibrate.cc, test_coverage.cc, the mechanism tests): a
+// scratch directory of the process, a simulated figure of a scenario, and manifests of
+// "measurements" simulated at a known truth, so that a fit can be judged against the parameters
+// and figures it should find.
 #pragma once
 
 #include <unistd.h>
@@ -21,6 +22,12 @@
 namespace vqsim::test {
 
 inline const std::string kSourceDir = VQSIM_SOURCE_DIR;
+
+// The simulation's mean of `metric` for scenario `s`, on 2 threads (the mechanism tests compare
+// it with the MVA's or with another scenario's).
+inline double des(const models::IoScenario& s, const std::string& metric) {
+  return models::io_metric(models::simulate_io(s, 2), metric).mean;
+}
 
 // A scratch directory of this process (CTest may run other test binaries at the same time),
 // removed at exit.

@@ -29,9 +29,7 @@ models::IoScenario on_null(double outside_us, int depth) {
                  "workload.ios=20000", "run.replications=2"});
 }
 
-double des(const models::IoScenario& s, const std::string& metric) {
-  return models::io_metric(models::simulate_io(s, 2), metric).mean;
-}
+using test::des;
 
 }  // namespace
 

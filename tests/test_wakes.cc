@@ -33,9 +33,7 @@ models::IoScenario scenario(double guest_wake_us, double loop_wake_us, int depth
                  "workload.ios=20000", "run.replications=2"});
 }
 
-double des(const models::IoScenario& s, const std::string& metric) {
-  return models::io_metric(models::simulate_io(s, 2), metric).mean;
-}
+using test::des;
 
 }  // namespace
 
