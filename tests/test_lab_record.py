@@ -246,6 +246,39 @@ try:
     check(all(r["set"].get("backend.batched") is True for r in full
               if r["set"]["backend.kind"] == "nvme" and r["set"]["host.cache"] == "none"),
           "the full recording's O_DIRECT file runs are on a batched host disk (inferred in its setup.json)")
+    # --- the page cache's share of a run's reads, from the thread pool's sleeps (aio=threads, writeback)
+    wb = os.path.join(tmp, "wb")
+    os.makedirs(wb)
+    jobs, timing = [], []
+    # (job, rw, read IOPS, write IOPS, worker sleeps over 5 s): every write hits (1 sleep per I/O);
+    # half the random reads reach the disk (1.5), the sequential reads none (1.0); the mixed job's
+    # reads, a half of its I/Os, all reach it (1.5).
+    for name, rw, r_iops, w_iops, sleeps in (("randwrite-4k-qd1-j1", "randwrite", 0, 1000, 5000),
+                                             ("randread-4k-qd1-j1", "randread", 1000, 0, 7500),
+                                             ("read-4k-qd1-j1", "read", 1000, 0, 5000),
+                                             ("randrw-4k-qd1-j1", "randrw", 500, 500, 7500),
+                                             ("randread-4k-qd16-j1", "randread", 4000, 0, 40000)):
+        jobs.append({"name": name, "rw": rw, "bs": "4k", "iodepth": int(name.split("qd")[1].split("-")[0]), "numjobs": 1})
+        timing.append({"run": name, "wall_s": 5.0, "qemu_thread_wakes": {"CPU 0/TCG": 1, "worker": sleeps}})
+        os.makedirs(os.path.join(wb, "cfg"), exist_ok=True)
+        with open(os.path.join(wb, "cfg", name + ".json"), "w") as f:
+            json.dump({"jobs": [{"read": {"iops": float(r_iops)}, "write": {"iops": float(w_iops)}}]}, f)
+    meta_pc = copy.deepcopy(meta_wb)
+    meta_pc["storage"]["aio"] = "threads"
+    meta_pc.update(name="cfg", jobs=jobs, timing=timing, complete_runs=[{"name": j["name"]} for j in jobs])
+    hits = record.pagecache_hits(wb, meta_pc)
+    check(hits == {"randread-4k-qd1-j1": 0.5, "read-4k-qd1-j1": 1, "randrw-4k-qd1-j1": 0.0},
+          f"a read that reaches the disk costs its worker one more sleep than the writes' (got {hits}); "
+          "a job with no write job of its depth beside it is left to the inferred 1")
+    check(record.run_set(meta_pc, {"name": "randread-4k-qd1-j1"}, disk, hits=hits)["host.pagecache_hit_ratio"] == 0.5
+          and record.run_set(meta_pc, {"name": "randread-4k-qd16-j1"}, disk, hits=hits)["host.pagecache_hit_ratio"] == 1,
+          "the manifest's hit ratio is the measured one where there is one, else 1")
+    check(record.pagecache_hits(wb, meta_file) == {}, "cache=none: no page cache to measure")
+    with open(os.path.join(src, "calibration", "data", "lab-2026-12-04", "full-counters", "manifest.toml"), "rb") as f:
+        fc = {r["name"]: r["set"] for r in tomllib.load(f)["run"]}
+    check(fc["file-blk-io0-threads-writeback-v1/randread-4k-qd1-j1"]["host.pagecache_hit_ratio"] < 0.1
+          and fc["file-blk-io1-threads-writeback-v1/randread-4k-qd1-j1"]["host.pagecache_hit_ratio"] >= 0.95,
+          "the full-counters recording: the first writeback boot's random reads went to the disk, the second's hit")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
