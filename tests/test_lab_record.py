@@ -246,6 +246,21 @@ try:
     check(all(r["set"].get("backend.batched") is True for r in full
               if r["set"]["backend.kind"] == "nvme" and r["set"]["host.cache"] == "none"),
           "the full recording's O_DIRECT file runs are on a batched host disk (inferred in its setup.json)")
+    # --- the host disk's QD1 latency and the part of it spent submitting (fio's slat), from host fio's JSON
+    real_host_fio = record.host_fio
+    try:
+        record.host_fio = lambda path, rw, bs, qd, figure: figure(
+            {"lat_ns": {"mean": 39700.0 if rw == "randread" else 52000.0}, "slat_ns": {"mean": 12300.0}})
+        sub = {}
+        q = record.host_disk_qd1("disk.raw", sub)
+        check(q == {"randread": 39.7, "randwrite": 52.0} and sub == {"randread": 12.3, "randwrite": 12.3},
+              f"host fio's QD1 latency, and its submission part for the threads that submit (got {q}, {sub})")
+        record.host_fio = lambda path, rw, bs, qd, figure: figure({"lat_ns": {"mean": 39700.0}})
+        sub = {}
+        check(record.host_disk_qd1("disk.raw", sub)["randread"] == 39.7 and sub == {},
+              "a fio output without slat gives the latency and no submission part")
+    finally:
+        record.host_fio = real_host_fio
     # --- the page cache's share of a run's reads, from the thread pool's sleeps (aio=threads, writeback)
     wb = os.path.join(tmp, "wb")
     os.makedirs(wb)
