@@ -58,6 +58,9 @@ sim::time_ns HandoffDelay::delay_ns(sim::JobId job) {
   const sim::time_ns drawn = draw_.sample_ns(rng_);
   const IoRequest& r = io_[job];
   if (r.step != Step::aio_return) return drawn;
+  // A worker whose request the page cache served never slept in its syscall: it schedules the
+  // completion's bottom half at once, with no wake-up of its own on the way back.
+  if (r.pagecache) return 0;
   if (r.device_batch == 0 || r.device_batch != last_batch_) {
     last_batch_ = r.device_batch;
     last_ns_ = drawn;
@@ -177,7 +180,7 @@ std::vector<PortEnd> AioStage::exits(const sim::Port& port) const {
 
 void aio_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   if (driver_costs(in.s).uses_qemu_thread && aio_engine(in.s).handoff)
-    out.push_back({"aio.handoff", sim::MvaStationKind::Delay, 1, 2 * in.s.host.threads_handoff_ns});
+    out.push_back({"aio.handoff", sim::MvaStationKind::Delay, 1, (2 - pagecache_share(in.s)) * in.s.host.threads_handoff_ns});
 }
 
 // The scenario keys of the AIO engine and cache mode (models/param.h: how a key is declared).
@@ -224,7 +227,8 @@ void aio_keys(std::vector<Param>& t) {
        "us",
        "5",
        "[I] thread wake-up + bottom half",
-       "aio=threads: latency to hand a request to a worker, and its completion back",
+       "aio=threads: latency to hand a request to a worker, and its completion back where the worker slept in its "
+       "syscall (the device; a page-cache hit or write returns with no wake-up)",
        {},
        0,
        1e12,

@@ -2,7 +2,9 @@
 // mode makes of reads, writes and flushes.
 //   threads   a pool of at most 64 workers (util/thread-pool.c max_threads) that each make one
 //             blocking preadv/pwritev (and fdatasync for a flush); a hand-off to the worker and a
-//             bottom half back to the emulation thread, each threads_handoff_us of latency.
+//             bottom half back to the emulation thread, each threads_handoff_us of latency. The
+//             way back is the worker's wake-up from its sleep in the syscall: a request the host
+//             page cache serves never sleeps there, and returns with the bottom half alone.
 //   native    io_submit in batches (aio-max-batch 32), at most 1024 events per AioContext;
 //             needs O_DIRECT, so cache=writeback/writethrough/unsafe with native is rejected as
 //             QEMU rejects it (block/file-posix.c).

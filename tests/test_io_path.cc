@@ -113,6 +113,34 @@ TEST_CASE("knob: aio=threads adds latency at QD1 over aio=native") {
   CHECK(threads.iops < native.iops);
 }
 
+TEST_CASE("aio=threads: a request the page cache serves returns without the worker's wake-up; one the device serves pays it") {
+  // util/thread-pool.c: the worker runs the request's syscall and schedules the completion's
+  // bottom half. A worker that slept in preadv (the device) is woken before it can; one the page
+  // cache answered never slept. So a longer hand-off lengthens a hit by one leg, a miss by two.
+  auto lat_ns = [](const std::string& hit_ratio, const std::string& handoff_us) {
+    const std::vector<std::string> o{"workload.ios=20000",
+                                     "workload.iodepth=1",
+                                     "workload.rw=randread",
+                                     "host.aio=threads",
+                                     "host.cache=writeback",
+                                     "host.pagecache_hit_ratio=" + hit_ratio,
+                                     "host.threads_handoff_us=" + handoff_us};
+    const double des = simulate("default.toml", o).lat_ns;
+    const double mva = models::solve_io_mva(models::load_io_scenario(kScenarios + "default.toml", o)).lat_mean_ns;
+    return std::pair{des, mva};
+  };
+  // Both hand-offs long enough that every thread on the way sleeps in both (its wake-ups the same).
+  const auto [hit_short, hit_short_mva] = lat_ns("1", "45");
+  const auto [hit_long, hit_long_mva] = lat_ns("1", "85");
+  const auto [miss_short, miss_short_mva] = lat_ns("0", "45");
+  const auto [miss_long, miss_long_mva] = lat_ns("0", "85");
+  const double leg_ns = 40'000;  // host.threads_handoff_us 85 against 45, at host.cpu_scale 1
+  CHECK((hit_long - hit_short) == doctest::Approx(leg_ns).epsilon(0.1));
+  CHECK((miss_long - miss_short) == doctest::Approx(2 * leg_ns).epsilon(0.1));
+  CHECK((hit_long_mva - hit_short_mva) == doctest::Approx(leg_ns).epsilon(0.1));
+  CHECK((miss_long_mva - miss_short_mva) == doctest::Approx(2 * leg_ns).epsilon(0.1));
+}
+
 TEST_CASE("knob: cache=writethrough lowers write IOPS (a flush after every write)") {
   const std::vector<std::string> base{"workload.ios=20000", "workload.rw=randwrite", "host.aio=threads", "backend.kind=sata-ssd"};
   auto with = [&](const std::string& kv) {
