@@ -93,7 +93,7 @@ class AioStage final : public Stage {
 // Of a workload's I/Os, the share the host page cache serves under the cache mode.
 double pagecache_share(const IoScenario& s);
 
-// The MVA's hand-off delay (aio=threads: both ways).
+// The MVA's hand-off delay (aio=threads: both ways, one way for what the page cache serves).
 void aio_demands(const MvaInputs& in, std::vector<MvaDemand>& out);
 
 // The scenario keys of the AIO engine and cache mode.

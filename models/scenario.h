@@ -128,7 +128,7 @@ struct HostParams {
   double main_loop_timer_ns = 1e6;  // the main loop's timers run at whole multiples of this (glib's ms timeout)
   double emu_per_page_ns = 100;     // emulation thread, per 4 KiB page of a request beyond the first (descriptor mapping)
   int thread_pool_max = 64;
-  double threads_handoff_ns = 5000;  // worker wake-up and completion bottom half, each way
+  double threads_handoff_ns = 5000;  // worker wake-up and completion bottom half, each way (one way on a page-cache hit)
   double native_submit_ns = 1000;    // io_submit per request (batched)
   double io_uring_submit_ns = 700;
   double vhost_worker_ns = 2000;   // kernel vhost worker per request
