@@ -27,7 +27,7 @@ int calibrate_main(const std::vector<std::string>& args) {
   std::string scenario, data, out, report, html, fit_list, cv, holdout, format = "text", loss = "cauchy";
   int threads = 0, replications = 2, max_rounds = fit::CalibrateOptions{}.max_rounds;
   long long seed = 1;
-  bool quiet = false;
+  bool quiet = false, fit_counts = false;
   std::string keys;
   for (const auto& k : fit::fittable_keys()) keys.append(keys.empty() ? "" : ", ").append(k);
   po::options_description opts(
@@ -78,7 +78,10 @@ int calibrate_main(const std::vector<std::string>& args) {
       "configuration at a time, so that the model's own error for another configuration comes from such folds")(
       "loss", po::value(&loss)->default_value("cauchy"),
       "cauchy: figures the model cannot come near (beyond ~10%) weigh less than the rest | squares: plain least squares")(
-      "report", po::value(&report), "also write the report as JSON")(
+      "fit-counts", po::bool_switch(&fit_counts),
+      "also fit the runs' counts per I/O (count.interrupts_per_io, count.<kind>_wakes_per_io); without it they "
+      "are read and left out, and the report says so (docs/calibration.md says why)")("report", po::value(&report),
+                                                                                      "also write the report as JSON")(
       "html", po::value(&html), "also write the report as an HTML page with charts (as vqsim report)")(
       "format", po::value(&format)->default_value("text"), "report on stdout: text | json")(
       "threads", po::value(&threads)->default_value(0), "threads (0 = all cores); results do not depend on it")(
@@ -142,7 +145,8 @@ int calibrate_main(const std::vector<std::string>& args) {
   o.seed = static_cast<std::uint64_t>(seed);
   if (!quiet) o.progress = [](const std::string& line) { std::cerr << "calibrate: " << line << std::endl; };
 
-  const fit::Dataset d = fit::load_dataset(data, scenario);
+  fit::Dataset d = fit::load_dataset(data, scenario);
+  if (!fit_counts) fit::leave_out_counts(d);
   const fit::CalibrationResult r = fit::calibrate(d, o);
 
   // The command as FIT.toml records it: without the options that cannot change the result, so

@@ -28,14 +28,22 @@ int host_thread_kind(const std::string& name, const std::string& suffix) {
   return -1;
 }
 
-int cpu_metric_kind(const std::string& metric) {
-  const std::string head = "cpu.", tail = "_us_per_io";
+namespace {
+// The kind's index of a name <head><kind><tail>, or -1.
+int thread_kind_between(const std::string& metric, const std::string& head, const std::string& tail) {
   if (metric.rfind(head, 0) != 0 || !ends_with(metric, tail) || metric.size() <= head.size() + tail.size()) return -1;
   const std::string kind = metric.substr(head.size(), metric.size() - head.size() - tail.size());
   for (std::size_t k = 0; k < host_thread_kinds().size(); ++k)
     if (host_thread_kinds()[k].first == kind) return static_cast<int>(k);
   return -1;
 }
+}  // namespace
+
+int cpu_metric_kind(const std::string& metric) { return thread_kind_between(metric, "cpu.", "_us_per_io"); }
+
+int wake_metric_kind(const std::string& metric) { return thread_kind_between(metric, "count.", "_wakes_per_io"); }
+
+bool is_count_metric(const std::string& metric) { return metric == kInterruptsPerIoMetric || wake_metric_kind(metric) >= 0; }
 
 HostCoreUse host_core_use(const IoScenario& s, const IoRunReport& r) {
   HostCoreUse u;

@@ -56,4 +56,15 @@ int host_thread_kind(const std::string& name, const std::string& suffix);
 // cpu.main_loop_us_per_io, ...). The kind's index, or -1 for any other name.
 int cpu_metric_kind(const std::string& metric);
 
+// Counts per I/O, the figures a recording of the guest's interrupt counters and of each thread's
+// voluntary context switches is compared with (calibration/lab/record: the counts over the
+// job's I/Os): count.interrupts_per_io, the guest's virtio request interrupts, and
+// count.<kind>_wakes_per_io, the times the VM's threads of a host_thread_kinds() kind are woken
+// (work that finds one asleep, a wait for a lock another thread's pass holds).
+inline constexpr const char* kInterruptsPerIoMetric = "count.interrupts_per_io";
+// The kind's index of a count.<kind>_wakes_per_io name, or -1 for any other name.
+int wake_metric_kind(const std::string& metric);
+// count.interrupts_per_io or a count.<kind>_wakes_per_io.
+bool is_count_metric(const std::string& metric);
+
 }  // namespace vqsim::models

@@ -288,6 +288,7 @@ void host_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   const auto& w = s.workload;
   const DriverCosts drv = driver_costs(s);
   double submit = 0, complete = 0;
+  double woken = 0;  // per request: visits that find the thread asleep in its poll
   int n = 1;
   std::string base = "host.main_loop";
   if (drv.uses_qemu_thread) {
@@ -296,6 +297,7 @@ void host_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
     // The wake from the thread's poll: a kick that finds it asleep, and a completion that does
     // (a null device without latency completes within the pass that submitted it).
     const bool async_completion = !(s.backend.kind == BackendKind::null && s.backend.latency_ns <= 0);
+    woken = in.p_wake * (async_completion ? 2.0 : 1.0);
     if (s.host.loop_wake_ns > 0) {
       submit += s.host.loop_wake_ns * in.p_wake;
       if (async_completion) complete += s.host.loop_wake_ns * in.p_wake;
@@ -313,6 +315,7 @@ void host_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   for (int t = 0; t < used; ++t) {
     MvaDemand d{n == 1 ? base : base + std::to_string(t), sim::MvaStationKind::Queue, 1, (submit + complete) / used};
     d.host_thread = true;
+    d.wakes = woken / used;
     out.push_back(d);
   }
   // TCG with IOThreads: the main loop relays their interrupts. An IOThread signals once per pass
@@ -336,6 +339,7 @@ void host_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
     const double asleep = std::clamp(1.0 - x * lead * relay, 0.0, 1.0);
     MvaDemand d{"host.main_loop", sim::MvaStationKind::Queue, 1, lead * signals * (relay + s.host.loop_wake_ns * asleep)};
     d.core_work = true;
+    d.wakes = lead * signals * asleep;
     out.push_back(d);
   }
 }

@@ -213,6 +213,9 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   // main loop in passes of their own, which it finds as often as a kick does.
   const double irq_lock = s.host.iothreads > 0 ? in.p_bql_wait : 0.0;
   const double wake = (wakes.halt * in.p_guest_idle + wakes.lock * irq_lock) * in.irq_share;
+  // How often a request wakes its fio thread (its vCPU's halts and waits for the lock), whatever
+  // a wake-up costs: the simulation's wakeups_per_s of the thread.
+  const double woken = (in.p_guest_idle + irq_lock) * in.irq_share + in.p_bql_wait * kicks;
   const double outside = stretch * fio.outside * m;
   const double guest_complete = stretch * ((fio.complete + fio.outside) * m + drv.complete_ns + half_pages +
                                            (bare ? 0.0 : interrupt_cost_ns(s) * in.irq_share) + wake);
@@ -230,6 +233,7 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
         {"guest.vcpus", sim::MvaStationKind::MultiServer, c, all, wait, MvaDemand::Slat::share, guest_submit + wait, all});
     out.back().shared = s.host.cores > 0;  // host.cores are every VM's; a VM's own vCPUs are its own
     out.back().outside_ns = outside;
+    out.back().wakes = woken;
   } else {
     // The submit side's share of slat: its demand share of the thread's work (the kick aside).
     const double part = fio.submit * m + blk.submit_extra_ns + drv.submit_ns + half_pages + wait;
@@ -238,6 +242,7 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
       out.push_back({"guest.fio_job" + std::to_string(j), sim::MvaStationKind::Queue, 1,
                      (guest_submit + guest_complete + wait) / w.numjobs, wait / w.numjobs, MvaDemand::Slat::share, part, whole});
       out.back().outside_ns = outside / w.numjobs;
+      out.back().wakes = woken / w.numjobs;
     }
   }
 }

@@ -14,6 +14,25 @@ namespace vqsim::models {
 
 namespace {
 
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// A VM's interrupt line as the simulation names it, without the VM's prefix: virtqueue.irq<q>.
+bool is_interrupt_line(const std::string& name) {
+  const std::string head = "virtqueue.irq";
+  return name.size() > head.size() && name.rfind(head, 0) == 0 &&
+         name.find_first_not_of("0123456789", head.size()) == std::string::npos;
+}
+
+// An MVA station's name without the VM copy's "vm<k>." (vm.count VMs of one profile).
+std::string bare_stage_name(const std::string& name) {
+  const auto dot = name.find('.');
+  if (name.rfind("vm", 0) == 0 && dot != std::string::npos && name.find_first_not_of("0123456789", 2) == dot)
+    return name.substr(dot + 1);
+  return name;
+}
+
 sim::Interval scaled(sim::Interval i, double k) {
   i.mean *= k;
   i.half_width *= k;
@@ -70,7 +89,7 @@ bool is_vm_metric(const std::string& name) {
   if (name.rfind("host.", 0) == 0) return false;
   for (const auto& n : io_metric_names())
     if (n == name) return true;
-  if (cpu_metric_kind(name) >= 0) return true;
+  if (cpu_metric_kind(name) >= 0 || is_count_metric(name)) return true;
   std::string dir;
   double p;
   return parse_percentile(name, &dir, &p) && dir != "total";
@@ -112,6 +131,7 @@ std::string figure_kind(const std::string& full_metric) {
   double pct = 0;
   if (parse_percentile(metric, &dir, &pct, &kind)) return pct < 90 ? "p50" : pct < 99.5 ? "p99" : "p99.9";
   if (cpu_metric_kind(metric) >= 0) return "cpu";
+  if (is_count_metric(metric)) return "count";
   const std::string m = metric.substr(metric.find('.') + 1);
   return m == "iops" || m == "bw_kib" ? "throughput" : "mean latency";
 }
@@ -355,6 +375,31 @@ sim::Interval io_metric_of(const IoRunReport& all, const std::string& prefix, co
     const double iops = r.get("read.iops").mean + r.get("write.iops").mean;
     return point(iops > 0 ? cores / iops * 1e6 : 0);
   }
+  if (is_count_metric(name)) {
+    // Per second over the VM's I/Os per second: its interrupt lines' interrupts (the completions
+    // through each over the completions an interrupt carries), or its threads' of the kind
+    // wake-ups.
+    const int k = wake_metric_kind(name);
+    const std::string tail = k >= 0 ? ".wakeups_per_s" : ".completions_per_interrupt";
+    double per_s = 0;
+    bool found = false;
+    for (const auto& m : all.summary) {
+      if (m.name.rfind(prefix, 0) != 0 || !ends_with(m.name, tail)) continue;
+      const std::string bare = m.name.substr(prefix.size(), m.name.size() - prefix.size() - tail.size());
+      if (k >= 0) {
+        if (host_thread_kind(bare, "") != k) continue;
+        per_s += m.interval.mean;
+      } else {
+        if (!is_interrupt_line(bare)) continue;
+        if (m.interval.mean > 0) per_s += r.get(bare + ".throughput_per_s").mean / m.interval.mean;
+      }
+      found = true;
+    }
+    if (!found && k < 0)
+      throw std::invalid_argument("metric " + name + ": the scenario has no virtio interrupt line (bare metal?)");
+    const double iops = r.get("read.iops").mean + r.get("write.iops").mean;
+    return point(iops > 0 ? per_s / iops : 0);
+  }
   std::string dir, kind;
   double pct = 0;
   if (parse_percentile(name, &dir, &pct, &kind) && dir != "total") {
@@ -374,7 +419,8 @@ sim::Interval io_metric_of(const IoRunReport& all, const std::string& prefix, co
         "unknown metric '" + name + "'" + io_metric_suggestion(name) +
         "; metrics are <read|write>.<iops|bw_kib|lat_mean_us|slat_mean_us|clat_mean_us|clat_p<P>_us|lat_p<P>_us> or "
         "total.<iops|bw_kib|lat_mean_us> or host.total.<iops|lat_mean_us> or "
-        "cpu.<vcpus|main_loop|iothreads|vhost_worker>_us_per_io");
+        "cpu.<vcpus|main_loop|iothreads|vhost_worker>_us_per_io or count.interrupts_per_io or "
+        "count.<vcpus|main_loop|iothreads|vhost_worker>_wakes_per_io");
   if (d == "total") {
     const sim::Interval ri = r.get("read.iops"), wi = r.get("write.iops");
     if (m == "iops") {
@@ -439,13 +485,8 @@ double io_metric_mva(const IoMvaResult& r, const IoScenario& s, const std::strin
     // The work per I/O of the kind's stations (every VM's copy of a per-VM station carries its
     // 1/vm.count share of one VM's work: together one VM's).
     double ns = 0;
-    for (const IoMvaStage& st : r.stages) {
-      std::string bare = st.name;
-      if (bare.rfind("vm", 0) == 0 && bare.find('.') != std::string::npos &&
-          bare.find_first_not_of("0123456789", 2) == bare.find('.'))
-        bare = bare.substr(bare.find('.') + 1);
-      if (host_thread_kind(bare, "") == k) ns += st.demand_ns - st.wait_ns;  // CPU: a lock's wait is not
-    }
+    for (const IoMvaStage& st : r.stages)
+      if (host_thread_kind(bare_stage_name(st.name), "") == k) ns += st.demand_ns - st.wait_ns;  // CPU: a lock's wait is not
     const bool vcpus = host_thread_kinds()[static_cast<std::size_t>(k)].first == "vcpus";
     // The vCPUs' background work (host.tcg_vcpu_busy): their requests' work is stretched by it, and
     // each vCPU is busy that share of every request's share of the time.
@@ -453,6 +494,13 @@ double io_metric_mva(const IoMvaResult& r, const IoScenario& s, const std::strin
       ns = ns * (1 - b) + (r.iops > 0 ? b * s.guest.vcpus * 1e9 / r.iops : 0.0);
     if (vcpus) ns += r.vcpu_halt_path_ns;  // their way into halts, on no station
     return ns / 1e3;
+  }
+  if (name == kInterruptsPerIoMetric) return r.interrupts_per_io;
+  if (const int k = wake_metric_kind(name); k >= 0) {
+    double wakes = 0;
+    for (const IoMvaStage& st : r.stages)
+      if (host_thread_kind(bare_stage_name(st.name), "") == k) wakes += st.wakes;
+    return wakes;
   }
   const auto dot = name.find('.');
   const std::string d = dot == std::string::npos ? "" : name.substr(0, dot);
@@ -512,7 +560,7 @@ double io_metric_mva_classes(const IoMvaClassesResult& r, const IoScenario& s, c
         "metric " + name + ": " + (vm.empty() ? "the VM" : "vm." + vm) + " runs no fio job named '" + job + "'" +
         (names.empty() ? " (it runs one job: write the metric without a job)" : " (its jobs: " + names + ")"));
   }
-  if (cpu_metric_kind(rest) >= 0)
+  if (cpu_metric_kind(rest) >= 0 || is_count_metric(rest))
     throw std::invalid_argument("metric " + name + ": the multi-class MVA keeps the host's cores as one station (host.cpu), " +
                                 "not split by thread; run the simulation");
   // A VM of several jobs: its bandwidth is its first group's jobs' together (block sizes differ).

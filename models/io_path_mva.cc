@@ -320,6 +320,7 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
                                          x_fio * irq_share, s.guest.halt_after_ns) *
                             irq_share / (w.rate_iops > 0 ? 1.0 : ios_per_request(s));
   }
+  out.interrupts_per_io = s.bare_metal() ? 0.0 : irq_share / (w.rate_iops > 0 ? 1.0 : ios_per_request(s));
   out.iops = vms > 1 ? out.total_iops / vms : out.total_iops;  // one VM's
   out.read_iops = out.iops * w.read_fraction;
   out.write_iops = out.iops - out.read_iops;
@@ -335,8 +336,8 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
       submit += residence[k] * st[k].slat_part_ns / st[k].slat_whole_ns;
     // Per I/O: a merged request's residence is shared by the I/Os it carries.
     const double per_io = w.rate_iops > 0 ? 1.0 : ios_per_request(s);
-    out.stages.push_back(
-        {st[k].name, residence[k] / per_io, util[k], number[k], st[k].demand_ns / per_io, st[k].wait_ns / per_io});
+    out.stages.push_back({st[k].name, residence[k] / per_io, util[k], number[k], st[k].demand_ns / per_io, st[k].wait_ns / per_io,
+                          st[k].wakes / per_io});
     if (st[k].kind != sim::MvaStationKind::Delay && util[k] > worst) {
       worst = util[k];
       out.bottleneck = st[k].name;

@@ -29,6 +29,7 @@ struct IoMvaStage {
   double number_mean = 0;
   double demand_ns = 0;  // per I/O, all visits
   double wait_ns = 0;    // of demand_ns, per I/O: waiting for a lock, off CPU
+  double wakes = 0;      // per I/O: the times the station's thread is woken (MvaDemand::wakes)
 };
 
 struct IoMvaResult {
@@ -42,6 +43,7 @@ struct IoMvaResult {
   // Per I/O, one VM's vCPUs' way into their halts (guest.halt_after_us): their CPU, on no
   // station (no request waits on it); cpu.vcpus_us_per_io holds it.
   double vcpu_halt_path_ns = 0;
+  double interrupts_per_io = 0;  // the guest's interrupts (count.interrupts_per_io)
   std::string bottleneck;
   bool open_loop = false;
   bool saturated = false;  // open loop beyond capacity

@@ -121,6 +121,9 @@ struct MvaDemand {
   bool host_thread = false;  // an emulation thread: its utilization decides kicks and wake-ups
   bool core_work = false;    // another QEMU thread's work on host.cores (the TCG interrupt relay)
   bool shared = false;       // one for the whole host (the device, host.cores), not one per VM
+  // Per request, the times its visits find the station's thread asleep (or waiting for a lock
+  // another thread holds): the count the simulation reports as the thread's wakeups_per_s.
+  double wakes = 0;
 };
 
 // The share of a station's utilization that a request arriving in a closed network of `n`

@@ -178,6 +178,16 @@ try:
           f"3 s of vCPU over 5 s at 4000 IOPS is 150 us per I/O, workers are not a kind (got {cpu})")
     check(record.cpu_per_io(meta, "other", fj) == {} and record.cpu_per_io({}, "rw", fj) == {},
           "a run without timing has no measured CPU")
+    # --- its counts per I/O: the guest's request interrupts over the I/Os of ramp and runtime, the
+    # emulation threads' switches over the wall time over fio's IOPS; not the vCPU's, not the workers'
+    meta["timing"][0]["qemu_thread_wakes"] = {"CPU 0/TCG": 9000, "qemu-system-x86": 4000, "IO iot0": 10000, "worker": 7}
+    meta["timing"][0]["guest"] = {"virtio_irqs": {"virtio1-req.0": 12000, "virtio1-config": 5}}
+    meta["jobs"] = [{"name": "rw", "runtime": 4, "ramp_time": 1}]
+    counts = record.counts_per_io(meta, "rw", fj)
+    want = {"count.interrupts_per_io": 0.6, "count.main_loop_wakes_per_io": 0.2, "count.iothreads_wakes_per_io": 0.5}
+    check(counts.keys() == want.keys() and all(abs(counts[k] - v) < 1e-9 for k, v in want.items()),
+          f"12000 interrupts over 5 s at 4000 IOPS are 0.6 per I/O, 4000 switches of the main loop 0.2 (got {counts})")
+    check(record.counts_per_io(meta, "other", fj) == {}, "a run without timing has no counts")
     # --- the guest's counters around a job (its init's guest_counters, before and after fio)
     snaps = ("@uptime 10.50 3.2\ncpu  100 0 200 1000 0 5 7 0 0 0\n"
              " 24:        10   PCI-MSI 49153-edge      virtio1-req.0\n 23:   0   PCI-MSI 49152-edge      virtio1-config\n"

@@ -126,7 +126,8 @@ TEST_CASE("a manifest's measured CPU per I/O: read as the run's targets, misspel
                                                             "measured = { \"cpu.vcpus_us_per_io\" = 30 }\n"
                                                             "set = { \"workload.rw\" = \"randread\" }\n");
     CHECK_THROWS_WITH_AS(fit::load_dataset(m, base),
-                         doctest::Contains("cpu-alone.toml:1: run 'qd1': measured CPU time per I/O needs"), models::ConfigError);
+                         doctest::Contains("cpu-alone.toml:1: run 'qd1': measured figures per I/O (cpu.*, count.*) need"),
+                         models::ConfigError);
   }
   SUBCASE("a base without host.cores is told to set it") {
     const std::string m =

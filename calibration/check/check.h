@@ -66,6 +66,9 @@ struct Measured {
   // A manifest run's measured CPU time per I/O of each kind of thread (its inline
   // cpu.<kind>_us_per_io numbers, models/core_share.h): the run's, held by its first direction.
   std::map<std::string, double> cpu_us_per_io;
+  // Its counts per I/O (count.interrupts_per_io, count.<kind>_wakes_per_io, models/core_share.h),
+  // held the same way.
+  std::map<std::string, double> counts_per_io;
   // A manifest run's inline `<dir>.<metric>_stddev`, per metric ("iops", "bw_kib", ...): the
   // figure is a mean over repeated runs, and this their standard deviation.
   std::map<std::string, double> replicate_stddev;

@@ -384,6 +384,7 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
     std::map<std::string, std::map<std::string, double>> inline_numbers;  // dir -> metric -> value
     std::map<std::string, std::map<std::string, double>> inline_stddev;   // dir -> metric -> its replicates' sd
     std::map<std::string, double> cpu_us_per_io;                          // cpu.<kind>_us_per_io -> value
+    std::map<std::string, double> counts_per_io;                          // count.* -> value
     bool has_set = false;
     bool base_workload = false;
     double weight = 1;
@@ -452,16 +453,24 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
                where + ": measured key '" + key + "'" + models::did_you_mean(key, names) +
                    ": a thread's CPU time per I/O is one of " + list);
         }
-        if (dot == std::string::npos || (dir != "read" && dir != "write" && dir != "cpu"))
+        if (dir == "count" && !models::is_count_metric(key)) {
+          std::vector<std::string> names = {models::kInterruptsPerIoMetric};
+          for (const auto& [kind, said] : models::host_thread_kinds()) names.push_back("count." + kind + "_wakes_per_io");
+          std::string list;
+          for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+          fail(path, &v,
+               where + ": measured key '" + key + "'" + models::did_you_mean(key, names) + ": a count per I/O is one of " + list);
+        }
+        if (dot == std::string::npos || (dir != "read" && dir != "write" && dir != "cpu" && dir != "count"))
           fail(path, &v,
                where + ": measured key '" + key +
                    "' must be <dir>.<metric> with <dir> read or write, e.g. read.iops, or a thread's CPU time per I/O, "
-                   "e.g. cpu.vcpus_us_per_io");
+                   "e.g. cpu.vcpus_us_per_io, or a count per I/O, e.g. count.interrupts_per_io");
         if (!v.is_number()) fail(path, &v, where + ": measured." + key + " must be a number");
         const double x = *v.value<double>();
         if (!std::isfinite(x) || x < 0) fail(path, &v, where + ": measured." + key + " must be a finite number >= 0");
-        if (dir == "cpu") {
-          p.cpu_us_per_io[key] = x;
+        if (dir == "cpu" || dir == "count") {
+          (dir == "cpu" ? p.cpu_us_per_io : p.counts_per_io)[key] = x;
           continue;
         }
         const std::string metric = key.substr(dot + 1);
@@ -575,12 +584,15 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
       }
       out.push_back(std::move(m));
     }
-    if (!p.cpu_us_per_io.empty()) {
-      // The threads' CPU time is the run's, not a direction's: it goes with the run's first.
+    if (!p.cpu_us_per_io.empty() || !p.counts_per_io.empty()) {
+      // The threads' CPU time and the counts are the run's, not a direction's: they go with the
+      // run's first.
       if (out.size() == first_of_run)
         throw models::ConfigError(path + ":" + std::to_string(p.line) + ": run '" + p.name +
-                                  "': measured CPU time per I/O needs the run's I/O too (a fio output in `file`, or iops)");
+                                  "': measured figures per I/O (cpu.*, count.*) need the run's I/O too (a fio output in "
+                                  "`file`, or iops)");
       out[first_of_run].cpu_us_per_io = p.cpu_us_per_io;
+      out[first_of_run].counts_per_io = p.counts_per_io;
     }
   }
   return out;

@@ -1463,7 +1463,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       }
       cv.folds.push_back(std::move(fold));
     }
-    for (const char* kind : {"throughput", "mean latency", "p50", "p99", "p99.9", "cpu"})
+    for (const char* kind : {"throughput", "mean latency", "p50", "p99", "p99.9", "cpu", "count"})
       if (by_kind.count(kind)) cv.mape.emplace_back(kind, by_kind[kind].first / by_kind[kind].second);
     res.cv = std::move(cv);
   }

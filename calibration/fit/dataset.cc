@@ -74,6 +74,11 @@ void add_targets(const check::Measured& m, std::vector<Target>& out) {
   // weighs less than the run's throughput.
   for (const auto& [metric, v] : m.cpu_us_per_io)
     if (std::isfinite(v) && v > 0) out.push_back({metric, "cpu", v, 0.05});
+  // The counts per I/O (interrupts, each kind of thread's wake-ups) span the same window, and the
+  // model's are its own events' (a thread's wake-ups also count the recording's other sleeps),
+  // so they weigh half as much as the CPU times.
+  for (const auto& [metric, v] : m.counts_per_io)
+    if (std::isfinite(v) && v > 0) out.push_back({metric, "count", v, 0.10});
   if (dir == "total") return;  // vqsim keeps percentiles per direction only
   add("clat_p50_us", "p50", m.clat_p50_us, 0.05);
   add("clat_p99_us", "p99", m.clat_p99_us, 0.10);
@@ -86,23 +91,29 @@ void add_targets(const check::Measured& m, std::vector<Target>& out) {
 // relays their interrupts unless host.tcg_irq_relay_us is 0) is left out and said once per
 // kind in `notes`.
 void drop_unmodelled_cpu(CalRun& r, std::vector<std::string>& notes) {
-  const bool any = std::any_of(r.targets.begin(), r.targets.end(), [](const Target& t) { return t.kind == "cpu"; });
-  if (!any) return;
-  if (r.scenario.host.cores <= 0 || r.scenario.multi_vm())
+  const auto per_io = [](const Target& t) { return t.kind == "cpu" || t.kind == "count"; };
+  if (std::none_of(r.targets.begin(), r.targets.end(), per_io)) return;
+  const bool cpu = std::any_of(r.targets.begin(), r.targets.end(), [](const Target& t) { return t.kind == "cpu"; });
+  if (cpu && (r.scenario.host.cores <= 0 || r.scenario.multi_vm()))
     throw models::ConfigError(r.where + ": measured CPU time per I/O (cpu.*_us_per_io) is fitted on a single VM whose scenario " +
                               "sets host.cores (the host's cores its threads share); set host.cores in the run's set or the base "
                               "scenario, or remove the cpu.* figures");
+  if (r.scenario.multi_vm())
+    throw models::ConfigError(r.where + ": measured counts per I/O (count.*) are fitted on a single VM; remove the count.* " +
+                              "figures of runs with several [[vm]] profiles");
   models::IoMvaResult mva;
   try {
     mva = models::solve_io_mva(r.scenario);
   } catch (const std::exception& e) {
-    throw models::ConfigError(r.where + ": measured CPU time per I/O, but the MVA cannot solve this setup: " + e.what());
+    throw models::ConfigError(r.where +
+                              ": measured figures per I/O (cpu.*, count.*), but the MVA cannot solve this setup: " + e.what());
   }
   std::vector<Target> kept;
   for (Target& t : r.targets) {
-    if (t.kind == "cpu" && !(models::io_metric_mva(mva, r.scenario, t.metric) > 0)) {
-      const std::string note = t.metric + " is measured where the model puts no work per I/O on that thread (" + r.name +
-                               ", and others like it): not fitted";
+    if (per_io(t) && !(models::io_metric_mva(mva, r.scenario, t.metric) > 0)) {
+      const std::string note = t.metric + " is measured where the model " +
+                               (t.kind == "cpu" ? "puts no work per I/O on that thread" : "has none of these events") + " (" +
+                               r.name + ", and others like it): not fitted";
       if (std::none_of(notes.begin(), notes.end(),
                        [&](const std::string& n) { return n.rfind(t.metric + " is measured", 0) == 0; }))
         notes.push_back(note);
@@ -114,6 +125,21 @@ void drop_unmodelled_cpu(CalRun& r, std::vector<std::string>& notes) {
 }
 
 }  // namespace
+
+void leave_out_counts(Dataset& d) {
+  int runs = 0;
+  for (CalRun& r : d.runs) {
+    const auto count = [](const Target& t) { return t.kind == "count"; };
+    if (std::none_of(r.targets.begin(), r.targets.end(), count)) continue;
+    ++runs;
+    r.targets.erase(std::remove_if(r.targets.begin(), r.targets.end(), count), r.targets.end());
+  }
+  if (runs == 0) return;
+  d.notes.erase(std::remove_if(d.notes.begin(), d.notes.end(), [](const std::string& n) { return n.rfind("count.", 0) == 0; }),
+                d.notes.end());
+  d.notes.push_back("the counts per I/O (count.*) of " + std::to_string(runs) + " run" + (runs == 1 ? "" : "s") +
+                    " are not fitted; vqsim calibrate --fit-counts fits them");
+}
 
 double tolerance_of(const std::string& kind) { return kind == "throughput" || kind == "mean latency" ? 0.05 : 0.15; }
 

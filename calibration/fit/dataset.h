@@ -65,6 +65,12 @@ struct Dataset {
 // the base scenario rejects, a measured direction the setup does not do, a run with nothing to fit.
 Dataset load_dataset(const std::string& manifest_path, const std::string& base_path);
 
+// Takes the runs' counts per I/O (count.*) out of their targets, and their notes with them, and
+// says in `notes` how many runs had them and how to fit them (vqsim calibrate --fit-counts). Off
+// by default: on the lab's knob split they moved the held-out IOPS and mean latency by no more
+// than the split's seed noise (docs/calibration.md).
+void leave_out_counts(Dataset& d);
+
 // The overrides that pin a run's simulation length for calibration (I/Os, replications, seed).
 std::vector<std::string> simulation_overrides(const CalRun& run, int replications, std::uint64_t seed);
 

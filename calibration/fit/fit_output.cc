@@ -334,6 +334,7 @@ std::string fit_quality_line(const Dataset& d, const CalibrationResult& r) {
   };
   Group groups[] = {{"QD1 runs"}, {"runs at depth"}, {"reads"}, {"writes"}};
   bool cpu = false;     // a thread's CPU time among the figures (its bar is named only then)
+  bool count = false;   // a count per I/O among them (likewise)
   bool spread = false;  // a figure with replicates or a standard deviation (likewise)
   for (std::size_t i = 0; i < r.runs.size() && i < d.runs.size(); ++i) {
     const RunFit& run = r.runs[i];
@@ -343,6 +344,7 @@ std::string fit_quality_line(const Dataset& d, const CalibrationResult& r) {
     for (const auto& t : run.targets) {
       ++total;
       cpu = cpu || t.kind == "cpu";
+      count = count || t.kind == "count";
       spread = spread || t.spread_hi > 0;
       const bool out = !t.within_bar();
       beyond += out;
@@ -362,7 +364,8 @@ std::string fit_quality_line(const Dataset& d, const CalibrationResult& r) {
   if (beyond == 0) return "";
   std::string line = "poor fit: " + std::to_string(beyond) + " of " + std::to_string(total) +
                      " fitted figures are beyond their bars (5% throughput and mean latency, 15% percentiles" +
-                     (cpu ? ", 15% a thread's CPU per I/O" : "") + (spread ? ", or inside their replicates' spread)" : ")");
+                     (cpu ? ", 15% a thread's CPU per I/O" : "") + (count ? ", 15% a count per I/O" : "") +
+                     (spread ? ", or inside their replicates' spread)" : ")");
   std::string pattern;
   for (const Group& g : groups) {
     // A pattern when most of a group's figures miss the same way (at least 2, and 80% of them).
