@@ -179,6 +179,7 @@ std::vector<MvaDemand> build_stages(const IoScenario& plain, double p_kick, doub
       copy.name = vm_prefix(v) + d.name;
       copy.demand_ns = d.demand_ns / s.vms;
       copy.wait_ns = d.wait_ns / s.vms;
+      copy.wakes = d.wakes / s.vms;  // together one VM's wake-ups per request, as its demand
       expanded.push_back(copy);
     }
   }

@@ -24,11 +24,11 @@ namespace {
 const std::string kDefault = test::kSourceDir + "/scenarios/default.toml";
 
 // A lab-like setup: one vCPU under TCG on two cores, null-co with a latency.
-models::IoScenario tcg(int depth, int iothreads) {
+models::IoScenario tcg(int depth, int iothreads, int vms = 1) {
   return models::load_io_scenario(
       kDefault, {"backend.kind=null", "backend.latency_us=50", "workload.rw=randread", "workload.bs=4k",
                  "workload.iodepth=" + std::to_string(depth), "host.iothreads=" + std::to_string(iothreads), "host.accel=tcg",
-                 "guest.vcpus=1", "host.cores=2", "workload.ios=20000", "run.replications=2"});
+                 "guest.vcpus=1", "host.cores=2", "vm.count=" + std::to_string(vms), "workload.ios=20000", "run.replications=2"});
 }
 
 }  // namespace
@@ -64,6 +64,17 @@ TEST_CASE("at iodepth 1 every completion is an interrupt and wakes the vCPU and 
     CHECK(des_vcpu > 0.5);
     CHECK(models::io_metric_mva(m, s, "count.vcpus_wakes_per_io") == doctest::Approx(des_vcpu).epsilon(0.25));
   }
+}
+
+TEST_CASE("with vm.count VMs the counts are one VM's, in both solutions") {
+  const models::IoScenario s = tcg(1, 1, 2);
+  const models::IoRunReport r = models::simulate_io(s, 2);
+  const models::IoMvaResult m = models::solve_io_mva(s);
+  CHECK(models::io_metric(r, "count.interrupts_per_io").mean == doctest::Approx(1).epsilon(0.01));
+  CHECK(models::io_metric_mva(m, s, "count.interrupts_per_io") == doctest::Approx(1).epsilon(0.01));
+  const double des = models::io_metric(r, "count.iothreads_wakes_per_io").mean;
+  CHECK(des == doctest::Approx(2).epsilon(0.1));
+  CHECK(models::io_metric_mva(m, s, "count.iothreads_wakes_per_io") == doctest::Approx(des).epsilon(0.1));
 }
 
 TEST_CASE("at depth an interrupt carries several completions and the threads sleep less, in both solutions") {
