@@ -4,16 +4,8 @@
 
 namespace vqsim::models {
 
-namespace {
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-}  // namespace
-
 int host_thread_kind(const std::string& name, const std::string& suffix) {
-  if (name.size() <= suffix.size() || !ends_with(name, suffix)) return -1;
+  if (name.size() <= suffix.size() || !name.ends_with(suffix)) return -1;
   const std::string t = name.substr(0, name.size() - suffix.size());
   const auto numbered = [&](const std::string& head) {
     if (t.size() <= head.size() || t.rfind(head, 0) != 0) return false;
@@ -31,7 +23,7 @@ int host_thread_kind(const std::string& name, const std::string& suffix) {
 namespace {
 // The kind's index of a name <head><kind><tail>, or -1.
 int thread_kind_between(const std::string& metric, const std::string& head, const std::string& tail) {
-  if (metric.rfind(head, 0) != 0 || !ends_with(metric, tail) || metric.size() <= head.size() + tail.size()) return -1;
+  if (metric.rfind(head, 0) != 0 || !metric.ends_with(tail) || metric.size() <= head.size() + tail.size()) return -1;
   const std::string kind = metric.substr(head.size(), metric.size() - head.size() - tail.size());
   for (std::size_t k = 0; k < host_thread_kinds().size(); ++k)
     if (host_thread_kinds()[k].first == kind) return static_cast<int>(k);

@@ -14,10 +14,6 @@ namespace vqsim::models {
 
 namespace {
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 // A VM's interrupt line as the simulation names it, without the VM's prefix: virtqueue.irq<q>.
 bool is_interrupt_line(const std::string& name) {
   const std::string head = "virtqueue.irq";
@@ -384,7 +380,7 @@ sim::Interval io_metric_of(const IoRunReport& all, const std::string& prefix, co
     double per_s = 0;
     bool found = false;
     for (const auto& m : all.summary) {
-      if (m.name.rfind(prefix, 0) != 0 || !ends_with(m.name, tail)) continue;
+      if (m.name.rfind(prefix, 0) != 0 || !m.name.ends_with(tail)) continue;
       const std::string bare = m.name.substr(prefix.size(), m.name.size() - prefix.size() - tail.size());
       if (k >= 0) {
         if (host_thread_kind(bare, "") != k) continue;

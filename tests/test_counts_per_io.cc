@@ -107,13 +107,16 @@ TEST_CASE("a manifest's measured counts: read as the run's targets, misspelt nam
   const std::string set =
       "set = { \"host.iothreads\" = 1, \"workload.rw\" = \"randread\", \"workload.bs\" = 4096, "
       "\"workload.iodepth\" = 1 }\n";
+  // The run qd1 with these measured figures, and `more` after its set.
+  const auto manifest = [&](const std::string& file, const std::string& measured, const std::string& more = "") {
+    return test::write(file, head + "measured = { \"read.iops\" = 20000, " + measured + " }\n" + set + more);
+  };
   SUBCASE("read, on the run's first direction; the main loop beside an IOThread under KVM has no events") {
-    const std::string m =
-        test::write("count-ok.toml", head +
-                                         "measured = { \"read.iops\" = 20000, \"count.interrupts_per_io\" = 0.98, "
-                                         "\"count.iothreads_wakes_per_io\" = 1.9, \"count.main_loop_wakes_per_io\" = 0.2 }\n" +
-                                         set);
-    const fit::Dataset d = fit::load_dataset(m, base);
+    const fit::Dataset d = fit::load_dataset(
+        manifest(
+            "count-ok.toml",
+            "\"count.interrupts_per_io\" = 0.98, \"count.iothreads_wakes_per_io\" = 1.9, \"count.main_loop_wakes_per_io\" = 0.2"),
+        base);
     REQUIRE(d.runs.size() == 1);
     std::vector<std::string> counts;
     for (const fit::Target& t : d.runs[0].targets)
@@ -123,31 +126,25 @@ TEST_CASE("a manifest's measured counts: read as the run's targets, misspelt nam
     CHECK(d.notes[0].find("count.main_loop_wakes_per_io is measured where the model has none of these events") == 0);
   }
   SUBCASE("left out unless asked (vqsim calibrate --fit-counts), and said") {
-    const std::string m =
-        test::write("count-off.toml", head +
-                                          "measured = { \"read.iops\" = 20000, \"count.interrupts_per_io\" = 0.98, "
-                                          "\"count.main_loop_wakes_per_io\" = 0.2 }\n" +
-                                          set);
-    fit::Dataset d = fit::load_dataset(m, base);
+    fit::Dataset d = fit::load_dataset(
+        manifest("count-off.toml", "\"count.interrupts_per_io\" = 0.98, \"count.main_loop_wakes_per_io\" = 0.2"), base);
     fit::leave_out_counts(d);
     for (const fit::Target& t : d.runs[0].targets) CHECK(t.kind != "count");
     REQUIRE(d.notes.size() == 1);  // the main loop's note goes with the counts
     CHECK(d.notes[0] == "the counts per I/O (count.*) of 1 run are not fitted; vqsim calibrate --fit-counts fits them");
   }
   SUBCASE("a run beside other guests: its counts are said and not fitted") {
-    const std::string m =
-        test::write("count-co.toml", head + "measured = { \"read.iops\" = 20000, \"count.interrupts_per_io\" = 0.98 }\n" + set +
-                                         "co_running = [{ count = 1, backend = \"own\", set = { \"workload.rw\" = \"randread\", "
-                                         "\"workload.bs\" = 4096, \"workload.iodepth\" = 1 } }]\n");
-    const fit::Dataset d = fit::load_dataset(m, base);
+    const fit::Dataset d =
+        fit::load_dataset(manifest("count-co.toml", "\"count.interrupts_per_io\" = 0.98",
+                                   "co_running = [{ count = 1, backend = \"own\", set = { \"workload.rw\" = \"randread\", "
+                                   "\"workload.bs\" = 4096, \"workload.iodepth\" = 1 } }]\n"),
+                          base);
     for (const fit::Target& t : d.runs[0].targets) CHECK(t.kind != "count");
     REQUIRE(d.notes.size() == 1);
     CHECK(d.notes[0].find("count.* figures of runs beside other guests (qd1") == 0);
   }
   SUBCASE("a misspelt count names the one meant") {
-    const std::string m = test::write("count-typo.toml",
-                                      head + "measured = { \"read.iops\" = 20000, \"count.iothread_wakes_per_io\" = 1 }\n" + set);
-    CHECK_THROWS_WITH_AS(fit::load_dataset(m, base),
+    CHECK_THROWS_WITH_AS(fit::load_dataset(manifest("count-typo.toml", "\"count.iothread_wakes_per_io\" = 1"), base),
                          doctest::Contains("count-typo.toml:3: run 'qd1': measured key 'count.iothread_wakes_per_io' (did you "
                                            "mean 'count.iothreads_wakes_per_io'?)"),
                          models::ConfigError);

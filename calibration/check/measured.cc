@@ -444,23 +444,18 @@ std::vector<Measured> measured_from_manifest(const std::string& path, std::vecto
         const std::string key(k.str());
         const auto dot = key.find('.');
         const std::string dir = key.substr(0, dot);
-        if (dir == "cpu" && models::cpu_metric_kind(key) < 0) {
-          std::vector<std::string> names;
-          for (const auto& [kind, said] : models::host_thread_kinds()) names.push_back("cpu." + kind + "_us_per_io");
+        // A per-I/O key of an unknown kind: the one meant, and every name of its family.
+        const auto refuse = [&](std::vector<std::string> names, const std::string& head, const std::string& tail,
+                                const std::string& what) {
+          for (const auto& [kind, said] : models::host_thread_kinds()) names.push_back(head + kind + tail);
           std::string list;
           for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
           fail(path, &v,
-               where + ": measured key '" + key + "'" + models::did_you_mean(key, names) +
-                   ": a thread's CPU time per I/O is one of " + list);
-        }
-        if (dir == "count" && !models::is_count_metric(key)) {
-          std::vector<std::string> names = {models::kInterruptsPerIoMetric};
-          for (const auto& [kind, said] : models::host_thread_kinds()) names.push_back("count." + kind + "_wakes_per_io");
-          std::string list;
-          for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-          fail(path, &v,
-               where + ": measured key '" + key + "'" + models::did_you_mean(key, names) + ": a count per I/O is one of " + list);
-        }
+               where + ": measured key '" + key + "'" + models::did_you_mean(key, names) + ": " + what + " is one of " + list);
+        };
+        if (dir == "cpu" && models::cpu_metric_kind(key) < 0) refuse({}, "cpu.", "_us_per_io", "a thread's CPU time per I/O");
+        if (dir == "count" && !models::is_count_metric(key))
+          refuse({models::kInterruptsPerIoMetric}, "count.", "_wakes_per_io", "a count per I/O");
         if (dot == std::string::npos || (dir != "read" && dir != "write" && dir != "cpu" && dir != "count"))
           fail(path, &v,
                where + ": measured key '" + key +

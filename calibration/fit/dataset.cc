@@ -85,12 +85,23 @@ void add_targets(const check::Measured& m, std::vector<Target>& out) {
   add("clat_p99.9_us", "p99.9", m.clat_p999_us, 0.20);
 }
 
-// A thread's measured CPU time is fitted where the model puts work per I/O on that kind of
-// thread; host.cores must be set, since the simulation times the threads on the host's cores.
-// A kind the setup gives no work per I/O (the main loop beside an IOThread, which under TCG
-// relays their interrupts unless host.tcg_irq_relay_us is 0) is left out and said once per
-// kind in `notes`.
-void drop_unmodelled_cpu(CalRun& r, std::vector<std::string>& notes) {
+// Adds `note` unless a note that begins with `head` is there already: said once per kind.
+void note_once(std::vector<std::string>& notes, const std::string& head, const std::string& note) {
+  if (std::none_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.rfind(head, 0) == 0; }))
+    notes.push_back(note);
+}
+
+// Takes a run's counts per I/O out of its targets; true when it had any.
+bool remove_counts(CalRun& r) {
+  return std::erase_if(r.targets, [](const Target& t) { return t.kind == "count"; }) > 0;
+}
+
+// A thread's measured CPU time, and a count per I/O, is fitted where the model has that work or
+// those events; CPU time needs host.cores, since the simulation times the threads on the host's
+// cores, and counts a single VM (the surrogate solves one). A figure the setup has none of (the
+// main loop beside an IOThread under KVM, where it gets no work per I/O) is left out and said
+// once per metric in `notes`.
+void drop_unmodelled_per_io(CalRun& r, std::vector<std::string>& notes) {
   const auto per_io = [](const Target& t) { return t.kind == "cpu" || t.kind == "count"; };
   if (std::none_of(r.targets.begin(), r.targets.end(), per_io)) return;
   const bool cpu = std::any_of(r.targets.begin(), r.targets.end(), [](const Target& t) { return t.kind == "cpu"; });
@@ -99,12 +110,9 @@ void drop_unmodelled_cpu(CalRun& r, std::vector<std::string>& notes) {
                               "sets host.cores (the host's cores its threads share); set host.cores in the run's set or the base "
                               "scenario, or remove the cpu.* figures");
   if (r.scenario.multi_vm()) {
-    // Counts are fitted on a single VM (the surrogate solves one): said once, not fitted.
-    const auto count = [](const Target& t) { return t.kind == "count"; };
-    r.targets.erase(std::remove_if(r.targets.begin(), r.targets.end(), count), r.targets.end());
+    remove_counts(r);
     const std::string head = "count.* figures of runs beside other guests";
-    if (std::none_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.rfind(head, 0) == 0; }))
-      notes.push_back(head + " (" + r.name + ", and others like it): not fitted");
+    note_once(notes, head, head + " (" + r.name + ", and others like it): not fitted");
     return;
   }
   models::IoMvaResult mva;
@@ -117,12 +125,10 @@ void drop_unmodelled_cpu(CalRun& r, std::vector<std::string>& notes) {
   std::vector<Target> kept;
   for (Target& t : r.targets) {
     if (per_io(t) && !(models::io_metric_mva(mva, r.scenario, t.metric) > 0)) {
-      const std::string note = t.metric + " is measured where the model " +
-                               (t.kind == "cpu" ? "puts no work per I/O on that thread" : "has none of these events") + " (" +
-                               r.name + ", and others like it): not fitted";
-      if (std::none_of(notes.begin(), notes.end(),
-                       [&](const std::string& n) { return n.rfind(t.metric + " is measured", 0) == 0; }))
-        notes.push_back(note);
+      note_once(notes, t.metric + " is measured",
+                t.metric + " is measured where the model " +
+                    (t.kind == "cpu" ? "puts no work per I/O on that thread" : "has none of these events") + " (" + r.name +
+                    ", and others like it): not fitted");
       continue;
     }
     kept.push_back(std::move(t));
@@ -134,15 +140,9 @@ void drop_unmodelled_cpu(CalRun& r, std::vector<std::string>& notes) {
 
 void leave_out_counts(Dataset& d) {
   int runs = 0;
-  for (CalRun& r : d.runs) {
-    const auto count = [](const Target& t) { return t.kind == "count"; };
-    if (std::none_of(r.targets.begin(), r.targets.end(), count)) continue;
-    ++runs;
-    r.targets.erase(std::remove_if(r.targets.begin(), r.targets.end(), count), r.targets.end());
-  }
+  for (CalRun& r : d.runs) runs += remove_counts(r);
   if (runs == 0) return;
-  d.notes.erase(std::remove_if(d.notes.begin(), d.notes.end(), [](const std::string& n) { return n.rfind("count.", 0) == 0; }),
-                d.notes.end());
+  std::erase_if(d.notes, [](const std::string& n) { return n.rfind("count.", 0) == 0; });
   d.notes.push_back("the counts per I/O (count.*) of " + std::to_string(runs) + " run" + (runs == 1 ? "" : "s") +
                     " are not fitted; vqsim calibrate --fit-counts fits them");
 }
@@ -316,7 +316,7 @@ Dataset load_dataset(const std::string& manifest_path, const std::string& base_p
       r.scenario = r.co_running->source->scenario();
       r.simulation_key.append("co_running=").append(r.co_running->signature);
     }
-    drop_unmodelled_cpu(r, d.notes);
+    drop_unmodelled_per_io(r, d.notes);
     const double reads = r.scenario.workload.read_fraction;
     for (const Target& t : r.targets) {
       const std::string dir = t.metric.substr(0, t.metric.find('.'));
