@@ -9,6 +9,7 @@ real single-guest one), which `vqsim check` must warn about and `vqsim calibrate
 import copy
 import importlib.machinery
 import importlib.util
+import glob
 import json
 import os
 import re
@@ -199,6 +200,12 @@ try:
           f"the guest's uptime, CPU seconds by kind and interrupts per vector over the job (got {g})")
     check(record.guest_counter_delta("@uptime 1.0 1.0\ncpu 1 2 3 4\n") == {}, "one snapshot is no delta")
     check("cpuidle" not in g, "a guest without a cpuidle driver has no idle states")
+    check("context_switches" not in g and "timer_irqs" not in g,
+          "a recording made before the context switches and timer interrupts were kept has neither")
+    g = record.guest_counter_delta("@uptime 1.0 1.0\ncpu 1 2 3 4\nctxt 1000\n LOC:      400   Local timer interrupts\n"
+                                   "@uptime 2.0 1.0\ncpu 1 2 3 5\nctxt 1900\n LOC:      450   Local timer interrupts\n")
+    check(g.get("context_switches") == 900 and g.get("timer_irqs") == 50,
+          f"the guest's context switches and local timer interrupts over the job (got {g})")
     g = record.guest_counter_delta("@uptime 1.0 1.0\ncpu 1 2 3 4\n@idle POLL 10 50\n@idle C1 100 9000\n"
                                    "@uptime 2.0 1.0\ncpu 1 2 3 5\n@idle POLL 12 70\n@idle C1 400 29000\n")
     check(g.get("cpuidle") == {"POLL": {"usage": 2, "time_us": 20}, "C1": {"usage": 300, "time_us": 20000}},
@@ -304,6 +311,22 @@ try:
     check(fc["file-blk-io0-threads-writeback-v1/randread-4k-qd1-j1"]["host.pagecache_hit_ratio"] < 0.1
           and fc["file-blk-io1-threads-writeback-v1/randread-4k-qd1-j1"]["host.pagecache_hit_ratio"] >= 0.95,
           "the full-counters recording: the first writeback boot's random reads went to the disk, the second's hit")
+    # --- the vcpu-sleeps recording: the guest's context switches count its idle periods (two each)
+    halts = {}
+    for meta_path in glob.glob(os.path.join(src, "calibration", "data", "lab-2026-12-06", "vcpu-sleeps", "*", "meta.json")):
+        with open(meta_path) as f:
+            meta = json.load(f)
+        for t in meta["timing"]:
+            with open(os.path.join(os.path.dirname(meta_path), t["run"] + ".json")) as f:
+                iops = sum(j["read"]["iops"] for j in json.load(f)["jobs"])
+            halts[meta["name"] + "/" + t["run"]] = t["guest"]["context_switches"] / 2 / (iops * t["guest"]["uptime_s"])
+    check(len(halts) == 32 and all(0.85 < v < 1.0 for k, v in halts.items() if "-qd1-" in k)
+          and all(v < 0.25 for k, v in halts.items() if "-qd1-" not in k),
+          f"vcpu-sleeps: one guest idle period per I/O at iodepth 1, few at depth (got {sorted(halts.items())[:4]} ...)")
+    r = subprocess.run([sys.executable, os.path.join(src, "calibration", "lab", "record"),
+                        os.path.join(src, "calibration", "lab", "grids", "vcpu-sleeps.toml"), "--dry-run", "--out", tmp + "/vs"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and "32" in r.stdout + r.stderr, f"--dry-run of grids/vcpu-sleeps.toml lists its 32 runs (rc {r.returncode})")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
