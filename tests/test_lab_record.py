@@ -327,6 +327,17 @@ try:
                         os.path.join(src, "calibration", "lab", "grids", "vcpu-sleeps.toml"), "--dry-run", "--out", tmp + "/vs"],
                        capture_output=True, text=True, timeout=60)
     check(r.returncode == 0 and "32" in r.stdout + r.stderr, f"--dry-run of grids/vcpu-sleeps.toml lists its 32 runs (rc {r.returncode})")
+    # --- the KVM probe boots the guest's kernel: a vCPU that runs is not a kernel that starts
+    if shutil.which("qemu-system-x86_64"):
+        bogus = os.path.join(tmp, "not-a-kernel")
+        with open(bogus, "wb") as f:
+            f.write(bytes(4096))
+        ok, why = record.kvm_boots("qemu64", bogus, timeout_s=10, accel="tcg")
+        check(not ok and "did not start" in why, f"a kernel that does not start is refused, with the reason (got {ok}, {why})")
+        kernels = [k for k in glob.glob("/boot/vmlinuz-*") if os.access(k, os.R_OK)]
+        if kernels:
+            ok, why = record.kvm_boots("qemu64", sorted(kernels)[-1], timeout_s=120, accel="tcg")
+            check(ok, f"the host's own kernel starts (under TCG here) within the probe's time (got {why})")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
