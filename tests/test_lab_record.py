@@ -20,7 +20,7 @@ import tempfile
 import tomllib
 
 vqsim, src = sys.argv[1], sys.argv[2]
-record = os.path.join(src, "calibration", "lab", "record")
+record_path = os.path.join(src, "calibration", "lab", "record")
 failures = []
 
 
@@ -32,7 +32,7 @@ def check(cond, what):
 
 
 def rec(*args):
-    return subprocess.run([sys.executable, record, *args], capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, record_path, *args], capture_output=True, text=True, timeout=60)
 
 
 tmp = tempfile.mkdtemp(prefix="vqsim-lab-test-")
@@ -148,8 +148,9 @@ try:
     r = rec(os.path.join(src, "calibration", "lab", "grids", "threads.toml"), "--out", os.path.join(tmp, "thr"), "--dry-run")
     check(r.returncode == 0 and r.stdout.count("-name vqsim,debug-threads=on") == 8,
           f"threads.toml: 8 boots, each QEMU with named threads (got {r.returncode}: {r.stderr[-300:]})")
-    path = os.path.join(src, "calibration", "lab", "record")  # a script without .py: load it by hand
-    spec = importlib.util.spec_from_file_location("record", path, loader=importlib.machinery.SourceFileLoader("record", path))
+    # a script without .py: load it by hand
+    spec = importlib.util.spec_from_file_location("record", record_path,
+                                                  loader=importlib.machinery.SourceFileLoader("record", record_path))
     record = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(record)
     before = record.thread_cpu_s(os.getpid())
@@ -323,9 +324,7 @@ try:
     check(len(halts) == 32 and all(0.85 < v < 1.0 for k, v in halts.items() if "-qd1-" in k)
           and all(v < 0.25 for k, v in halts.items() if "-qd1-" not in k),
           f"vcpu-sleeps: one guest idle period per I/O at iodepth 1, few at depth (got {sorted(halts.items())[:4]} ...)")
-    r = subprocess.run([sys.executable, os.path.join(src, "calibration", "lab", "record"),
-                        os.path.join(src, "calibration", "lab", "grids", "vcpu-sleeps.toml"), "--dry-run", "--out", tmp + "/vs"],
-                       capture_output=True, text=True, timeout=60)
+    r = rec(os.path.join(src, "calibration", "lab", "grids", "vcpu-sleeps.toml"), "--dry-run", "--out", tmp + "/vs")
     check(r.returncode == 0 and "32" in r.stdout + r.stderr, f"--dry-run of grids/vcpu-sleeps.toml lists its 32 runs (rc {r.returncode})")
     # --- the KVM probe boots the guest's kernel: a vCPU that runs is not a kernel that starts
     if shutil.which("qemu-system-x86_64"):
