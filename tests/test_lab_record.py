@@ -244,6 +244,19 @@ try:
         full = tomllib.load(f)["run"]
     check(all(r["set"].get("backend.write_us") == 97.1 for r in full if r["set"]["backend.kind"] == "nvme"),
           "the full recording's file runs carry its host disk's write latency")
+    # --- the host disk's bandwidth: the median of the QD4 jobs before the first boot and after the last
+    samples = {"host_disk_bandwidth": {"qd1_before": [9, 9, 9], "qd4_before": [1300, 2300, 2000],
+                                       "qd4_after": [1400, 2100, 1900]}}
+    check(record.recorded_bandwidth(samples) == 1950, f"backend.bandwidth is the median of the six QD4 jobs "
+          f"(got {record.recorded_bandwidth(samples)})")
+    check(record.recorded_bandwidth({}) is None and record.recorded_bandwidth({"host_disk_bandwidth": {"qd1_before": [5]}})
+          is None, "no QD4 job: no recorded bandwidth")
+    meta_bw = copy.deepcopy(meta_file)
+    meta_bw["host"]["disk_read_bandwidth_bytes_per_s"] = 1234
+    check(record.run_set(meta_bw, {}, disk, bandwidth=1950)["backend.bandwidth"] == 1950
+          and record.run_set(meta_bw, {}, disk)["backend.bandwidth"] == 1234,
+          "the recording's median sets backend.bandwidth; without it, the configuration's one job")
+    check(record.toml_val([1, 2.5]) == "[1, 2.5]", f"a list of samples is a TOML array (got {record.toml_val([1, 2.5])})")
     # --- a host disk that completes in batches ([setup].host_disk_batch): measured, or inferred with its reason
     check(record.host_disk_batched({}) == (False, None), "no batching fact: a plain device")
     measured = {"host_disk_batch": {"qd16_randread_us": 127.7, "completions_per_interrupt": 15.3, "batch_us": 5.87}}
@@ -326,6 +339,10 @@ try:
           f"vcpu-sleeps: one guest idle period per I/O at iodepth 1, few at depth (got {sorted(halts.items())[:4]} ...)")
     r = rec(os.path.join(src, "calibration", "lab", "grids", "vcpu-sleeps.toml"), "--dry-run", "--out", tmp + "/vs")
     check(r.returncode == 0 and "32" in r.stdout + r.stderr, f"--dry-run of grids/vcpu-sleeps.toml lists its 32 runs (rc {r.returncode})")
+    r = rec(os.path.join(src, "calibration", "lab", "grids", "blocksize-passes.toml"), "--dry-run", "--out", tmp + "/bp")
+    check(r.returncode == 0 and "8 configurations (boots), 160 fio runs" in r.stdout + r.stderr
+          and "nullco0us-blk-io0-na-none-v1-p2" in r.stdout,
+          f"--dry-run of grids/blocksize-passes.toml: 8 boots in 2 passes, 160 runs (got rc {r.returncode}: {r.stdout[:200]})")
     # --- the KVM probe boots the guest's kernel: a vCPU that runs is not a kernel that starts
     if shutil.which("qemu-system-x86_64"):
         bogus = os.path.join(tmp, "not-a-kernel")
