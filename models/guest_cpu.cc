@@ -301,7 +301,7 @@ void guest_thread_keys(std::vector<Param>& t) {
   add({"guest.per_page_us",
        Kind::time_us,
        "us",
-       "0.028",
+       "0.095",
        "docs/sources.md §2 (Linux block/bio.c: each page of a direct I/O pinned, released, dirtied; the lab's block sizes)",
        "vCPU time per 4 KiB page of an I/O beyond its first (pinning the user buffer on submit, releasing and dirtying "
        "it on completion)",

@@ -90,7 +90,7 @@ struct GuestParams {
   double fio_submit_ns = 3000, fio_complete_ns = 2500;  // fio + syscalls + block layer
   double fio_outside_ns = 1500;   // of those, fio's work outside its latency (accounting, the next I/O's preparation)
   double scheduler_ns = 1000;     // extra per request with an I/O scheduler
-  double per_page_ns = 28;        // per 4 KiB page of an I/O beyond its first: pinning, releasing, dirtying
+  double per_page_ns = 95;        // per 4 KiB page of an I/O beyond its first: pinning, releasing, dirtying
   double request_path_ns = 1000;  // extra per request on the legacy request-based path
   double wake_ns = 0;             // a completion that finds its fio thread asleep: the vCPU's wake-up and the switch back to fio
   double halt_after_ns = 0;       // from fio's blocking wait to the vCPU's halt: a completion sooner costs no wake-up

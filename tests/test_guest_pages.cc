@@ -55,7 +55,7 @@ TEST_CASE("a 1 MiB read costs the guest 255 pages more than a 4 KiB one, in the 
   // The cost is the guest CPU's: TCG multiplies it.
   const models::IoScenario tcg = models::load_io_scenario(kDefault, {"host.accel=tcg", "host.tcg_cpu_scale=10"});
   CHECK(tcg.guest.per_page_ns == doctest::Approx(10 * models::load_io_scenario(kDefault).guest.per_page_ns));
-  CHECK(models::io_parameter_value(tcg, "guest.per_page_us") == doctest::Approx(0.028));
+  CHECK(models::io_parameter_value(tcg, "guest.per_page_us") == doctest::Approx(0.095));
 }
 
 TEST_CASE("sequential 4 KiB I/Os merged into large requests pay no per-page cost") {
