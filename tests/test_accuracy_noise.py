@@ -137,6 +137,32 @@ try:
     check("seed 1: 10.0 / 10.0 / nan%" in line and "seed 3: 30.0 / 30.0 / nan%" in line,
           f"each seed's held-out MAPE, the fitted runs left out (got {line})")
     check("a range of 20.0 / 20.0" in line, f"the range across the seeds (got {line})")
+
+    # The block-size split says how often its recording measured each point (passes of a grid).
+    def manifest_of(names):
+        path = os.path.join(tmp, f"bs-{len(names)}.toml")
+        with open(path, "w") as f:
+            f.write("".join(f'[[run]]\nname = "{n}"\n' for n in names))
+        return path
+    two = manifest_of(["c-p1/read-4k-qd1-j1", "c-p2/read-4k-qd1-j1", "c-p1/read-1m-qd1-j1"])
+    once = manifest_of(["c/read-4k-qd1-j1"])
+    check("2 passes" in acc.blocksize_passes_text(two) and acc.blocksize_passes_text(once) == "",
+          f"two passes named, one pass not (got {acc.blocksize_passes_text(two)!r}, {acc.blocksize_passes_text(once)!r})")
+    # The earlier recordings' line: the same fit without --cv, its MAPE overall and by iodepth.
+    seen = []
+
+    def fake_bs_calibrate(vqsim, base, manifest, out, report, threads, extra=(), reuse_needs_out=False):
+        seen.append(list(extra))
+        return {"runs": [held("c/read-64k-qd1-j1", 0.10), held("c/read-64k-qd4-j1", 0.30),
+                         {"name": "c/read-4k-qd1-j1", "role": "fitted", "targets": [{"kind": "throughput", "error_rel": 5.0}]}]}
+    acc.calibrate = fake_bs_calibrate
+    try:
+        line = acc.blocksize_earlier_line("vqsim", once, tmp, 2)
+    finally:
+        acc.calibrate = real
+    check(seen == [["--holdout", acc.BLOCKSIZE_HOLDOUT]], f"the earlier recording's fit holds out the same runs, no --cv (got {seen})")
+    check("20.0 / 20.0" in line and "QD1 10.0 / 10.0%; QD4 30.0 / 30.0%" in line and "each point measured once" in line,
+          f"its MAPE overall and by iodepth (got {line})")
 finally:
     shutil.rmtree(tmp)
 
