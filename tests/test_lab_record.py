@@ -343,6 +343,11 @@ try:
     check(r.returncode == 0 and "8 configurations (boots), 160 fio runs" in r.stdout + r.stderr
           and "nullco0us-blk-io0-na-none-v1-p2" in r.stdout,
           f"--dry-run of grids/blocksize-passes.toml: 8 boots in 2 passes, 160 runs (got rc {r.returncode}: {r.stdout[:200]})")
+    r = rec(os.path.join(src, "calibration", "lab", "grids", "segments.toml"), "--dry-run", "--out", tmp + "/sg")
+    check(r.returncode == 0 and "6 configurations (boots), 24 fio runs" in r.stdout + r.stderr
+          and "file-blk-io0-threads-none-v1-p2" in r.stdout,
+          f"--dry-run of grids/segments.toml: 6 boots in 2 passes (aio=native and threads on the file), 24 runs "
+          f"(got rc {r.returncode}: {r.stdout[:200]})")
     # --- the KVM probe boots the guest's kernel: a vCPU that runs is not a kernel that starts
     if shutil.which("qemu-system-x86_64"):
         bogus = os.path.join(tmp, "not-a-kernel")
