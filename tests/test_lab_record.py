@@ -348,6 +348,11 @@ try:
           and "file-blk-io0-threads-none-v1-p2" in r.stdout,
           f"--dry-run of grids/segments.toml: 6 boots in 2 passes (aio=native and threads on the file), 24 runs "
           f"(got rc {r.returncode}: {r.stdout[:200]})")
+    r = rec(os.path.join(src, "calibration", "lab", "grids", "wait-length.toml"), "--dry-run", "--out", tmp + "/wl")
+    check(r.returncode == 0 and "12 configurations (boots), 24 fio runs" in r.stdout + r.stderr
+          and "nullco200us-blk-io1-na-none-v1-p2" in r.stdout,
+          f"--dry-run of grids/wait-length.toml: null-co's five latencies and the file behind an IOThread, 2 passes, "
+          f"24 runs (got rc {r.returncode}: {r.stdout[:200]})")
     # --- the KVM probe boots the guest's kernel: a vCPU that runs is not a kernel that starts
     if shutil.which("qemu-system-x86_64"):
         bogus = os.path.join(tmp, "not-a-kernel")
