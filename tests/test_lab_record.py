@@ -339,20 +339,16 @@ try:
           f"vcpu-sleeps: one guest idle period per I/O at iodepth 1, few at depth (got {sorted(halts.items())[:4]} ...)")
     r = rec(os.path.join(src, "calibration", "lab", "grids", "vcpu-sleeps.toml"), "--dry-run", "--out", tmp + "/vs")
     check(r.returncode == 0 and "32" in r.stdout + r.stderr, f"--dry-run of grids/vcpu-sleeps.toml lists its 32 runs (rc {r.returncode})")
-    r = rec(os.path.join(src, "calibration", "lab", "grids", "blocksize-passes.toml"), "--dry-run", "--out", tmp + "/bp")
-    check(r.returncode == 0 and "8 configurations (boots), 160 fio runs" in r.stdout + r.stderr
-          and "nullco0us-blk-io0-na-none-v1-p2" in r.stdout,
-          f"--dry-run of grids/blocksize-passes.toml: 8 boots in 2 passes, 160 runs (got rc {r.returncode}: {r.stdout[:200]})")
-    r = rec(os.path.join(src, "calibration", "lab", "grids", "segments.toml"), "--dry-run", "--out", tmp + "/sg")
-    check(r.returncode == 0 and "6 configurations (boots), 24 fio runs" in r.stdout + r.stderr
-          and "file-blk-io0-threads-none-v1-p2" in r.stdout,
-          f"--dry-run of grids/segments.toml: 6 boots in 2 passes (aio=native and threads on the file), 24 runs "
-          f"(got rc {r.returncode}: {r.stdout[:200]})")
-    r = rec(os.path.join(src, "calibration", "lab", "grids", "wait-length.toml"), "--dry-run", "--out", tmp + "/wl")
-    check(r.returncode == 0 and "12 configurations (boots), 24 fio runs" in r.stdout + r.stderr
-          and "nullco200us-blk-io1-na-none-v1-p2" in r.stdout,
-          f"--dry-run of grids/wait-length.toml: null-co's five latencies and the file behind an IOThread, 2 passes, "
-          f"24 runs (got rc {r.returncode}: {r.stdout[:200]})")
+    # Grids in passes: each lists its boots and runs, and a configuration of its second pass.
+    for grid, boots, runs, second, what in [
+            ("blocksize-passes", 8, 160, "nullco0us-blk-io0-na-none-v1-p2", "8 boots in 2 passes"),
+            ("segments", 6, 24, "file-blk-io0-threads-none-v1-p2", "6 boots in 2 passes (aio=native and threads on the file)"),
+            ("wait-length", 12, 24, "nullco200us-blk-io1-na-none-v1-p2",
+             "null-co's five latencies and the file behind an IOThread, 2 passes")]:
+        r = rec(os.path.join(src, "calibration", "lab", "grids", f"{grid}.toml"), "--dry-run", "--out", f"{tmp}/{grid}")
+        check(r.returncode == 0 and f"{boots} configurations (boots), {runs} fio runs" in r.stdout + r.stderr
+              and second in r.stdout,
+              f"--dry-run of grids/{grid}.toml: {what}, {runs} runs (got rc {r.returncode}: {r.stdout[:200]})")
     # --- the KVM probe boots the guest's kernel: a vCPU that runs is not a kernel that starts
     if shutil.which("qemu-system-x86_64"):
         bogus = os.path.join(tmp, "not-a-kernel")
