@@ -944,6 +944,34 @@ TEST_CASE("after the rounds, the surrogate's own optimum is judged at the rounds
   CHECK(fit::check_surrogate_optimum(98.99, 100) == SurrogateCheck::better);
 }
 
+// A key with a range of its own (a share below 1) is fitted inside it: the multi-start's spread
+// (a factor 10 either way) once put host.tcg_vcpu_busy at 3.3, which the scenario refuses, and the
+// whole calibration ended in "the model cannot be evaluated at the starting point".
+TEST_CASE("a fitted parameter stays inside the range its key accepts") {
+  CHECK(fit::parameter_bounds("host.tcg_vcpu_busy").second == doctest::Approx(0.9));
+  CHECK(fit::parameter_bounds("backend.service_cv").second == doctest::Approx(3.0));
+  CHECK(fit::parameter_bounds("backend.read_us").second > 1e6);
+  CHECK(fit::parameter_bounds("backend.read_us").first > 0);
+  const std::string base = write("tcg-busy.toml", "base = \"" + kSource +
+                                                      "/scenarios/lab-tcg.toml\"\n[host]\ntcg_vcpu_busy = 0.6\n"
+                                                      "[workload]\nios = 4000\n[run]\nreplications = 2\n");
+  const std::string m = write("tcg-busy-runs.toml",
+                              "[[run]]\nname = \"qd1\"\nmeasured = { \"read.iops\" = 5000, \"cpu.vcpus_us_per_io\" = 170 }\n"
+                              "set = { \"workload.iodepth\" = 1 }\n"
+                              "[[run]]\nname = \"qd16\"\nmeasured = { \"read.iops\" = 15000, \"cpu.vcpus_us_per_io\" = 60 }\n"
+                              "set = { \"workload.iodepth\" = 16 }\n");
+  const fit::Dataset d = fit::load_dataset(m, base);
+  fit::CalibrateOptions o;
+  o.fit_keys = {"host.tcg_vcpu_busy", "host.tcg_irq_us"};
+  o.threads = 2;
+  o.bootstrap = 0;
+  const fit::CalibrationResult r = fit::calibrate(d, o);
+  REQUIRE(r.params.size() == 2);
+  CHECK(r.params[0].key == "host.tcg_vcpu_busy");
+  CHECK(r.params[0].estimate <= 0.9);
+  CHECK(r.params[0].upper <= 0.9 + 1e-9);
+}
+
 TEST_CASE("calibrate refuses setups it cannot fit") {
   const std::string def = kSource + "/scenarios/default.toml";
   const std::string two = write("two-runs.toml",

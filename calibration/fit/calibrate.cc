@@ -151,7 +151,8 @@ class Fitter {
           models::IoScenario s = at_values(mva_sources_[run], r, false, keys_, u).scenario();
           models::IoMvaResult m = models::solve_io_mva(s);
           return std::make_pair(std::move(s), std::move(m));
-        } catch (const std::exception&) {
+        } catch (const std::exception& e) {
+          note_failure(r.name + ": " + e.what());
           return std::nullopt;
         }
       };
@@ -169,11 +170,15 @@ class Fitter {
       std::vector<double> out;
       for (const Target& t : r.targets) {
         const double v = models::io_metric_mva(m, s, mva_metric(t));
-        if (!std::isfinite(v) || v <= 0) return std::nullopt;
+        if (!std::isfinite(v) || v <= 0) {
+          note_failure(r.name + ": " + t.metric + " comes out as " + fmt("%g", v));
+          return std::nullopt;
+        }
         out.push_back(v);
       }
       return out;
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
+      note_failure(r.name + ": " + e.what());
       return std::nullopt;
     }
   }
@@ -264,8 +269,15 @@ class Fitter {
     lo.cancelled = o_.cancelled;
     const Eigen::VectorXd lower = lower_.cwiseMax((start.array() - radius).matrix());
     const Eigen::VectorXd upper = upper_.cwiseMin((start.array() + radius).matrix());
-    return levenberg_marquardt([&](const Eigen::VectorXd& u) { return residuals(runs, u, squares, rw); }, start, lower, upper,
-                               lo);
+    try {
+      return levenberg_marquardt([&](const Eigen::VectorXd& u) { return residuals(runs, u, squares, rw); }, start, lower,
+                                 upper, lo);
+    } catch (const std::runtime_error& e) {
+      // Say why: an error without the run and the reason leaves the user nothing to change.
+      const std::string why = last_failure();
+      if (why.empty()) throw;
+      throw std::runtime_error(std::string(e.what()) + " (" + why + ")");
+    }
   }
 
   // From a start far from the answer: least squares first, then the chosen loss from there.
@@ -402,6 +414,17 @@ class Fitter {
   std::vector<Eigen::MatrixXd> slope_;  // per run: targets x parameters, DES slope minus MVA slope at the anchor
   mutable std::atomic<long> mva_evaluations_{0};
   long des_runs_ = 0;
+  mutable std::mutex failure_mutex_;
+  mutable std::string last_failure_;  // why the model last could not be evaluated (run: reason)
+
+  void note_failure(std::string why) const {
+    std::lock_guard<std::mutex> lock(failure_mutex_);
+    last_failure_ = std::move(why);
+  }
+  std::string last_failure() const {
+    std::lock_guard<std::mutex> lock(failure_mutex_);
+    return last_failure_;
+  }
 };
 
 // The central 95% interval of (1 - w) N(a, sd^2) + w N(b, sd^2), by bisection on its CDF.

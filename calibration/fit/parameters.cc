@@ -8,6 +8,7 @@
 
 #include "models/backend.h"
 #include "models/guest_driver.h"
+#include "models/scenario.h"
 
 namespace vqsim::fit {
 
@@ -30,10 +31,16 @@ double fit_start_value(const IoScenario& s, const std::string& key) {
 }
 
 std::pair<double, double> parameter_bounds(const std::string& key) {
-  if (key.ends_with("_cv")) return {0.02, 3.0};
-  if (key.find("cpu_scale") != std::string::npos) return {1e-3, 1e3};
-  if (key.ends_with("_ratio")) return {1e-6, 0.5};
-  return {1e-300, 1e300};
+  std::pair<double, double> b{1e-300, 1e300};
+  if (key.ends_with("_cv")) b = {0.02, 3.0};
+  if (key.find("cpu_scale") != std::string::npos) b = {1e-3, 1e3};
+  if (key.ends_with("_ratio")) b = {1e-6, 0.5};
+  // Never beyond what the key itself accepts (a share such as host.tcg_vcpu_busy stops at 0.9):
+  // a value there would be refused by the scenario, and the fit would have no model to evaluate.
+  const double lo = models::clamp_to_key_range(key, 0.0), hi = models::clamp_to_key_range(key, 1e300);
+  if (lo > b.first) b.first = lo;
+  if (hi < b.second) b.second = hi;
+  return b;
 }
 
 bool same_default_everywhere(const Dataset& d, const std::vector<std::size_t>& runs, const std::string& key) {

@@ -34,7 +34,8 @@ std::vector<std::string> candidate_keys(const Dataset& d, const std::vector<std:
 double fit_start_value(const models::IoScenario& s, const std::string& key);
 
 // The range a fitted value must stay in (in the key's unit): dispersion parameters up to 3,
-// everything else only > 0. The fit also stays within a factor 100 of the start.
+// everything else only > 0, and never beyond the range the key itself accepts. The fit also
+// stays within a factor 100 of the start.
 std::pair<double, double> parameter_bounds(const std::string& key);
 
 // Whether `key`'s value is the same in every run (what fitting one shared value needs).
