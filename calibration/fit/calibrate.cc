@@ -270,8 +270,8 @@ class Fitter {
     const Eigen::VectorXd lower = lower_.cwiseMax((start.array() - radius).matrix());
     const Eigen::VectorXd upper = upper_.cwiseMin((start.array() + radius).matrix());
     try {
-      return levenberg_marquardt([&](const Eigen::VectorXd& u) { return residuals(runs, u, squares, rw); }, start, lower,
-                                 upper, lo);
+      return levenberg_marquardt([&](const Eigen::VectorXd& u) { return residuals(runs, u, squares, rw); }, start, lower, upper,
+                                 lo);
     } catch (const std::runtime_error& e) {
       // Say why: an error without the run and the reason leaves the user nothing to change.
       const std::string why = last_failure();
