@@ -269,6 +269,7 @@ class Fitter {
     lo.cancelled = o_.cancelled;
     const Eigen::VectorXd lower = lower_.cwiseMax((start.array() - radius).matrix());
     const Eigen::VectorXd upper = upper_.cwiseMin((start.array() + radius).matrix());
+    thread_failure().clear();
     try {
       return levenberg_marquardt([&](const Eigen::VectorXd& u) { return residuals(runs, u, squares, rw); }, start, lower, upper,
                                  lo);
@@ -414,17 +415,14 @@ class Fitter {
   std::vector<Eigen::MatrixXd> slope_;  // per run: targets x parameters, DES slope minus MVA slope at the anchor
   mutable std::atomic<long> mva_evaluations_{0};
   long des_runs_ = 0;
-  mutable std::mutex failure_mutex_;
-  mutable std::string last_failure_;  // why the model last could not be evaluated (run: reason)
-
-  void note_failure(std::string why) const {
-    std::lock_guard<std::mutex> lock(failure_mutex_);
-    last_failure_ = std::move(why);
+  // Why the model last could not be evaluated on this thread (run: reason): an evaluation runs on
+  // the thread that asks for it, so the start's refusal is that thread's last.
+  static std::string& thread_failure() {
+    thread_local std::string why;
+    return why;
   }
-  std::string last_failure() const {
-    std::lock_guard<std::mutex> lock(failure_mutex_);
-    return last_failure_;
-  }
+  static void note_failure(std::string why) { thread_failure() = std::move(why); }
+  static std::string last_failure() { return thread_failure(); }
 };
 
 // The central 95% interval of (1 - w) N(a, sd^2) + w N(b, sd^2), by bisection on its CDF.
