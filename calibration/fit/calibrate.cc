@@ -275,7 +275,7 @@ class Fitter {
                                  lo);
     } catch (const std::runtime_error& e) {
       // Say why: an error without the run and the reason leaves the user nothing to change.
-      const std::string why = last_failure();
+      const std::string why = thread_failure();
       if (why.empty()) throw;
       throw std::runtime_error(std::string(e.what()) + " (" + why + ")");
     }
@@ -422,7 +422,6 @@ class Fitter {
     return why;
   }
   static void note_failure(std::string why) { thread_failure() = std::move(why); }
-  static std::string last_failure() { return thread_failure(); }
 };
 
 // The central 95% interval of (1 - w) N(a, sd^2) + w N(b, sd^2), by bisection on its CDF.
