@@ -211,6 +211,33 @@ try:
                                    "@uptime 2.0 1.0\ncpu 1 2 3 5\n@idle POLL 12 70\n@idle C1 400 29000\n")
     check(g.get("cpuidle") == {"POLL": {"usage": 2, "time_us": 20}, "C1": {"usage": 300, "time_us": 20000}},
           f"CPU 0's entries into each idle state and its time there over the job (got {g.get('cpuidle')})")
+    # --- QEMU's own trace events (--qemu-trace): counted per event between a job's two offsets
+    log = os.path.join(tmp, "qemu-trace.log")
+    with open(log, "w") as f:
+        f.write("1@1.0:poll_grow ctx 0x1 old 0 new 4000\n")
+        start = f.tell()
+        f.write("1@2.0:poll_grow ctx 0x1 old 0 new 4000\n1@2.1:poll_shrink ctx 0x1 old 4000 new 0\n"
+                "run_poll_handlers_end ctx 0x1 progress 1 new timeout 0\nrun_poll_handlers_end ctx 0x1 progress 0 new "
+                "timeout 5\n1@2.2:poll_shrink ctx 0x1 old 4000 new 0\n")
+        end = f.tell()
+        f.write("1@3.0:poll_grow ctx 0x1 old 0 new 4000\n")
+    c = record.trace_counts(log, start, end)
+    check(c == {"poll_grow": 1, "poll_shrink": 2, "run_poll_handlers_end": 2, "run_poll_handlers_end.progress=0": 1,
+                "run_poll_handlers_end.progress=1": 1},
+          f"each event between the job's offsets is counted, a poll's progress apart (got {c})")
+    check(record.trace_counts(os.path.join(tmp, "missing.log"), 0, 10) == {}, "no log, no counts")
+    bad = record.unknown_trace_events(["poll_grow", "poll_s*", "poll_shrnk"], ["poll_grow", "poll_shrink", "poll_add"])
+    check(len(bad) == 1 and "'poll_shrnk'" in bad[0] and "poll_shrink" in bad[0],
+          f"a misspelt event is named with the closest real one, a pattern that matches is accepted (got {bad})")
+    r = rec(os.path.join(src, "calibration", "lab", "grids", "consolidated.toml"), "--dry-run", "--qemu-trace",
+            "poll_grow", "--out", tmp + "/qt")
+    check(r.returncode != 0 and "--qemu-trace traces guests alone" in r.stderr,
+          f"--qemu-trace on a grid of several guests at once is refused (got {r.returncode}: {r.stderr[-300:]})")
+    r = rec(os.path.join(src, "calibration", "lab", "grids", "poll-trace.toml"), "--dry-run", "--qemu-trace",
+            "poll_grow,poll_shrink", "--out", tmp + "/pt")
+    check(r.returncode == 0 and "-trace enable=poll_grow -trace enable=poll_shrink -D WORK/qemu-trace.log" in r.stdout
+          and "2 configurations (boots), 16 fio runs" in r.stdout + r.stderr,
+          f"--dry-run of grids/poll-trace.toml shows QEMU's trace options (got rc {r.returncode}: {r.stdout[-300:]})")
     # --- the guest's trace of its interrupts (--trace-irq): kind, time in us, idle flag per event
     tr = record.irq_trace_summary("h1 100.0 1\nh0 112.0 1\ns1 112.5 0\ns0 120.5 0\nh1 200.0 0\nh0 208.0 0\n"
                                   "h1 260.0 0\nbad line\n")
