@@ -238,6 +238,30 @@ try:
     check(r.returncode == 0 and "-trace enable=poll_grow -trace enable=poll_shrink -D WORK/qemu-trace.log" in r.stdout
           and "2 configurations (boots), 16 fio runs" in r.stdout + r.stderr,
           f"--dry-run of grids/poll-trace.toml shows QEMU's trace options (got rc {r.returncode}: {r.stdout[-300:]})")
+    r = rec(os.path.join(src, "calibration", "lab", "grids", "poll-timeline.toml"), "--dry-run", "--qemu-trace-log",
+            "--out", tmp + "/tl")
+    check(r.returncode != 0 and "--qemu-trace-log keeps the trace of --qemu-trace EVENTS" in r.stderr,
+          f"--qemu-trace-log without the events to trace is refused (got {r.returncode}: {r.stderr[-300:]})")
+    # --- a kept trace's timeline (calibration/lab/trace-timeline): jobs cut at pauses, failed rounds' endings
+    tl = os.path.join(tmp, "timeline.log")
+    with open(tl, "w") as f:
+        f.write("9@100.000000:virtqueue_pop vq 0x1\n")  # a read while the guest boots: left out
+        t = 200_000_000
+        for k in range(1000):  # a job of 1000 requests 600 us apart
+            for dt, line in ((0, "virtqueue_pop vq 0x1"), (10, "run_poll_handlers_begin ctx 0x1 max_ns 4000 timeout -1"),
+                             (14, "run_poll_handlers_end ctx 0x1 progress 0 new timeout -1"),
+                             (16, "run_poll_handlers_begin ctx 0x1 max_ns 8000 timeout -1"),
+                             (20, "run_poll_handlers_end ctx 0x1 progress 1 new timeout 0"),
+                             (22, "virtio_blk_rw_complete vdev 0x1 req 0x2 ret 0")):
+                f.write(f"9@{(t + dt) // 1_000_000}.{(t + dt) % 1_000_000:06d}:{line}\n")
+            t += 600
+    tl_run = subprocess.run([sys.executable, os.path.join(src, "calibration", "lab", "trace-timeline"), tl],
+                            capture_output=True, text=True, timeout=60)
+    check(tl_run.returncode == 0 and "job 1: 1000 requests" in tl_run.stdout and "1 stretches shorter" in tl_run.stdout
+          and "failed polling rounds per request 1.00, of which followed within 4 us by another round with nothing "
+              "done between 1.00" in tl_run.stdout,
+          f"trace-timeline: one job, the boot's read left out, every failed round polled again at once "
+          f"(got {tl_run.returncode}: {tl_run.stdout[-400:]}{tl_run.stderr[-300:]})")
     # --- the guest's trace of its interrupts (--trace-irq): kind, time in us, idle flag per event
     tr = record.irq_trace_summary("h1 100.0 1\nh0 112.0 1\ns1 112.5 0\ns0 120.5 0\nh1 200.0 0\nh0 208.0 0\n"
                                   "h1 260.0 0\nbad line\n")
