@@ -15,6 +15,8 @@ AioEngine aio_engine(const IoScenario& s) {
     case Aio::native:
       a.slots = 1024;  // block/linux-aio.c MAX_EVENTS
       a.submit_ns = s.host.native_submit_ns;
+      // null-co and null-aio have no AIO engine (native is their stand-in), librbd none of Linux's
+      a.poll_leaves_notifier = s.backend.kind != BackendKind::null && s.backend.kind != BackendKind::ceph_rbd;
       break;
     case Aio::io_uring:
       a.slots = 128;  // block/io_uring.c MAX_ENTRIES

@@ -31,6 +31,11 @@ struct AioEngine {
   int slots = 0;         // requests in the engine at once (0 = no limit)
   bool handoff = false;  // aio=threads: a worker hand-off each way
   double submit_ns = 0;  // emulation-thread CPU per request for the submission itself
+  // aio=native on a host file or device: the kernel signals an eventfd for each completion, and
+  // QEMU's poll handler takes completions from the ring without clearing it (block/linux-aio.c
+  // qemu_laio_poll_ready; only the fd handler, qemu_laio_completion_cb, clears it), so after
+  // completions found while polling the thread's next wait returns at once (EmulationThread).
+  bool poll_leaves_notifier = false;
 };
 AioEngine aio_engine(const IoScenario& s);
 

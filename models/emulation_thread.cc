@@ -52,12 +52,27 @@ void EmulationThread::accept(sim::JobId job, int in_port) {
   // aio_poll measures how long it waited (polling included) before this event and adjusts the
   // window for its next wait: an event found without waiting (the thread busy) is a wait of 0.
   const double waited = busy() == 0 && waiting() == 0 ? static_cast<double>(sim_.now() - idle_since_ns()) : 0.0;
+  const bool woke = asleep();
   CoreTimedThread::accept(job, in_port);
-  if (poll_ns_ > 0 && waited <= poll_ns_) return;  // the sweet spot
-  if (waited > poll_window_ns_)
-    poll_ns_ = 0;
-  else if (poll_ns_ < poll_window_ns_)
-    poll_ns_ = std::min(poll_window_ns_, poll_ns_ > 0 ? 2 * poll_ns_ : 4000.0);
+  auto adjust = [this](double block) {
+    if (poll_ns_ > 0 && block <= poll_ns_) return;  // the sweet spot
+    if (block > poll_window_ns_)
+      poll_ns_ = 0;
+    else if (poll_ns_ < poll_window_ns_)
+      poll_ns_ = std::min(poll_window_ns_, poll_ns_ > 0 ? 2 * poll_ns_ : 4000.0);
+  };
+  if (notifier_set_ && !(poll_ns_ > 0 && waited <= poll_ns_)) {
+    // The round (or, at a window of 0, the wait) found nothing and the set notifier returned the
+    // wait at once: the window moves as after a wait just past it, and what remains of this wait
+    // is measured against the window it moved to.
+    const double first = poll_ns_;
+    notifier_set_ = false;
+    poll_ns_ = next_window(first);
+    adjust(waited - first);
+  } else {
+    adjust(waited);
+  }
+  if (aio_notifier_ && io_[job].step == Step::host_complete) notifier_set_ = !woke;
 }
 
 NotificationBatch::NotificationBatch(sim::Simulator& sim, std::string name, IoTable& io, VirtioBlkBatching mode)
@@ -102,6 +117,7 @@ HostThreads::HostThreads(sim::Simulator& sim, std::string vm, const IoScenario& 
           tname, io, driver.emu_submit_ns + aio.submit_ns + extra, driver.emu_complete_ns + extra, cv,
           s.host.iothreads > 0 ? s.host.poll_max_ns : 0.0, false, s.host.emu_per_page_ns, s.host.loop_wake_ns));
       if (s.host.poll_adaptive) threads_.back()->adapt_polling();
+      if (aio.poll_leaves_notifier) threads_.back()->keep_aio_notifier();
     }
     if (s.host.iothreads == 0) main_loop_ = threads_.front();
     // Under TCG there is no irqfd (virtio-pci's with_irqfd needs KVM): an IOThread's completion

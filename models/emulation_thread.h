@@ -37,11 +37,25 @@ class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
   bool awake() const noexcept {
     if (always_polling_ || busy() > 0 || waiting() > 0) return true;
     const double window = adaptive_ ? poll_ns_ : poll_window_ns_;
-    return window > 0 && static_cast<double>(sim_.now() - idle_since_ns()) <= window;
+    const double idle = static_cast<double>(sim_.now() - idle_since_ns());
+    if (adaptive_ && notifier_set_) return idle <= window + next_window(window);
+    return window > 0 && idle <= window;
   }
   // QEMU's adaptive polling (aio_poll's adjustment): the window starts at 0, grows from 4 us by
   // doubling while the thread waits less than the maximum, and falls to 0 after a wait longer.
   void adapt_polling() noexcept { adaptive_ = poll_window_ns_ > 0; }
+  // Its AIO engine's completions set a notifier that polling leaves set (AioEngine::
+  // poll_leaves_notifier): with that notifier set, a polling round that finds nothing is followed
+  // by a wait that returns at once (its handler clears the notifier and finds nothing to do),
+  // which aio_poll counts as a wait just past the window: the window grows and the thread polls
+  // once more before it sleeps. A completion found while the thread is awake sets the notifier,
+  // one that wakes it is read by that wake-up.
+  void keep_aio_notifier() noexcept { aio_notifier_ = adaptive_; }
+  // The window after a wait just past `w`: 4 us from 0, doubled below the maximum, 0 at it.
+  double next_window(double w) const noexcept {
+    if (w <= 0) return 4000.0;
+    return w < poll_window_ns_ ? std::min(poll_window_ns_, 2 * w) : 0.0;
+  }
   void accept(sim::JobId job, int in_port) override;
   bool asleep() const noexcept override { return !awake() && idle_since_ns() < sim_.now(); }
   // Popping the ring right now (serving a request's submit): the device's handler runs with
@@ -58,7 +72,9 @@ class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
   double submit_ns_, complete_ns_, poll_window_ns_, per_page_ns_, wake_ns_;
   bool always_polling_;
   bool adaptive_ = false;
-  double poll_ns_ = 0;  // the adaptive window now
+  double poll_ns_ = 0;         // the adaptive window now
+  bool aio_notifier_ = false;  // keep_aio_notifier()
+  bool notifier_set_ = false;  // the AIO engine's notifier is set and unread
   bool serving_submit_ = false;
   sim::time_ns last_read_ns_ = -1;  // an interrupt relay's last read of the guest notifier
   sim::Distribution factor_;

@@ -83,8 +83,14 @@ double halt_path_ns(double u, double n, double x_irq, double halt_ns) {
 // to max_ns); an event found while busy is a wait of 0, which starts a window of 0 at 4 us. With
 // waits Exp(x) (Poisson arrivals at rate x) and a busy thread's share u of the events, the
 // windows form a Markov chain; the share of idle arrivals past the window is its stationary mean
-// of exp(-x window).
-double past_adaptive_window(double x, double u, double max_ns) {
+// of exp(-x window). With an AIO notifier that polling leaves set (`aio_notifier`,
+// AioEngine::poll_leaves_notifier), a wait past the window whose notifier is set moves the window
+// as a wait just past it and polls once more with the moved window (EmulationThread): past the
+// first window the wait ends in that second round or sleeps, its remainder measured against the
+// moved window (exponential waits: past max_ns with probability exp(-x (max_ns - second))). The
+// notifier is set at an idle arrival as often as a completion last found the thread awake, taken
+// as the share of arrivals that do not find it asleep, 1 - (1 - u) past, updated as the chain is.
+double past_adaptive_window(double x, double u, double max_ns, bool aio_notifier) {
   std::vector<double> w{0.0};
   for (double p = 4000;; p *= 2) {
     w.push_back(std::min(p, max_ns));
@@ -92,22 +98,43 @@ double past_adaptive_window(double x, double u, double max_ns) {
   }
   const std::size_t n = w.size();
   const double busy = std::clamp(u, 0.0, 1.0), reset = std::exp(-x * max_ns);
+  // the state after a wait just past window i, and that state's window (the second round)
+  auto moved = [n](std::size_t i) { return i + 1 < n ? i + 1 : std::size_t{0}; };
   std::vector<double> pi(n, 1.0 / static_cast<double>(n)), next(n);
+  auto past_of = [&](double q) {
+    double p = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double second = w[moved(i)];
+      p += pi[i] * ((1 - q) * std::exp(-x * w[i]) + q * std::exp(-x * (w[i] + second)));
+    }
+    return p;
+  };
+  double q = 0;
   for (int it = 0; it < 200; ++it) {
     std::fill(next.begin(), next.end(), 0.0);
     for (std::size_t i = 0; i < n; ++i) {
       next[i == 0 ? 1 : i] += pi[i] * busy;
       const double stay = i == 0 ? 0.0 : 1.0 - std::exp(-x * w[i]);
+      const double idle = pi[i] * (1 - busy);
       const double grow = std::max(0.0, 1.0 - stay - reset);
-      next[i] += pi[i] * (1 - busy) * stay;
-      next[0] += pi[i] * (1 - busy) * reset;
-      next[std::min(i + 1, n - 1)] += pi[i] * (1 - busy) * grow;
+      next[i] += idle * stay;
+      next[0] += idle * (1 - q) * reset;
+      next[std::min(i + 1, n - 1)] += idle * (1 - q) * grow;
+      if (q > 0) {
+        // notifier set: found in the second round, or asleep past it (then reset or grown once more)
+        const std::size_t m = moved(i);
+        const double second = w[m], past_first = std::exp(-x * w[i]);
+        const double slept = std::exp(-x * (w[i] + second));
+        const double long_sleep = second < max_ns ? slept * std::exp(-x * (max_ns - second)) : slept;
+        next[m] += idle * q * (past_first - slept);
+        next[0] += idle * q * long_sleep;
+        next[m == 0 ? 1 : std::min(m + 1, n - 1)] += idle * q * (slept - long_sleep);
+      }
     }
     pi.swap(next);
+    if (aio_notifier) q = std::clamp(1 - (1 - busy) * past_of(q), 0.0, 1.0);
   }
-  double past = 0;
-  for (std::size_t i = 0; i < n; ++i) past += pi[i] * std::exp(-x * w[i]);
-  return past;
+  return past_of(q);
 }
 
 // Probability a host thread is asleep when a request arrives (the fixed point's p_wake), `u` the
@@ -119,7 +146,8 @@ double past_adaptive_window(double x, double u, double max_ns) {
 double host_asleep(const IoScenario& s, double u, double x, int round, double previous) {
   double asleep = std::clamp(1 - u, 0.0, 1.0);
   if (s.host.iothreads > 0 && s.host.poll_max_ns > 0)
-    asleep *= s.host.poll_adaptive ? past_adaptive_window(x, u, s.host.poll_max_ns) : std::exp(-x * s.host.poll_max_ns);
+    asleep *= s.host.poll_adaptive ? past_adaptive_window(x, u, s.host.poll_max_ns, aio_engine(s).poll_leaves_notifier)
+                                   : std::exp(-x * s.host.poll_max_ns);
   if (s.guest.driver == GuestDriver::vhost_user_blk) asleep = 0;
   if (round > 0 && s.host.loop_wake_ns > 0) asleep = 0.5 * (asleep + previous);
   return asleep;
