@@ -54,14 +54,15 @@ void EmulationThread::accept(sim::JobId job, int in_port) {
   const double waited = busy() == 0 && waiting() == 0 ? static_cast<double>(sim_.now() - idle_since_ns()) : 0.0;
   const bool woke = asleep();
   CoreTimedThread::accept(job, in_port);
-  auto adjust = [this](double block) {
-    if (poll_ns_ > 0 && block <= poll_ns_) return;  // the sweet spot
+  auto within = [this](double block) { return poll_ns_ > 0 && block <= poll_ns_; };  // the sweet spot
+  auto adjust = [&](double block) {
+    if (within(block)) return;
     if (block > poll_window_ns_)
       poll_ns_ = 0;
     else if (poll_ns_ < poll_window_ns_)
-      poll_ns_ = std::min(poll_window_ns_, poll_ns_ > 0 ? 2 * poll_ns_ : 4000.0);
+      poll_ns_ = next_window(poll_ns_);
   };
-  if (notifier_set_ && !(poll_ns_ > 0 && waited <= poll_ns_)) {
+  if (notifier_set_ && !within(waited)) {
     // The round (or, at a window of 0, the wait) found nothing and the set notifier returned the
     // wait at once: the window moves as after a wait just past it, and what remains of this wait
     // is measured against the window it moved to.

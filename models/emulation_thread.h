@@ -50,7 +50,7 @@ class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
   // which aio_poll counts as a wait just past the window: the window grows and the thread polls
   // once more before it sleeps. A completion found while the thread is awake sets the notifier,
   // one that wakes it is read by that wake-up.
-  void keep_aio_notifier() noexcept { aio_notifier_ = adaptive_; }
+  void keep_aio_notifier() noexcept { aio_notifier_ = true; }
   // The window after a wait just past `w`: 4 us from 0, doubled below the maximum, 0 at it.
   double next_window(double w) const noexcept {
     if (w <= 0) return 4000.0;
@@ -73,7 +73,7 @@ class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
   bool always_polling_;
   bool adaptive_ = false;
   double poll_ns_ = 0;         // the adaptive window now
-  bool aio_notifier_ = false;  // keep_aio_notifier()
+  bool aio_notifier_ = false;  // keep_aio_notifier(); only an adaptive thread (accept) uses it
   bool notifier_set_ = false;  // the AIO engine's notifier is set and unread
   bool serving_submit_ = false;
   sim::time_ns last_read_ns_ = -1;  // an interrupt relay's last read of the guest notifier

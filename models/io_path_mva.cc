@@ -98,15 +98,22 @@ double past_adaptive_window(double x, double u, double max_ns, bool aio_notifier
   }
   const std::size_t n = w.size();
   const double busy = std::clamp(u, 0.0, 1.0), reset = std::exp(-x * max_ns);
-  // the state after a wait just past window i, and that state's window (the second round)
+  // the state after a wait just past window i (the second round's), and the state a wait grows i to
   auto moved = [n](std::size_t i) { return i + 1 < n ? i + 1 : std::size_t{0}; };
+  auto grown = [n](std::size_t i) { return std::min(i + 1, n - 1); };
+  // per state, the waits' chances (the same every step): past its window, past the second round
+  // too, and past the second round by more than max_ns
+  std::vector<double> past_first(n), slept(n), long_sleep(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double second = w[moved(i)];
+    past_first[i] = std::exp(-x * w[i]);
+    slept[i] = std::exp(-x * (w[i] + second));
+    long_sleep[i] = second < max_ns ? slept[i] * std::exp(-x * (max_ns - second)) : slept[i];
+  }
   std::vector<double> pi(n, 1.0 / static_cast<double>(n)), next(n);
   auto past_of = [&](double q) {
     double p = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const double second = w[moved(i)];
-      p += pi[i] * ((1 - q) * std::exp(-x * w[i]) + q * std::exp(-x * (w[i] + second)));
-    }
+    for (std::size_t i = 0; i < n; ++i) p += pi[i] * ((1 - q) * past_first[i] + q * slept[i]);
     return p;
   };
   double q = 0;
@@ -114,21 +121,18 @@ double past_adaptive_window(double x, double u, double max_ns, bool aio_notifier
     std::fill(next.begin(), next.end(), 0.0);
     for (std::size_t i = 0; i < n; ++i) {
       next[i == 0 ? 1 : i] += pi[i] * busy;
-      const double stay = i == 0 ? 0.0 : 1.0 - std::exp(-x * w[i]);
+      const double stay = i == 0 ? 0.0 : 1.0 - past_first[i];
       const double idle = pi[i] * (1 - busy);
       const double grow = std::max(0.0, 1.0 - stay - reset);
       next[i] += idle * stay;
       next[0] += idle * (1 - q) * reset;
-      next[std::min(i + 1, n - 1)] += idle * (1 - q) * grow;
+      next[grown(i)] += idle * (1 - q) * grow;
       if (q > 0) {
         // notifier set: found in the second round, or asleep past it (then reset or grown once more)
         const std::size_t m = moved(i);
-        const double second = w[m], past_first = std::exp(-x * w[i]);
-        const double slept = std::exp(-x * (w[i] + second));
-        const double long_sleep = second < max_ns ? slept * std::exp(-x * (max_ns - second)) : slept;
-        next[m] += idle * q * (past_first - slept);
-        next[0] += idle * q * long_sleep;
-        next[m == 0 ? 1 : std::min(m + 1, n - 1)] += idle * q * (slept - long_sleep);
+        next[m] += idle * q * (past_first[i] - slept[i]);
+        next[0] += idle * q * long_sleep[i];
+        next[grown(m)] += idle * q * (slept[i] - long_sleep[i]);
       }
     }
     pi.swap(next);
