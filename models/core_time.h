@@ -106,6 +106,8 @@ class CoreTimedThread : public sim::FcfsStation {
   }
   // Core time spent off host.cpu's stations (CoreTime::add_off_station).
   void counted_off_station(double ns) noexcept { core_time_.add_off_station(ns); }
+  // A sleep the thread's work does not show (a block on a lock while its work ran): one more wake-up.
+  void count_wakeup() noexcept { ++wakeups_; }
 
  private:
   CoreTime core_time_;

@@ -526,6 +526,21 @@ void host_thread_keys(std::vector<Param>& t) {
        0,
        0,
        [](IoScenario& s, const Value& v) { s.host.tcg_bql = v.flag; }});
+  add({"host.tcg_irq_stall",
+       Kind::boolean,
+       "",
+       "false",
+       "QEMU accel/tcg/cpu-exec.c cpu_handle_interrupt (qemu_mutex_lock_iothread when an interrupt is pending); "
+       "docs/sources.md §4 ('An AIO completion's interrupt and the rest of the main loop's pass': the lab's vCPU "
+       "sleeps per I/O at depth); off: tried on the lab's knob split, within its seed noise (docs/ACCURACY.md)",
+       "under host.accel = tcg with host.tcg_bql: an interrupt raised while the lock's holder is in a pass stops its "
+       "vCPU until the pass ends, when it comes: a vCPU running a request's work loses the rest of the pass and pays "
+       "host.tcg_wake_us, an idle one wakes and blocks (one more sleep either way); the interrupt's work then takes "
+       "no lock. false: the interrupt's work waits for the lock when the vCPU reaches it",
+       {},
+       0,
+       0,
+       [](IoScenario& s, const Value& v) { s.host.tcg_irq_stall = v.flag; }});
   add({"host.main_loop_timer_us",
        Kind::time_us,
        "us",

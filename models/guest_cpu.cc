@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/emulation_thread.h"
 #include "models/guest_block.h"
 #include "models/guest_driver.h"
 #include "models/virtqueue.h"
@@ -58,6 +59,8 @@ GuestCpuCosts guest_cpu_costs(const IoScenario& s) {
   costs.halt_after = bare ? 0.0 : s.guest.halt_after_ns;
   costs.cv = s.guest.cpu_cv;
   costs.background = vcpu_background_share(s);
+  costs.submit_first = s.guest.fio_submit_first;
+  costs.irq_stall = s.host.tcg_irq_stall;
   return costs;
 }
 
@@ -87,11 +90,14 @@ sim::time_ns FioThread::service_ns(sim::JobId job) {
     ns += c_.per_io_complete * ios + c_.per_request_complete;
     if (r.irq_leader) ns += c_.irq_handler;
     if (r.woke) ns += c_.wake;
+    ns += c_.lock_wake * idle_lock_wakes_;
+    idle_lock_wakes_ = 0;
     // fio's accounting, after the completion's timestamp (and the next I/O's preparation, before
     // its own): the last of this work, outside the latency (GuestThreads::accept stamps before it).
     outside = c_.per_io_outside * ios;
   }
   if (r.lock_woke) ns += c_.lock_wake;
+  lock_wait_ = false;
   const double factor = factor_.sample(rng_);
   const auto demand = static_cast<sim::time_ns>((ns + outside) * factor + 0.5);
   counted(demand);
@@ -106,11 +112,78 @@ sim::time_ns FioThread::service_ns(sim::JobId job) {
 sim::FcfsStation* FioThread::waits_for(sim::JobId job) {
   if (bql_holder_ == nullptr) return nullptr;
   IoRequest& r = io_[job];
-  // The notify write is an MMIO access under the lock; taking an interrupt takes it too.
-  const bool locks = r.step == Step::guest_submit ? kick_ != nullptr && kick_->kick_needed(r) : r.irq_leader;
+  // The notify write is an MMIO access under the lock. Taking an interrupt takes it too: when the
+  // thread reaches its completion's work, or (host.tcg_irq_stall) when the interrupt comes
+  // (raised_under_lock).
+  const bool locks = r.step == Step::guest_submit ? kick_ != nullptr && kick_->kick_needed(r) : r.irq_leader && !c_.irq_stall;
   // A taking that finds the lock held sleeps until the pass ends (sim::FcfsStation::start_work).
   r.lock_woke = locks && bql_holder_->in_pass();
+  lock_wait_ = r.lock_woke;
   return locks ? bql_holder_ : nullptr;
+}
+
+void FioThread::raised_under_lock(sim::FcfsStation& holder) {
+  if (stalled_ || lock_wait_) return;
+  count_wakeup();
+  if (busy() == 0) {
+    ++idle_lock_wakes_;
+    return;
+  }
+  stalled_ = true;
+  stall_from_ns_ = sim_.now();
+  holder.when_pass_ends(*this, kStallEnd);
+}
+
+bool FioThread::goes_first(sim::JobId job) { return c_.submit_first && io_[job].step == Step::guest_submit; }
+
+bool FioThread::leaves_now(std::uint32_t) {
+  if (stalled_) {  // the work would have ended, but part of it could not run during the stall
+    held_ = owing_ = true;
+    owed_ns_ = sim_.now() - stall_from_ns_;
+    return false;
+  }
+  if (late_ns_ > 0) {
+    held_ = true;
+    held_until_ns_ = sim_.now() + late_ns_;
+    late_ns_ = 0;
+    sim_.schedule_at(held_until_ns_, this, kHeldEnd, ++held_event_);
+    return false;
+  }
+  return true;
+}
+
+void FioThread::handle(std::uint32_t kind, std::uint64_t payload) {
+  const sim::time_ns now = sim_.now();
+  if (kind == kStallEnd) {
+    stalled_ = false;
+    // The lock's wake-up is the thread's own work, after the stall.
+    const auto wake = static_cast<sim::time_ns>(c_.lock_wake + 0.5);
+    counted_off_station(static_cast<double>(wake));
+    const sim::time_ns stall = now - stall_from_ns_ + wake;
+    if (held_ && owing_) {
+      owing_ = false;
+      held_until_ns_ = now + owed_ns_ + wake;
+    } else if (held_) {
+      held_until_ns_ += stall;
+    } else {
+      late_ns_ += stall;
+      return;
+    }
+    sim_.schedule_at(held_until_ns_, this, kHeldEnd, ++held_event_);
+    return;
+  }
+  if (kind == kHeldEnd) {
+    if (payload != held_event_ || !held_) return;  // moved by a later stall
+    if (stalled_) {                                // stalled again before its end: what is left waits for this stall's end
+      owing_ = true;
+      owed_ns_ = now - stall_from_ns_;
+      return;
+    }
+    held_ = false;
+    release(0);
+    return;
+  }
+  CoreTimedThread::handle(kind, payload);
 }
 
 GuestThreads::GuestThreads(sim::Simulator& sim, std::string vm, const IoScenario& s, IoTable& io, const KickPolicy* kick,
@@ -180,6 +253,17 @@ std::vector<PortEnd> GuestThreads::exits(const sim::Port& port) const {
   return {{local("guest.fio_jobs"), &port == &submitted ? "submit" : "release"}};
 }
 
+double kick_finds_lock(const MvaInputs& in) {
+  // Behind the main loop a kick comes only while the loop is not popping the ring (its popping
+  // takes the request without one): of the time the loop holds the lock (p_bql_wait), the part
+  // outside its popping, over the time outside its popping. Behind an IOThread the main loop's
+  // passes only relay interrupts, and a kick finds one as often as they hold the lock.
+  const double u = in.p_bql_wait;
+  if (in.s.host.iothreads > 0 || !(u > 0)) return u;
+  const double popping = main_loop_popping(in.s, u);
+  return popping < 1 ? std::max(0.0, u - popping) / (1 - popping) : 0.0;
+}
+
 void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   const IoScenario& s = in.s;
   const auto& w = s.workload;
@@ -193,13 +277,15 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   // The vCPU's background work (host.tcg_vcpu_busy) stretches a request's work by 1 / (1 - share).
   const double stretch = 1 / (1 - vcpu_background_share(s));
   // Under TCG's big lock (host.tcg_bql) a kick waits for the main loop's pass to end: the thread
-  // holds its vCPU, off CPU, and pays its wake-up when the lock comes (host.tcg_wake_us). An
-  // interrupt is raised to the guest only once the pass has ended (virtqueue_interrupt_demands),
-  // so taking it rarely waits again.
+  // holds its vCPU, off CPU, and pays its wake-up when the lock comes (host.tcg_wake_us), as often
+  // as the loop is busy; with host.tcg_irq_stall (whose MVA this is part of) only in the part of
+  // its passes outside its popping, when a kick is made at all (kick_finds_lock).
   const WakeCosts wakes = wake_costs(s);
   const double kicks = bare ? 0.0 : in.p_kick / std::max(1, w.iodepth_batch_submit);
-  const double wait = bare ? 0.0 : in.bql_wait_ns * kicks;
-  const double lock_wake = wakes.lock * in.p_bql_wait * kicks;
+  const bool irq_stall = s.host.tcg_irq_stall;
+  const double kick_lock = bare ? 0.0 : irq_stall ? kick_finds_lock(in) : in.p_bql_wait;
+  const double wait = bare || !(in.p_bql_wait > 0) ? 0.0 : in.bql_wait_ns * kick_lock / in.p_bql_wait * kicks;
+  const double lock_wake = wakes.lock * kick_lock * kicks;
   // fio's own work split at its timestamps: the part outside the latency is the completion's last.
   const FioWorkSplit fio = fio_work_split(s);
   const double guest_submit = stretch * (fio.submit * m + blk.submit_extra_ns + drv.submit_ns + kick + half_pages + lock_wake);
@@ -208,14 +294,21 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
   // A completion wakes its fio thread when it finds the thread idle (p_guest_idle, io_path_mva.cc);
   // only an interrupt's first can: the others arrive with it.
   // Under TCG a wake-up is the vCPU thread's own (host.tcg_wake_us).
-  // Taking an interrupt needs the lock too. Behind the main loop it comes at the end of the pass
-  // that raised it (virtqueue.cc), so it rarely finds another; an IOThread's is relayed by the
-  // main loop in passes of their own, which it finds as often as a kick does.
-  const double irq_lock = s.host.iothreads > 0 ? in.p_bql_wait : 0.0;
+  // Taking an interrupt needs the lock too, when it comes: raised while the lock's holder (the
+  // main loop, or the main loop relaying an IOThread's) is in a pass (interrupt_finds_lock), the
+  // vCPU blocks until the pass ends (FioThread::raised_under_lock): a wake-up of the lock's, and,
+  // when the vCPU was running a request's work, the rest of the pass with it stopped
+  // (interrupt_lock_wait_ns, the interrupt's own wait).
+  // Without host.tcg_irq_stall it waits when the thread reaches its work: behind the main loop at
+  // the end of the pass that raised it (virtqueue.cc), so it rarely finds another; an IOThread's
+  // is relayed by the main loop in passes of their own, which it finds as often as a kick does.
+  double irq_lock = 0;
+  if (!bare) irq_lock = irq_stall ? interrupt_finds_lock(in) : s.host.iothreads > 0 ? in.p_bql_wait : 0.0;
+  const double stall = bare || !irq_stall ? 0.0 : interrupt_lock_wait_ns(in) * (1 - in.p_guest_idle) * in.irq_share;
   const double wake = (wakes.halt * in.p_guest_idle + wakes.lock * irq_lock) * in.irq_share;
   // How often a request wakes its fio thread (its vCPU's halts and waits for the lock), whatever
   // a wake-up costs: the simulation's wakeups_per_s of the thread.
-  const double woken = (in.p_guest_idle + irq_lock) * in.irq_share + in.p_bql_wait * kicks;
+  const double woken = (in.p_guest_idle + irq_lock) * in.irq_share + kick_lock * kicks;
   const double outside = stretch * fio.outside * m;
   const double guest_complete = stretch * ((fio.complete + fio.outside) * m + drv.complete_ns + half_pages +
                                            (bare ? 0.0 : interrupt_cost_ns(s) * in.irq_share) + wake);
@@ -225,22 +318,30 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
     // One station for both halves of the threads' work, which take turns on each thread as in
     // the simulation's FioThread (two stations would run a thread's submits and completions side
     // by side). On the host's cores each thread is one server: fewer threads than cores use only
-    // as many cores as there are threads (every VM's, where vm.count VMs share the cores).
+    // as many cores as there are threads (every VM's, where vm.count VMs share the cores). slat:
+    // the submit side's share, or with guest.fio_submit_first the submit's own work and wait.
     const int threads = std::max(1, s.fio_threads() * std::max(1, s.vms));
     const int c = s.host.cores > 0 ? std::min(s.host.cores, threads) : s.guest.vcpus;
-    const double all = guest_submit + guest_complete + wait;
-    out.push_back(
-        {"guest.vcpus", sim::MvaStationKind::MultiServer, c, all, wait, MvaDemand::Slat::share, guest_submit + wait, all});
+    const double all = guest_submit + guest_complete + wait + stall;
+    out.push_back({"guest.vcpus", sim::MvaStationKind::MultiServer, c, all, wait + stall,
+                   s.guest.fio_submit_first ? MvaDemand::Slat::own : MvaDemand::Slat::share, guest_submit + wait, all});
     out.back().shared = s.host.cores > 0;  // host.cores are every VM's; a VM's own vCPUs are its own
     out.back().outside_ns = outside;
     out.back().wakes = woken;
   } else {
-    // The submit side's share of slat: its demand share of the thread's work (the kick aside).
+    // slat: the submit side's share of the thread's work (the kick aside), or with
+    // guest.fio_submit_first the submit's own work and its wait for the lock (it waits for none of
+    // its thread's completions: FioThread::goes_first), a job's share of it at each job's station.
+    const double all = guest_submit + guest_complete + wait + stall;
     const double part = fio.submit * m + blk.submit_extra_ns + drv.submit_ns + half_pages + wait;
     const double whole = part + (fio.complete + fio.outside) * m + drv.complete_ns + half_pages;
     for (int j = 0; j < w.numjobs; ++j) {
-      out.push_back({"guest.fio_job" + std::to_string(j), sim::MvaStationKind::Queue, 1,
-                     (guest_submit + guest_complete + wait) / w.numjobs, wait / w.numjobs, MvaDemand::Slat::share, part, whole});
+      if (s.guest.fio_submit_first)
+        out.push_back({"guest.fio_job" + std::to_string(j), sim::MvaStationKind::Queue, 1, all / w.numjobs,
+                       (wait + stall) / w.numjobs, MvaDemand::Slat::own, (guest_submit + wait) / w.numjobs, all / w.numjobs});
+      else
+        out.push_back({"guest.fio_job" + std::to_string(j), sim::MvaStationKind::Queue, 1, all / w.numjobs,
+                       (wait + stall) / w.numjobs, MvaDemand::Slat::share, part, whole});
       out.back().outside_ns = outside / w.numjobs;
       out.back().wakes = woken / w.numjobs;
     }
@@ -323,6 +424,19 @@ void guest_thread_keys(std::vector<Param>& t) {
        1e12,
        [](IoScenario& s, const Value& v) { s.guest.wake_ns = v.number; },
        [](const IoScenario& s) { return s.guest.wake_ns / s.guest_cpu_factor() / 1e3; }});
+  add({"guest.fio_submit_first",
+       Kind::boolean,
+       "",
+       "false",
+       "fio backend.c do_io (start_time stamped just before io_u_submit; it reaps only once its queue is full); "
+       "docs/sources.md §1 (the lab's slat at depth); off: moves seed 000's cross-setup fits (docs/ACCURACY.md)",
+       "fio's thread submits the I/O a reaped completion freed before the completions waiting on it, and its slat "
+       "is that submit's own time: at depth the wait for the thread is clat. false: submits and completions take "
+       "their turns on the thread in arrival order, and a submit's wait is slat",
+       {},
+       0,
+       0,
+       [](IoScenario& s, const Value& v) { s.guest.fio_submit_first = v.flag; }});
   add({"guest.halt_after_us",
        Kind::time_us,
        "us",

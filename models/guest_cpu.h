@@ -34,16 +34,18 @@ struct GuestCpuCosts {
   double per_io_complete = 0;
   double per_io_outside = 0;  // fio's, after the completion's timestamp: outside its latency (guest.fio_outside_us)
   double per_request_complete = 0;
-  double per_page = 0;     // per 4 KiB page of an I/O beyond its first, half on submit (pin), half on completion (release)
-  double kick_exit = 0;    // the notify exit, when not suppressed
-  double irq_handler = 0;  // one interrupt (entry, vring_interrupt, exit), charged to the
-                           // completion that raised it; the others it delivers ride along
-  double wake = 0;         // a completion that finds the thread asleep in io_getevents: its wake-up
-  double lock_wake = 0;    // under TCG, the wake-up after a wait for the big lock (host.tcg_wake_us)
-  double halt_after = 0;   // guest.halt_after_us: the vCPU's way from fio's blocking wait to its halt
-  double cv = 0;           // spread (lognormal) of every cost
-  double background = 0;   // share of the vCPU busy with work no request causes: a request's work
-                           // takes 1 / (1 - background) as long (host.tcg_vcpu_busy under TCG)
+  double per_page = 0;        // per 4 KiB page of an I/O beyond its first, half on submit (pin), half on completion (release)
+  double kick_exit = 0;       // the notify exit, when not suppressed
+  double irq_handler = 0;     // one interrupt (entry, vring_interrupt, exit), charged to the
+                              // completion that raised it; the others it delivers ride along
+  double wake = 0;            // a completion that finds the thread asleep in io_getevents: its wake-up
+  double lock_wake = 0;       // under TCG, the wake-up after a wait for the big lock (host.tcg_wake_us)
+  double halt_after = 0;      // guest.halt_after_us: the vCPU's way from fio's blocking wait to its halt
+  double cv = 0;              // spread (lognormal) of every cost
+  double background = 0;      // share of the vCPU busy with work no request causes: a request's work
+                              // takes 1 / (1 - background) as long (host.tcg_vcpu_busy under TCG)
+  bool submit_first = false;  // guest.fio_submit_first (FioThread::goes_first)
+  bool irq_stall = false;     // host.tcg_irq_stall: an interrupt takes the lock when it comes (raised_under_lock)
 };
 GuestCpuCosts guest_cpu_costs(const IoScenario& s);
 // fio's own work per I/O, split at its timestamps (guest.fio_outside_us out of guest.fio_submit_us +
@@ -74,13 +76,39 @@ class FioThread final : public CoreTimedThread {
   // Work that finds the thread idle ends the vCPU's way into the halt, or follows all of it: that
   // way's vCPU time is counted as the thread's (CoreTime::add_off_station; nothing waits on it).
   void accept(sim::JobId job, int in_port) override;
+  // Under TCG with host.tcg_irq_stall, an interrupt for this thread's vCPU was raised while
+  // `holder` (the lock's holder) is in a pass: the vCPU takes it as soon as it can (cpu_handle_interrupt), so it blocks on the
+  // lock until the pass ends. Running a request's work, that work stops meanwhile (the thread's
+  // wall time, not its CPU) and the thread pays the lock's wake-up; idle, it wakes for the
+  // interrupt and blocks, and the next completion's work pays that wake-up. Either way one more
+  // sleep. Already blocked on the lock, nothing changes.
+  void raised_under_lock(sim::FcfsStation& holder);
+  void handle(std::uint32_t kind, std::uint64_t payload) override;
 
  protected:
   sim::time_ns service_ns(sim::JobId job) override;
   sim::FcfsStation* waits_for(sim::JobId job) override;
+  bool leaves_now(std::uint32_t server) override;
+  // With guest.fio_submit_first. fio's loop (backend.c do_io) submits until its queue is full,
+  // then reaps (one event per io_getevents at the defaults) and submits again, one I/O for each
+  // slot freed, and it stamps an I/O's start just before it submits it: a submit goes ahead of
+  // the completions waiting on the thread, and its wait behind them is no slat; they wait
+  // instead, in clat, as they do in the kernel's ring.
+  bool goes_first(sim::JobId job) override;
 
  private:
+  enum Event : std::uint32_t { kStallEnd = 16, kHeldEnd };
   sim::FcfsStation* bql_holder_ = nullptr;
+  bool lock_wait_ = false;  // its work waits for the lock (waits_for) and has not started
+  bool stalled_ = false;    // blocked on the lock while its work ran, since stall_from_ns_
+  bool held_ = false;       // its work reached its end, but ends later by the stalls it had (leaves_now)
+  bool owing_ = false;      // held_ during a stall: owed_ns_ of the work is left for after it
+  sim::time_ns stall_from_ns_ = 0;
+  sim::time_ns owed_ns_ = 0;
+  sim::time_ns held_until_ns_ = 0;  // held_ and not owing_: when the work ends (kHeldEnd)
+  std::uint64_t held_event_ = 0;    // the kHeldEnd that counts (a later stall moves the end)
+  sim::time_ns late_ns_ = 0;        // how much later the work in service ends: stalls that ended while it ran
+  int idle_lock_wakes_ = 0;         // wake-ups after the lock taken idle, paid by the next completion's work
   IoTable& io_;
   GuestCpuCosts c_;
   sim::Distribution factor_;  // unit-mean lognormal: the spread of CPU costs
@@ -88,7 +116,7 @@ class FioThread final : public CoreTimedThread {
 };
 
 // The stage: one FioThread per fio job ("guest.fio_job<j>").
-class GuestThreads final : public Stage {
+class GuestThreads final : public Stage, public InterruptTaker {
  public:
   enum In : int { kSubmit, kComplete, kDone };
   // `kick`: the virtqueue (null on bare metal); `cpu`: the CPUs the threads share (or null).
@@ -104,6 +132,10 @@ class GuestThreads final : public Stage {
   sim::Port completed;  // reaped by fio's thread: the driver's and the block layer's release
 
   void accept(sim::JobId job, int in_port) override;
+  // The interrupt `leader` led is taken by its fio thread's vCPU.
+  void raised_under_lock(sim::JobId leader, sim::FcfsStation& holder) override {
+    threads_[io_[leader].job]->raised_under_lock(holder);
+  }
   void validate() const override;
   void stations(std::vector<StageInfo>& out) const override;
   void draw(StageGraph& g) const override;
@@ -116,6 +148,8 @@ class GuestThreads final : public Stage {
   sim::ProcessorSharingStation* cpu_;
 };
 
+// The MVA's probability that a kick finds TCG's big lock held (FioThread::waits_for in the simulation).
+double kick_finds_lock(const MvaInputs& in);
 // The MVA's guest CPU stations: one per job, or the shared vCPUs / host cores.
 void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out);
 

@@ -367,6 +367,8 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
       submit += residence[k];
     else if (st[k].slat == MvaDemand::Slat::share)
       submit += residence[k] * st[k].slat_part_ns / st[k].slat_whole_ns;
+    else if (st[k].slat == MvaDemand::Slat::own)
+      submit += std::min(residence[k], st[k].slat_part_ns);
     // Per I/O: a merged request's residence is shared by the I/Os it carries.
     const double per_io = w.rate_iops > 0 ? 1.0 : ios_per_request(s);
     out.stages.push_back({st[k].name, residence[k] / per_io, util[k], number[k], st[k].demand_ns / per_io, st[k].wait_ns / per_io,
@@ -510,6 +512,8 @@ IoMvaResult figures_of(const std::vector<std::size_t>& members, const std::vecto
         submit += res;
       else if (d.slat == MvaDemand::Slat::share && d.slat_whole_ns > 0)
         submit += res * d.slat_part_ns / d.slat_whole_ns;
+      else if (d.slat == MvaDemand::Slat::own)
+        submit += std::min(res, d.slat_part_ns);
       if (std::find(order.begin(), order.end(), k) == order.end()) order.push_back(k);
       const double share = n.net[k].owner < 0 ? vm.count : 1;  // a shared station: all the profile's VMs
       // Per I/O over the members' I/Os: a request's residence is shared by the I/Os it carries.

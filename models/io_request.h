@@ -11,6 +11,10 @@
 #include "sim/job.h"
 #include "sim/time.h"
 
+namespace vqsim::sim {
+class FcfsStation;
+}
+
 namespace vqsim::models {
 
 // Where a request is on its path; IoPath routes on it.
@@ -37,6 +41,16 @@ class InterruptHandled {
 
  protected:
   ~InterruptHandled() = default;
+};
+
+// The guest side of an interrupt under TCG's big lock: told when one is raised while the lock's
+// holder is in a pass, so that the vCPU taking it can block on the lock until the pass ends.
+class InterruptTaker {
+ public:
+  virtual void raised_under_lock(sim::JobId leader, sim::FcfsStation& holder) = 0;
+
+ protected:
+  ~InterruptTaker() = default;
 };
 
 struct IoRequest;

@@ -111,9 +111,10 @@ struct MvaDemand {
   int servers;
   double demand_ns;    // per request, all visits
   double wait_ns = 0;  // of demand_ns, the time a server waits for a lock, holding it off CPU (TCG's big lock)
-  // How much of its residence counts towards fio's slat: none, all of it, or the share
-  // slat_part_ns / slat_whole_ns of its demand (a job thread that submits and completes).
-  enum class Slat { none, all, share } slat = Slat::none;
+  // How much of its residence counts towards fio's slat: none, all of it, the share
+  // slat_part_ns / slat_whole_ns of its demand, or slat_part_ns itself (a job thread that submits
+  // ahead of the completions waiting on it: its submit waits for none of its own work).
+  enum class Slat { none, all, share, own } slat = Slat::none;
   double slat_part_ns = 0, slat_whole_ns = 0;
   // Of demand_ns, fio's own work after a completion's timestamp and before the next I/O's (its
   // accounting, the next I/O's preparation): on the station, outside fio's latency.

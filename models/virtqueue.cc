@@ -42,6 +42,7 @@ void InterruptLine::handle(std::uint32_t kind, std::uint64_t) {
   const sim::time_ns now = sim_.now();
   // Raised in a pass: taken when the pass ends, with the lock handed over then (kLockFree).
   if (kind == kRaised && bql_holder_ != nullptr && bql_holder_->in_pass()) {
+    if (taker_ != nullptr) taker_->raised_under_lock(leader_, *bql_holder_);
     bql_holder_->when_pass_ends(*this, kLockFree);
     return;
   }
@@ -195,11 +196,32 @@ void virtqueue_wakeup_demands(const MvaInputs& in, std::vector<MvaDemand>& out) 
   out.push_back({"virtqueue.wakeup", sim::MvaStationKind::Delay, 1, in.s.vq.wakeup_ns * in.p_wake});
 }
 
-void virtqueue_interrupt_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
+double interrupt_lock_wait_ns(const MvaInputs& in) {
   // Under TCG's lock the interrupt's leader waits for the rest of the main loop's pass; the
   // completions that join it during the wait, on average half of it.
-  const double wait = in.bql_wait_ns * 0.5 * (1.0 + in.irq_share);
-  out.push_back({"virtqueue.irq", sim::MvaStationKind::Delay, 1, in.s.vq.irq_ns + wait});
+  return in.bql_wait_ns * 0.5 * (1.0 + in.irq_share);
+}
+
+double interrupt_finds_lock(const MvaInputs& in) {
+  // The interrupt is raised just after its leader's completion left the holder's pass, so it
+  // finds the pass going on only when other work came with that completion: the completions that
+  // ride along with an interrupt (1 / irq_share - 1 per interrupt) say how often completions come
+  // together, and the holder is busy with one of them as often as a taking finds it busy at all.
+  // A lone request's interrupt never finds the lock held (no other work), as in the simulation,
+  // where completions that come with the vCPU's own cadence (null-co behind the main loop) find
+  // it less often than the loop's utilization. Behind an IOThread the main loop's relay raises
+  // it at the end of its own job, which takes the queue's completions together (its riders): the
+  // pass holds more only for another queue's interrupt.
+  if (!(in.irq_share > 0)) return 0;
+  if (in.s.host.iothreads > 0) {
+    const int queues = queues_in_use(in.s);
+    return in.p_bql_wait * static_cast<double>(queues - 1) / static_cast<double>(std::max(1, queues));
+  }
+  return in.p_bql_wait * std::min(1.0, 1.0 / in.irq_share - 1.0);
+}
+
+void virtqueue_interrupt_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
+  out.push_back({"virtqueue.irq", sim::MvaStationKind::Delay, 1, in.s.vq.irq_ns + interrupt_lock_wait_ns(in)});
 }
 
 // The scenario keys of the virtqueue (models/param.h: how a key is declared).

@@ -47,6 +47,12 @@ bool handler_window_on(const IoScenario& s);
 // `lock_wait_ns`: how long a raised interrupt waits for the main loop's pass under TCG's big
 // lock (host.tcg_bql; 0 otherwise), during which completions join it too.
 double completions_per_interrupt(const IoScenario& s, double completions_per_ns, double in_flight, double lock_wait_ns = 0);
+// The MVA's wait of an interrupt raised under TCG's big lock for the rest of the holder's pass
+// (unconditional: 0 where it finds no pass), which a vCPU busy when it comes spends blocked.
+double interrupt_lock_wait_ns(const MvaInputs& in);
+// The MVA's probability that an interrupt raised under TCG's big lock finds its holder in a pass
+// (FioThread::raised_under_lock in the simulation).
+double interrupt_finds_lock(const MvaInputs& in);
 // The queues a VM's requests use: fio thread t runs on vCPU t mod vcpus, whose requests go to
 // queue vcpu mod queues, so fewer threads or vCPUs than queues leave some idle.
 int queues_in_use(const IoScenario& s);
@@ -71,8 +77,13 @@ class InterruptLine final : public sim::Component, public InterruptHandled {
   void handled(sim::JobId leader, sim::time_ns now) override;
   // Under TCG the guest takes an interrupt only with the big QEMU lock (cpu_handle_interrupt),
   // which the main loop holds for its whole pass: an interrupt raised waits for the end of
-  // `holder`'s pass, and the completions of the pass join it.
-  void taken_after(sim::FcfsStation* holder) noexcept { bql_holder_ = holder; }
+  // `holder`'s pass, and the completions of the pass join it. `taker` (the guest's threads, with
+  // host.tcg_irq_stall; else null) is told of each such wait: the vCPU that takes the interrupt
+  // blocks on the lock meanwhile.
+  void taken_after(sim::FcfsStation* holder, InterruptTaker* taker) noexcept {
+    bql_holder_ = holder;
+    taker_ = taker;
+  }
   // Whether a completion now would be signalled: the handler has turned callbacks back on, and
   // with EVENT_IDX no interrupt is on its way either (used_event has not moved since it was
   // signalled); without it the device signals again until the handler turns callbacks off.
@@ -93,6 +104,7 @@ class InterruptLine final : public sim::Component, public InterruptHandled {
   sim::Distribution latency_;
   double handler_ns_, per_completion_ns_;
   sim::FcfsStation* bql_holder_ = nullptr;
+  InterruptTaker* taker_ = nullptr;
   bool pending_ = false;
   double handler_until_ns_ = -1;  // the guest's handler drains the ring until then
   sim::JobId leader_ = 0;         // the completion that led the last interrupt
@@ -119,8 +131,8 @@ class Virtqueue final : public Stage, public KickPolicy, public InterruptArming 
   // The thread(s) that consume the ring; set when the path is assembled.
   void consumed_by(const RingConsumer& consumer) { consumer_ = &consumer; }
   // The thread whose passes hold the lock the guest needs to take an interrupt (TCG's main loop).
-  void interrupts_taken_after(sim::FcfsStation* holder) noexcept {
-    for (InterruptLine* line : irqs_) line->taken_after(holder);
+  void interrupts_taken_after(sim::FcfsStation* holder, InterruptTaker* taker) noexcept {
+    for (InterruptLine* line : irqs_) line->taken_after(holder, taker);
   }
 
   // The notify exit is taken unless EVENT_IDX suppression applies and the thread is processing.

@@ -44,8 +44,8 @@ void FcfsStation::accept(JobId job, int) {
   stats_.flow.arrive(now);
   if (pass_left_ == 0) pass_left_ = 1;  // found the station idle: a pass of its own
   if (idle_.empty()) {
-    queue_.push_back(Slot{job, now});
-    stats_.queued.set(now, static_cast<double>(queue_.size()));
+    (goes_first(job) ? first_ : queue_).push_back(Slot{job, now});
+    stats_.queued.set(now, static_cast<double>(waiting()));
     return;
   }
   const std::uint32_t server = idle_.back();
@@ -83,19 +83,22 @@ void FcfsStation::handle(std::uint32_t kind, std::uint64_t payload) {
   // Handed the lock between two of its holder's passes: it works now, whatever the holder does.
   if (kind == kLockFree)
     run_work(server);
-  else
+  else if (leaves_now(server))
     finish_service(server);
 }
 
-void FcfsStation::work_done(std::uint64_t token) { finish_service(static_cast<std::uint32_t>(token)); }
+void FcfsStation::work_done(std::uint64_t token) {
+  const auto server = static_cast<std::uint32_t>(token);
+  if (leaves_now(server)) finish_service(server);
+}
 
 void FcfsStation::finish_service(std::uint32_t server) {
   const time_ns now = sim_.now();
   const Slot done = slots_[server];
   stats_.flow.depart(now, now - done.arrival);
-  if (!queue_.empty()) {
-    const Slot next = queue_.pop_front();
-    stats_.queued.set(now, static_cast<double>(queue_.size()));
+  if (waiting() > 0) {
+    const Slot next = first_.empty() ? queue_.pop_front() : first_.pop_front();
+    stats_.queued.set(now, static_cast<double>(waiting()));
     begin_service(server, next);
   } else {
     idle_.push_back(server);
@@ -104,7 +107,7 @@ void FcfsStation::finish_service(std::uint32_t server) {
   }
   // The pass ends with its last job; the jobs now here make the next.
   const bool pass_ended = pass_left_ > 0 && --pass_left_ == 0;
-  if (pass_ended) pass_left_ = static_cast<std::size_t>(busy()) + queue_.size();
+  if (pass_ended) pass_left_ = static_cast<std::size_t>(busy()) + waiting();
   out.send(done.job);
   // Told after the job has left (it may bring this station new work at once, for the next pass).
   if (pass_ended && !pass_watchers_.empty()) {

@@ -41,7 +41,7 @@ class FcfsStation : public Component, public WorkClient {
   const FlowStats* flow() const noexcept override { return &stats_.flow; }
 
   int servers() const noexcept { return static_cast<int>(slots_.size()); }
-  std::size_t waiting() const noexcept { return queue_.size(); }
+  std::size_t waiting() const noexcept { return queue_.size() + first_.size(); }
   int busy() const noexcept { return static_cast<int>(slots_.size() - idle_.size()); }
   // When the station last became completely idle (meaningful while busy() == 0): a model of a
   // thread that polls for a while before it sleeps asks how long it has been idle.
@@ -69,6 +69,15 @@ class FcfsStation : public Component, public WorkClient {
   // waits for that station's pass to end before its work starts (when_pass_ends). The wait is not
   // service: it is not in service_ns and takes no CPU.
   virtual FcfsStation* waits_for(JobId) { return nullptr; }
+  // Called when `server`'s work is done: by default the job leaves at once. A model whose server
+  // was stopped part of the way through (a thread blocked on a lock while its work ran) returns
+  // false and calls release() later, when the work would have ended.
+  virtual bool leaves_now(std::uint32_t /*server*/) { return true; }
+  // Whether `job`, finding every server busy, waits ahead of the other waiting jobs (behind those
+  // that went ahead before it): a thread that does its own next step before what others gave it.
+  virtual bool goes_first(JobId) { return false; }
+  // The job held by leaves_now() leaves now.
+  void release(std::uint32_t server) { finish_service(server); }
 
  private:
   struct Slot {
@@ -88,6 +97,7 @@ class FcfsStation : public Component, public WorkClient {
   std::vector<Slot> slots_;          // one per server
   std::vector<std::uint32_t> idle_;  // free server indices, used as a stack
   Fifo<Slot> queue_;
+  Fifo<Slot> first_;  // waiting jobs that go first (goes_first)
   WaitingLineStats stats_;
   time_ns idle_since_ns_ = 0;
   struct Watcher {

@@ -54,4 +54,28 @@ class LockWaiter final : public sim::FcfsStation {
   sim::FcfsStation& holder_;
 };
 
+// A station whose jobs, once their work is done, leave `late_ns` later (FcfsStation::leaves_now,
+// release): a model of a server stopped part of the way through its work.
+class LateLeaver final : public sim::FcfsStation {
+ public:
+  LateLeaver(sim::Simulator& sim, std::string name, sim::Distribution service, sim::time_ns late_ns)
+      : sim::FcfsStation(sim, std::move(name), 1, std::move(service)), late_ns_(late_ns) {}
+  void handle(std::uint32_t kind, std::uint64_t payload) override {
+    if (kind == kLeave)
+      release(0);
+    else
+      sim::FcfsStation::handle(kind, payload);
+  }
+
+ protected:
+  bool leaves_now(std::uint32_t) override {
+    sim_.schedule_in(late_ns_, this, kLeave, 0);
+    return false;
+  }
+
+ private:
+  static constexpr std::uint32_t kLeave = 100;
+  sim::time_ns late_ns_;
+};
+
 }  // namespace vqsim::test
