@@ -333,15 +333,13 @@ void guest_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out) {
     // guest.fio_submit_first the submit's own work and its wait for the lock (it waits for none of
     // its thread's completions: FioThread::goes_first), a job's share of it at each job's station.
     const double all = guest_submit + guest_complete + wait + stall;
-    const double part = fio.submit * m + blk.submit_extra_ns + drv.submit_ns + half_pages + wait;
-    const double whole = part + (fio.complete + fio.outside) * m + drv.complete_ns + half_pages;
+    const double share_part = fio.submit * m + blk.submit_extra_ns + drv.submit_ns + half_pages + wait;
+    const double whole = share_part + (fio.complete + fio.outside) * m + drv.complete_ns + half_pages;
+    const bool own = s.guest.fio_submit_first;
+    const double part = own ? (guest_submit + wait) / w.numjobs : share_part;
     for (int j = 0; j < w.numjobs; ++j) {
-      if (s.guest.fio_submit_first)
-        out.push_back({"guest.fio_job" + std::to_string(j), sim::MvaStationKind::Queue, 1, all / w.numjobs,
-                       (wait + stall) / w.numjobs, MvaDemand::Slat::own, (guest_submit + wait) / w.numjobs, all / w.numjobs});
-      else
-        out.push_back({"guest.fio_job" + std::to_string(j), sim::MvaStationKind::Queue, 1, all / w.numjobs,
-                       (wait + stall) / w.numjobs, MvaDemand::Slat::share, part, whole});
+      out.push_back({"guest.fio_job" + std::to_string(j), sim::MvaStationKind::Queue, 1, all / w.numjobs,
+                     (wait + stall) / w.numjobs, own ? MvaDemand::Slat::own : MvaDemand::Slat::share, part, whole});
       out.back().outside_ns = outside / w.numjobs;
       out.back().wakes = woken / w.numjobs;
     }

@@ -77,11 +77,11 @@ class FioThread final : public CoreTimedThread {
   // way's vCPU time is counted as the thread's (CoreTime::add_off_station; nothing waits on it).
   void accept(sim::JobId job, int in_port) override;
   // Under TCG with host.tcg_irq_stall, an interrupt for this thread's vCPU was raised while
-  // `holder` (the lock's holder) is in a pass: the vCPU takes it as soon as it can (cpu_handle_interrupt), so it blocks on the
-  // lock until the pass ends. Running a request's work, that work stops meanwhile (the thread's
-  // wall time, not its CPU) and the thread pays the lock's wake-up; idle, it wakes for the
-  // interrupt and blocks, and the next completion's work pays that wake-up. Either way one more
-  // sleep. Already blocked on the lock, nothing changes.
+  // `holder` (the lock's holder) is in a pass: the vCPU takes it as soon as it can
+  // (cpu_handle_interrupt), so it blocks on the lock until the pass ends. Running a request's
+  // work, that work stops meanwhile (the thread's wall time, not its CPU) and the thread pays the
+  // lock's wake-up; idle, it wakes for the interrupt and blocks, and the next completion's work
+  // pays that wake-up. Either way one more sleep. Already blocked on the lock, nothing changes.
   void raised_under_lock(sim::FcfsStation& holder);
   void handle(std::uint32_t kind, std::uint64_t payload) override;
 
