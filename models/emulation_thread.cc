@@ -36,6 +36,11 @@ sim::time_ns EmulationThread::service_ns(sim::JobId job) {
     last_read_ns_ = sim_.now();
   }
   if (r.step == Step::host_submit) {
+    if (drain_ring_) {
+      popping_disk_ = static_cast<std::uint32_t>(r.disk);
+      popping_queue_ = r.queue;
+      send_ahead([this](sim::JobId j) { return same_ring(io_[j]); });
+    }
     const double pages = std::ceil(static_cast<double>(r.bytes) / 4096.0);
     mean = submit_ns_ + per_page_ns_ * std::max(0.0, pages - 1);
   }
@@ -118,6 +123,7 @@ HostThreads::HostThreads(sim::Simulator& sim, std::string vm, const IoScenario& 
           tname, io, driver.emu_submit_ns + aio.submit_ns + extra, driver.emu_complete_ns + extra, cv,
           s.host.iothreads > 0 ? s.host.poll_max_ns : 0.0, false, s.host.emu_per_page_ns, s.host.loop_wake_ns));
       if (s.host.poll_adaptive) threads_.back()->adapt_polling();
+      if (s.host.drain_ring) threads_.back()->drain_ring();
       if (aio.poll_leaves_notifier) threads_.back()->keep_aio_notifier();
     }
     if (s.host.iothreads == 0) main_loop_ = threads_.front();
@@ -526,6 +532,21 @@ void host_thread_keys(std::vector<Param>& t) {
        0,
        0,
        [](IoScenario& s, const Value& v) { s.host.tcg_bql = v.flag; }});
+  add({"host.drain_ring",
+       Kind::boolean,
+       "",
+       "false",
+       "QEMU hw/block/virtio-blk.c virtio_blk_handle_output (2.0) / virtio_blk_handle_vq: virtqueue_pop in a loop until "
+       "the ring is empty, then the held requests are submitted; hw/scsi/virtio-scsi.c virtio_scsi_handle_cmd the same "
+       "loop; docs/sources.md §4 ('A handler drains its ring')",
+       "the emulation thread's handler pops every request on the virtqueue before it returns: once it starts on a "
+       "submit, the submits already waiting for that queue, and those the guest adds while it pops, go ahead of its "
+       "other work (completions). With host.virtio_blk_batching a held request waits for that loop only. false: the "
+       "thread takes submits and completions in arrival order, and a held request waits until no submit is queued",
+       {},
+       0,
+       0,
+       [](IoScenario& s, const Value& v) { s.host.drain_ring = v.flag; }});
   add({"host.tcg_irq_stall",
        Kind::boolean,
        "",

@@ -61,11 +61,16 @@ class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
   // Popping the ring right now (serving a request's submit): the device's handler runs with
   // notifications off only while it pops; the rest of a pass runs with them back on.
   bool popping() const noexcept { return busy() > 0 && serving_submit_; }
+  // The device's handler pops every request on its virtqueue before it returns: once the thread
+  // starts on a submit, the submits already waiting for the same queue, and those that come while
+  // it pops, go ahead of its other work (virtqueue_pop in a loop; host.drain_ring).
+  void drain_ring() noexcept { drain_ring_ = true; }
   bool loop_awake() const override { return awake(); }
   sim::time_ns loop_asleep_since() const override { return idle_since_ns(); }
 
  protected:
   sim::time_ns service_ns(sim::JobId job) override;
+  bool goes_first(sim::JobId job) override { return drain_ring_ && popping() && same_ring(io_[job]); }
 
  private:
   IoTable& io_;
@@ -76,6 +81,11 @@ class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
   bool aio_notifier_ = false;  // keep_aio_notifier(); only an adaptive thread (accept) uses it
   bool notifier_set_ = false;  // the AIO engine's notifier is set and unread
   bool serving_submit_ = false;
+  bool drain_ring_ = false;
+  std::uint32_t popping_disk_ = 0, popping_queue_ = 0;  // the ring being drained
+  bool same_ring(const IoRequest& r) const noexcept {
+    return r.step == Step::host_submit && static_cast<std::uint32_t>(r.disk) == popping_disk_ && r.queue == popping_queue_;
+  }
   sim::time_ns last_read_ns_ = -1;  // an interrupt relay's last read of the guest notifier
   sim::Distribution factor_;
 };

@@ -126,6 +126,7 @@ struct HostParams {
   double loop_wake_ns = 0;                          // an emulation thread's CPU per wake from its poll (a sleeping thread)
   double tcg_irq_relay_ns = 10.7e3;                 // TCG + IOThread: the main loop's CPU per interrupt it relays (no irqfd)
   bool tcg_bql = true;  // TCG: the vCPU takes the big QEMU lock to kick and to take an interrupt; the main loop's pass holds it
+  bool drain_ring = false;          // the device's handler pops its whole ring before other work (EmulationThread::drain_ring)
   bool tcg_irq_stall = false;       // TCG: an interrupt raised in the lock holder's pass stops the vCPU when it comes
   double main_loop_timer_ns = 1e6;  // the main loop's timers run at whole multiples of this (glib's ms timeout)
   double emu_per_page_ns = 100;     // emulation thread, per 4 KiB page of a request beyond the first (descriptor mapping)

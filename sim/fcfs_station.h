@@ -78,6 +78,16 @@ class FcfsStation : public Component, public WorkClient {
   virtual bool goes_first(JobId) { return false; }
   // The job held by leaves_now() leaves now.
   void release(std::uint32_t server) { finish_service(server); }
+  // Moves the waiting jobs for which `ahead(job)` holds ahead of the others (behind those that
+  // already went first), in their order: a thread that takes, once it starts on one, every
+  // piece of work of that kind already waiting (a loop that drains a ring). O(waiting).
+  template <typename Pred>
+  void send_ahead(Pred ahead) {
+    for (std::size_t n = queue_.size(); n > 0; --n) {
+      const Slot s = queue_.pop_front();
+      (ahead(s.job) ? first_ : queue_).push_back(s);
+    }
+  }
 
  private:
   struct Slot {

@@ -4,6 +4,7 @@
 // CPU, interrupts that carry their pass, and nothing under KVM.
 #include <doctest/doctest.h>
 
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -81,6 +82,45 @@ TEST_CASE("a job held past its work's end leaves when released, and the next job
   // Work 0-100, held to 130; the second job's work 130-230, held to 260.
   CHECK(done.times == std::vector<sim::time_ns>{130, 260});
   CHECK(sim.report().get("late.utilization") == doctest::Approx(1.0));
+}
+
+namespace {
+// A station that, when it starts on a job of the even arrivals, takes the even ones waiting
+// first (sim::FcfsStation::send_ahead): a thread that drains a ring once it starts on it.
+class RingDrainer final : public sim::FcfsStation {
+ public:
+  RingDrainer(sim::Simulator& sim, std::string name)
+      : sim::FcfsStation(sim, std::move(name), 1, sim::Distribution::deterministic(100)) {}
+  std::vector<int> started;  // arrival indices, in the order their service began
+  void accept(sim::JobId job, int in_port) override {
+    index_[job] = arrived_++;
+    sim::FcfsStation::accept(job, in_port);
+  }
+
+ protected:
+  sim::time_ns service_ns(sim::JobId job) override {
+    started.push_back(index_.at(job));
+    if (index_.at(job) % 2 == 0) send_ahead([this](sim::JobId j) { return index_.at(j) % 2 == 0; });
+    return sim::FcfsStation::service_ns(job);
+  }
+
+ private:
+  std::map<sim::JobId, int> index_;
+  int arrived_ = 0;
+};
+}  // namespace
+
+TEST_CASE("send_ahead moves the waiting jobs it picks ahead of the others, in their order") {
+  sim::Simulator sim(1, 0);
+  auto& to = sim.make<Arrivals>("to", std::vector<sim::time_ns>{0, 1, 2, 3, 4, 5});
+  auto& ring = sim.make<RingDrainer>("ring");
+  auto& done = sim.make<Recorder>("done");
+  sim::connect(to.out, ring);
+  sim::connect(ring.out, done);
+  sim.run(sim::RunLimits{});
+  // 0 starts alone; 1 is next in line; 2 starts at 200 with 3, 4, 5 waiting and takes 4 ahead.
+  CHECK(ring.started == std::vector<int>{0, 1, 2, 4, 3, 5});
+  CHECK(done.times == std::vector<sim::time_ns>{100, 200, 300, 400, 500, 600});
 }
 
 TEST_CASE("passes are a single server's: a lock on a station of several servers is refused") {

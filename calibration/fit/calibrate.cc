@@ -1018,8 +1018,9 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       const double cost = fitter->des_cost(fit_runs, pts, c);
       say(o,
           fmt("a second explanation from the multi-start: simulated cost %.4g", cost) + fmt(" (the estimate's %.4g)", best_cost));
-      // Beyond reach but near: kept for refinement (below) while no alternative is found.
-      if (!judge(c, cost, pts) && cost <= best_cost + 16 * s2 && (!near || cost < near_cost)) {
+      // Beyond reach: the nearest in cost is kept for refinement (below) while no alternative is
+      // found, however far its cost is (a descent's end on another surrogate, not an optimum).
+      if (!judge(c, cost, pts) && (!near || cost < near_cost)) {
         near = c;
         near_cost = cost;
         near_des = std::move(pts);
