@@ -535,7 +535,7 @@ void host_thread_keys(std::vector<Param>& t) {
   add({"host.drain_ring",
        Kind::boolean,
        "",
-       "false",
+       "true",
        "QEMU hw/block/virtio-blk.c virtio_blk_handle_output (2.0) / virtio_blk_handle_vq: virtqueue_pop in a loop until "
        "the ring is empty, then the held requests are submitted; hw/scsi/virtio-scsi.c virtio_scsi_handle_cmd the same "
        "loop; docs/sources.md §4 ('A handler drains its ring')",
@@ -550,10 +550,10 @@ void host_thread_keys(std::vector<Param>& t) {
   add({"host.tcg_irq_stall",
        Kind::boolean,
        "",
-       "false",
+       "true",
        "QEMU accel/tcg/cpu-exec.c cpu_handle_interrupt (qemu_mutex_lock_iothread when an interrupt is pending); "
        "docs/sources.md §4 ('An AIO completion's interrupt and the rest of the main loop's pass': the lab's vCPU "
-       "sleeps per I/O at depth); off: tried on the lab's knob split, within its seed noise (docs/ACCURACY.md)",
+       "sleeps per I/O at depth)",
        "under host.accel = tcg with host.tcg_bql: an interrupt raised while the lock's holder is in a pass stops its "
        "vCPU until the pass ends, when it comes: a vCPU running a request's work loses the rest of the pass and pays "
        "host.tcg_wake_us, an idle one wakes and blocks (one more sleep either way); the interrupt's work then takes "

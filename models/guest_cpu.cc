@@ -425,9 +425,9 @@ void guest_thread_keys(std::vector<Param>& t) {
   add({"guest.fio_submit_first",
        Kind::boolean,
        "",
-       "false",
+       "true",
        "fio backend.c do_io (start_time stamped just before io_u_submit; it reaps only once its queue is full); "
-       "docs/sources.md §1 (the lab's slat at depth); off: moves seed 000's cross-setup fits (docs/ACCURACY.md)",
+       "docs/sources.md §1 (the lab's slat at depth)",
        "fio's thread submits the I/O a reaped completion freed before the completions waiting on it, and its slat "
        "is that submit's own time: at depth the wait for the thread is clat. false: submits and completions take "
        "their turns on the thread in arrival order, and a submit's wait is slat",

@@ -94,7 +94,7 @@ struct GuestParams {
   double request_path_ns = 1000;  // extra per request on the legacy request-based path
   double wake_ns = 0;             // a completion that finds its fio thread asleep: the vCPU's wake-up and the switch back to fio
   double halt_after_ns = 0;       // from fio's blocking wait to the vCPU's halt: a completion sooner costs no wake-up
-  bool fio_submit_first = false;  // fio's thread submits a freed slot's I/O before the completions waiting on it
+  bool fio_submit_first = true;   // fio's thread submits a freed slot's I/O before the completions waiting on it
   double driver_submit_ns = -1, driver_complete_ns = -1;  // -1 = the driver's default
   int cmd_per_lun = 128;                                  // virtio-scsi
   int hba_queue_depth = 16;                               // emulated SCSI HBA
@@ -126,8 +126,8 @@ struct HostParams {
   double loop_wake_ns = 0;                          // an emulation thread's CPU per wake from its poll (a sleeping thread)
   double tcg_irq_relay_ns = 10.7e3;                 // TCG + IOThread: the main loop's CPU per interrupt it relays (no irqfd)
   bool tcg_bql = true;  // TCG: the vCPU takes the big QEMU lock to kick and to take an interrupt; the main loop's pass holds it
-  bool drain_ring = false;          // the device's handler pops its whole ring before other work (EmulationThread::drain_ring)
-  bool tcg_irq_stall = false;       // TCG: an interrupt raised in the lock holder's pass stops the vCPU when it comes
+  bool drain_ring = true;           // the device's handler pops its whole ring before other work (EmulationThread::drain_ring)
+  bool tcg_irq_stall = true;        // TCG: an interrupt raised in the lock holder's pass stops the vCPU when it comes
   double main_loop_timer_ns = 1e6;  // the main loop's timers run at whole multiples of this (glib's ms timeout)
   double emu_per_page_ns = 100;     // emulation thread, per 4 KiB page of a request beyond the first (descriptor mapping)
   int thread_pool_max = 64;

@@ -94,7 +94,10 @@ TEST_CASE("a device that completes in batches: a lone request pays the device's 
   CHECK(one.get("device.batch_mean").mean == doctest::Approx(1.0));
   const models::IoRunReport apart = models::simulate_io(lab(64, file), 2);
   const models::IoRunReport together = models::simulate_io(lab(64, batched), 2);
-  CHECK(together.get("device.batch_mean").mean > 4.0);
+  // fio refills the slot each reaped completion frees before it reaps the next
+  // (guest.fio_submit_first), so with its vCPU the bottleneck requests reach the device spread
+  // out: about 2 a batch here (over 4 when its thread refilled in bursts, in arrival order).
+  CHECK(together.get("device.batch_mean").mean > 1.5);
   CHECK(completions_per_interrupt(together) > 1.5 * completions_per_interrupt(apart));
   // Fewer interrupts cost TCG's vCPU less: with the vCPU the bottleneck, the batched device is
   // the faster one at depth.

@@ -222,8 +222,10 @@ TEST_CASE("emulated LSI HBA: QEMU's scsi-disk takes a request over its 128 KiB b
 TEST_CASE(
     "fio's iodepth_batch_complete_min: completions wait in the ring until that many have come, then fio reaps and refills") {
   // CPU-bound (the default scenario at QD32, fio's thread the bottleneck): the same IOPS, and by
-  // Little's law the same lat, but the wait moves into clat (fio stamps a completion when it reaps it).
-  const std::vector<std::string> cpu{"workload.iodepth=32", "workload.ios=40000"};
+  // Little's law the same lat, but the wait moves into clat (fio stamps a completion when it reaps
+  // it). Its thread in arrival order, where a submit's wait behind completions is slat: with
+  // guest.fio_submit_first that wait is clat already.
+  const std::vector<std::string> cpu{"workload.iodepth=32", "workload.ios=40000", "guest.fio_submit_first=false"};
   const auto one = run_report("default.toml", cpu);
   const auto eight = run_report("default.toml", plus(cpu, {"workload.iodepth_batch_complete_min=8"}));
   CHECK(eight.get("read.iops").mean == doctest::Approx(one.get("read.iops").mean).epsilon(0.02));
@@ -628,7 +630,7 @@ TEST_CASE("guest.fio_submit_first: fio submits the freed slot's I/O first, so at
   // fio's thread. In arrival order a submit waits behind the completions (slat); fio submits first
   // (backend.c do_io stamps the I/O's start just before io_u_submit), so they wait instead (clat).
   const std::vector<std::string> deep{"workload.iodepth=16", "workload.ios=20000"};
-  const auto fifo = run_report("lab-tcg.toml", deep);
+  const auto fifo = run_report("lab-tcg.toml", plus(deep, {"guest.fio_submit_first=false"}));
   const auto first = run_report("lab-tcg.toml", plus(deep, {"guest.fio_submit_first=true"}));
   const auto lone = run_report("lab-tcg.toml", {"workload.ios=5000", "guest.fio_submit_first=true"});
   const double slat_lone = lone.get("read.slat.mean_ns").mean;
@@ -639,7 +641,7 @@ TEST_CASE("guest.fio_submit_first: fio submits the freed slot's I/O first, so at
   CHECK(first.get("read.lat.mean_ns").mean == doctest::Approx(fifo.get("read.lat.mean_ns").mean).epsilon(0.05));
   CHECK(first.little_worst < 0.01);
   // At iodepth 1 nothing waits: the key changes nothing.
-  const auto lone_fifo = run_report("lab-tcg.toml", {"workload.ios=5000"});
+  const auto lone_fifo = run_report("lab-tcg.toml", {"workload.ios=5000", "guest.fio_submit_first=false"});
   CHECK(lone_fifo.get("read.iops").mean == doctest::Approx(lone.get("read.iops").mean).epsilon(1e-9));
   // The MVA's slat is the submit's own time too.
   const models::IoScenario s = models::load_io_scenario(kScenarios + "lab-tcg.toml", plus(deep, {"guest.fio_submit_first=true"}));
@@ -653,7 +655,7 @@ TEST_CASE("host.drain_ring: the handler pops its whole ring, so virtio-blk's hel
   // queued, which at this load takes completions' service too, so a held write waits for many of
   // them; the handler's loop (virtqueue_pop until empty) pops what is waiting at once.
   const std::vector<std::string> busy{"host.cpu_scale=2", "backend.service_cv=0.9", "workload.ios=40000"};
-  const auto fifo = run_report("seed000-virtio-blk.toml", busy);
+  const auto fifo = run_report("seed000-virtio-blk.toml", plus(busy, {"host.drain_ring=false"}));
   const auto drained = run_report("seed000-virtio-blk.toml", plus(busy, {"host.drain_ring=true"}));
   const auto unheld =
       run_report("seed000-virtio-blk.toml", plus(busy, {"host.virtio_blk_batching=none", "host.drain_ring=true"}));
@@ -667,6 +669,7 @@ TEST_CASE("host.drain_ring: the handler pops its whole ring, so virtio-blk's hel
   CHECK(gap(fifo) - device_gap > 3 * (gap(drained) - device_gap));
   CHECK(drained.little_worst < 0.01);
   // Without the held requests the order of the loop's work moves little.
-  const auto unheld_fifo = run_report("seed000-virtio-blk.toml", plus(busy, {"host.virtio_blk_batching=none"}));
+  const auto unheld_fifo =
+      run_report("seed000-virtio-blk.toml", plus(busy, {"host.virtio_blk_batching=none", "host.drain_ring=false"}));
   CHECK(unheld.get("read.iops").mean == doctest::Approx(unheld_fifo.get("read.iops").mean).epsilon(0.03));
 }

@@ -220,7 +220,7 @@ TEST_CASE("under TCG the main loop relays every IOThread interrupt: a read per Q
                    "host.cores=2", "workload.ios=20000", "run.replications=2"});
     const models::IoRunReport r = models::simulate_io(s, 2);
     const double per_interrupt = r.get("virtqueue.irq0.completions_per_interrupt").mean;
-    CHECK(per_interrupt > 2.5);
+    CHECK(per_interrupt > 1.5);  // about 2.2: fio refills a slot before it reaps the next (guest.fio_submit_first)
     CHECK(models::io_metric(r, loop).mean * per_interrupt == doctest::Approx(36).epsilon(0.1));
     // The MVA charges the leading signals' reads the same way, on its own (lower) interrupt batch.
     CHECK(models::io_metric_mva(models::solve_io_mva(s), s, loop) ==
@@ -271,7 +271,7 @@ TEST_CASE("each thread's wake-ups: once per request at iodepth 1, fewer at depth
     models::IoScenario fixed = tcg(16, 1, "0");
     fixed.host.poll_adaptive = false;
     const double polling = per_io(models::simulate_io(fixed, 2), "host.iothread0");
-    CHECK(polling < 0.5);
+    CHECK(polling < 0.6);  // 0.52: fio refills one slot per reaped completion, which leaves gaps
     CHECK(per_io(models::simulate_io(tcg(16, 1, "0"), 2), "host.iothread0") > polling + 0.2);
   }
 }
@@ -340,12 +340,15 @@ TEST_CASE("under TCG the vCPU thread pays host.tcg_wake_us per wake-up: from a h
     // (The slower vCPU also shifts how completions share interrupts: within a quarter.)
     CHECK(vcpu_us(with) - vcpu_us(without) == doctest::Approx(40 / (1 - 0.17) * wakes).epsilon(0.25));
     // The MVA charges the halts and the waits it expects (the chance a completion finds fio idle,
-    // a kick the main loop's pass): the same order of added vCPU time.
+    // a kick the main loop's pass): the same order of added vCPU time. (It takes a kick's moment
+    // as independent of the pass; fio refills a slot as soon as it reaps the interrupt's
+    // completion, guest.fio_submit_first, so in the simulation its kicks find the lock less
+    // often: 2.6 times fewer wakes here.)
     const models::IoScenario s0 = at(0, 16, "tcg");
     const double mva_added = models::io_metric_mva(models::solve_io_mva(s), s, "cpu.vcpus_us_per_io") -
                              models::io_metric_mva(models::solve_io_mva(s0), s0, "cpu.vcpus_us_per_io");
     CHECK(mva_added > 0.5 * (vcpu_us(with) - vcpu_us(without)));
-    CHECK(mva_added < 2.0 * (vcpu_us(with) - vcpu_us(without)));
+    CHECK(mva_added < 3.0 * (vcpu_us(with) - vcpu_us(without)));
   }
   SUBCASE("under KVM the key changes nothing") {
     const models::IoScenario a = at(40, 1, "kvm"), b = at(0, 1, "kvm");

