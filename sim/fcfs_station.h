@@ -47,7 +47,7 @@ class FcfsStation : public Component, public WorkClient {
   // thread that polls for a while before it sleeps asks how long it has been idle.
   time_ns idle_since_ns() const noexcept { return idle_since_ns_; }
   // Nothing in service and nothing waiting.
-  bool idle() const noexcept { return busy() == 0 && queue_.empty(); }
+  bool idle() const noexcept { return busy() == 0 && waiting() == 0; }
   // The station works in passes, as an event loop does: a pass serves the jobs present when it
   // began (a job that finds the station idle begins one alone), and the jobs that arrive during a
   // pass make the next. A pass is in progress while any job is in the station. (Passes are a
