@@ -32,8 +32,12 @@ sim::time_ns EmulationThread::service_ns(sim::JobId job) {
     // One read of the notifier covers every completion signalled before it: a completion the
     // last read already covered rides along with that read's interrupt, at no cost of its own,
     // and so does one that set no notifier (its queue's signal was already on its way).
+    io_[job].relay_read = false;
     if (r.relay_rides || r.relay_signalled_ns <= last_read_ns_) return counted(0);
     last_read_ns_ = sim_.now();
+    io_[job].relay_read = true;
+    // Raised as the pass begins: the read costs the wake-up alone, its work is the pass's rest.
+    if (raise_first_) mean = 0;
   }
   if (r.step == Step::host_submit) {
     if (drain_ring_) {
@@ -129,9 +133,12 @@ HostThreads::HostThreads(sim::Simulator& sim, std::string vm, const IoScenario& 
     if (s.host.iothreads == 0) main_loop_ = threads_.front();
     // Under TCG there is no irqfd (virtio-pci's with_irqfd needs KVM): an IOThread's completion
     // sets the guest notifier, and the main loop's handler reads it and injects the interrupt.
-    if (relays_interrupts(s))
+    if (relays_interrupts(s)) {
       relay_ = &sim.make<EmulationThread>(local("host.main_loop"), io, 0.0, s.host.tcg_irq_relay_ns, cv, 0.0, false, 0.0,
                                           s.host.loop_wake_ns);
+      relay_pass_ = s.host.tcg_relay_in_pass;
+      if (relay_pass_) relay_->raise_first();
+    }
     queues_ = std::max(1, s.queues());
     if (relay_ != nullptr) {
       relay_held_.resize(threads_.size());
@@ -220,7 +227,19 @@ void HostThreads::accept(sim::JobId job, int in_port) {
       } else if (r.step == Step::irq_relay) {
         --relaying_[relay_slot(r)];
         r.relay_rides = false;
+        // The handler raised the interrupt as the relay's pass began (host.tcg_relay_in_pass): the
+        // pass goes on, holding the big lock, for the relay's work: a piece of work of its own, with
+        // no request (its job is released when it ends).
+        if (r.relay_read && relay_pass_) {
+          const sim::JobId rest = sim_.jobs().allocate(sim_.now());
+          IoRequest& p = io_[rest];  // (may move the table: `r` is not used after this)
+          p = IoRequest{};
+          p.step = Step::relay_pass;
+          relay_->accept(rest, 0);
+        }
         completed.send(job);
+      } else if (r.step == Step::relay_pass) {
+        sim_.jobs().release(job);
       } else if (r.step != Step::host_submit) {
         completed.send(job);
       } else if (batches_.empty()) {
@@ -371,13 +390,29 @@ bool relays_interrupts(const IoScenario& s) {
   return driver_costs(s).uses_qemu_thread && s.host.iothreads > 0 && s.host.accel == Accel::tcg && s.host.tcg_irq_relay_ns > 0;
 }
 
+RelayPass relay_pass(const IoScenario& s) {
+  if (!relays_interrupts(s) || !s.host.tcg_relay_in_pass || !bql_held_by_main_loop(s)) return {};
+  const double rest = s.host.tcg_irq_relay_ns, mean = s.vq.irq_ns;
+  if (!(rest > 0)) return {};
+  if (!(mean > 0)) return {1.0, rest};
+  // L lognormal with mean `mean` and cv 0.5: ln L ~ N(mu, sigma^2). E[(R - L)+] is a put's value:
+  // R Phi(-d2) - E[L] Phi(-d1), d1 = (ln(E[L] / R) + sigma^2 / 2) / sigma, d2 = d1 - sigma.
+  const double sigma = std::sqrt(std::log1p(0.25));
+  const auto phi = [](double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); };
+  const double d1 = (std::log(mean / rest) + sigma * sigma / 2) / sigma, d2 = d1 - sigma;
+  return {phi(-d2), std::max(0.0, rest * phi(-d2) - mean * phi(-d1))};
+}
+
 double relay_window_ns(const IoScenario& s, double u_thread) {
   if (!relays_interrupts(s)) return 0.0;
   // The IOThread signals after its pass (the bottom half): the rest of the pass, an M/M/1 busy
-  // period's residual u S / (1 - u) with S its work per request; then the main loop's read.
+  // period's residual u S / (1 - u) with S its work per request; then the main loop's wake-up and
+  // read, and its work before the interrupt is raised, or, raised as its pass begins
+  // (host.tcg_relay_in_pass), the part of the pass's rest that outlasts the injection.
   const auto [submit, complete] = qemu_thread_visits_ns(s);
   const double u = std::clamp(u_thread, 0.0, 0.9);
-  return (submit + complete) * u / (1 - u) + s.host.tcg_irq_relay_ns + s.host.loop_wake_ns;
+  const double relay = s.host.tcg_relay_in_pass ? relay_pass(s).wait_ns : s.host.tcg_irq_relay_ns;
+  return (submit + complete) * u / (1 - u) + relay + s.host.loop_wake_ns;
 }
 
 bool bql_held_by_main_loop(const IoScenario& s) {
@@ -562,6 +597,23 @@ void host_thread_keys(std::vector<Param>& t) {
        0,
        0,
        [](IoScenario& s, const Value& v) { s.host.tcg_irq_stall = v.flag; }});
+  add({"host.tcg_relay_in_pass",
+       Kind::boolean,
+       "",
+       "true",
+       "QEMU util/main-loop.c os_host_main_loop_wait and main_loop_wait (the guest notifier's handler runs inside "
+       "glib_pollfds_poll's dispatch; the lock is dropped only before the next poll) and accel/tcg/cpu-exec.c "
+       "cpu_handle_interrupt; docs/sources.md §4 ('A relayed interrupt and the rest of the main loop's pass': the lab's "
+       "vCPU sleeps per main loop wake behind an IOThread)",
+       "under host.accel = tcg with IOThreads and host.tcg_irq_relay_us: the main loop's relay raises the interrupt "
+       "as its handler runs, at the start of its pass (after its wake-up), and holds the big lock for the rest "
+       "(host.tcg_irq_relay_us): with host.tcg_irq_stall a vCPU running a request's work stops until that pass ends "
+       "and pays host.tcg_wake_us; an idle one takes the interrupt when the pass ends, with no sleep beyond its "
+       "halt's. false: the relay raises it at the end of its work, outside any pass",
+       {},
+       0,
+       0,
+       [](IoScenario& s, const Value& v) { s.host.tcg_relay_in_pass = v.flag; }});
   add({"host.main_loop_timer_us",
        Kind::time_us,
        "us",

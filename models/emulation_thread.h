@@ -65,6 +65,10 @@ class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
   // starts on a submit, the submits already waiting for the same queue, and those that come while
   // it pops, go ahead of its other work (virtqueue_pop in a loop; host.drain_ring).
   void drain_ring() noexcept { drain_ring_ = true; }
+  // An interrupt relay whose handler raises the interrupt as its pass begins: a read of the
+  // notifier costs only the wake-up, and the rest of the pass (its work) is a Step::relay_pass
+  // that HostThreads sends it after the read (host.tcg_relay_in_pass).
+  void raise_first() noexcept { raise_first_ = true; }
   bool loop_awake() const override { return awake(); }
   sim::time_ns loop_asleep_since() const override { return idle_since_ns(); }
 
@@ -82,6 +86,7 @@ class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
   bool notifier_set_ = false;  // the AIO engine's notifier is set and unread
   bool serving_submit_ = false;
   bool drain_ring_ = false;
+  bool raise_first_ = false;
   std::uint32_t popping_disk_ = 0, popping_queue_ = 0;  // the ring being drained
   bool same_ring(const IoRequest& r) const noexcept {
     return r.step == Step::host_submit && static_cast<std::uint32_t>(r.disk) == popping_disk_ && r.queue == popping_queue_;
@@ -156,6 +161,8 @@ class HostThreads final : public Stage, public RingConsumer {
   // Under TCG (host.tcg_bql), the thread whose passes hold the big QEMU lock: the main loop,
   // serving the device or relaying the IOThreads' interrupts (else null).
   sim::FcfsStation* bql_holder() const noexcept { return lock_holder_; }
+  // The lock's holder is the main loop relaying IOThreads' interrupts, raised as its passes begin.
+  bool relays_in_pass() const noexcept { return relay_ != nullptr && relay_pass_; }
   // Timers that wait for the main loop: an event that wakes it runs those that have expired.
   void watch_timers(sim::LoopTimer& timers) { timers_ = &timers; }
   // The guest's interrupts of disk `disk`: with the relay (TCG with IOThreads), an IOThread sets
@@ -187,6 +194,7 @@ class HostThreads final : public Stage, public RingConsumer {
   const EmulationThread* main_loop_ = nullptr;
   EmulationThread* relay_ = nullptr;                 // TCG with IOThreads: the main loop relaying their interrupts
   std::vector<std::vector<sim::JobId>> relay_held_;  // per thread: completions not yet signalled (its pass goes on)
+  bool relay_pass_ = false;                          // host.tcg_relay_in_pass: a read's pass goes on after it (Step::relay_pass)
   std::vector<const InterruptArming*> arming_;       // per disk, where the relay asks (else every completion signals)
   std::vector<int> relaying_;                        // per disk and queue: its completions in the relay now
   std::uint64_t bounce_bytes_;                       // QEMU's SCSI bounce buffer in front of the device (hba_bounce_bytes)
@@ -199,6 +207,16 @@ class HostThreads final : public Stage, public RingConsumer {
 void host_thread_demands(const MvaInputs& in, std::vector<MvaDemand>& out);
 // TCG with IOThreads (no irqfd): whether the main loop relays the IOThreads' interrupts.
 bool relays_interrupts(const IoScenario& s);
+// The relay's pass after it raised an interrupt (host.tcg_relay_in_pass, under TCG's big lock):
+// the interrupt reaches the vCPU after the injection's latency L (virtqueue.irq_us, lognormal with
+// cv 0.5 as the simulation draws it) and finds the rest of the pass, the relay's work R
+// (host.tcg_irq_relay_us), still going with probability P(L < R); the vCPU then waits E[(R - L)+]
+// for its end. Both 0 without the relay or the key.
+struct RelayPass {
+  double p_finds = 0;
+  double wait_ns = 0;
+};
+RelayPass relay_pass(const IoScenario& s);
 // The time from a queue's signalling completion to the interrupt's raising through that relay (the
 // rest of its IOThread's pass at utilization `u_thread`, the main loop's read and wake-up), during
 // which the queue's later completions join the interrupt without a signal of their own; 0 without one.

@@ -24,7 +24,7 @@ struct WakeCosts {
 };
 WakeCosts wake_costs(const IoScenario& s) {
   if (s.bare_metal()) return {};  // bare metal has no vCPU to wake
-  if (s.host.accel == Accel::tcg && s.host.tcg_wake_ns > 0) return {s.host.tcg_wake_ns, s.host.tcg_wake_ns};
+  if (s.host.accel == Accel::tcg && s.host.tcg_wake_ns > 0) return {s.host.tcg_wake_ns, s.host.tcg_lock_wake_ns};
   return {s.guest.wake_ns, 0.0};
 }
 }  // namespace
@@ -122,8 +122,8 @@ sim::FcfsStation* FioThread::waits_for(sim::JobId job) {
   return locks ? bql_holder_ : nullptr;
 }
 
-void FioThread::raised_under_lock(sim::FcfsStation& holder) {
-  if (stalled_ || lock_wait_) return;
+void FioThread::raised_under_lock(sim::FcfsStation& holder, bool idle_blocks) {
+  if (stalled_ || lock_wait_ || (busy() == 0 && !idle_blocks)) return;
   count_wakeup();
   if (busy() == 0) {
     ++idle_lock_wakes_;
@@ -533,6 +533,20 @@ void guest_thread_keys(std::vector<Param>& t) {
        1e12,
        [](IoScenario& s, const Value& v) { s.host.tcg_wake_ns = v.number; },
        [](const IoScenario& s) { return s.host.tcg_wake_ns / 1e3; }});
+  add({"host.tcg_lock_wake_us",
+       Kind::time_us,
+       "us",
+       "18",
+       "docs/sources.md §1 ('Which sleeps cost the thread what': least squares of the full-counters recording's vCPU "
+       "CPU per I/O on its halts, its other sleeps and its interrupts)",
+       "under host.accel = tcg with host.tcg_wake_us on, the vCPU thread's CPU per wake-up from a wait for the big QEMU "
+       "lock (host.tcg_bql: a kick, or an interrupt taken while the lock's holder is in a pass); host.tcg_wake_us is a "
+       "halt's; no effect under kvm",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.host.tcg_lock_wake_ns = v.number; },
+       [](const IoScenario& s) { return s.host.tcg_lock_wake_ns / 1e3; }});
   // A TCG vCPU thread is busy part of the time with work no request causes, as much when the guest
   // waits as when it runs: the lab's vCPU CPU per I/O grows with the time between I/Os, 0.17 us
   // per us from 0.14 ms to 6 ms between I/Os (docs/sources.md §1).

@@ -81,8 +81,9 @@ class FioThread final : public CoreTimedThread {
   // (cpu_handle_interrupt), so it blocks on the lock until the pass ends. Running a request's
   // work, that work stops meanwhile (the thread's wall time, not its CPU) and the thread pays the
   // lock's wake-up; idle, it wakes for the interrupt and blocks, and the next completion's work
-  // pays that wake-up. Either way one more sleep. Already blocked on the lock, nothing changes.
-  void raised_under_lock(sim::FcfsStation& holder);
+  // pays that wake-up (with `idle_blocks`; without, an idle thread is left to its halt's wake).
+  // Either way one more sleep. Already blocked on the lock, nothing changes.
+  void raised_under_lock(sim::FcfsStation& holder, bool idle_blocks);
   void handle(std::uint32_t kind, std::uint64_t payload) override;
 
  protected:
@@ -133,8 +134,8 @@ class GuestThreads final : public Stage, public InterruptTaker {
 
   void accept(sim::JobId job, int in_port) override;
   // The interrupt `leader` led is taken by its fio thread's vCPU.
-  void raised_under_lock(sim::JobId leader, sim::FcfsStation& holder) override {
-    threads_[io_[leader].job]->raised_under_lock(holder);
+  void raised_under_lock(sim::JobId leader, sim::FcfsStation& holder, bool idle_blocks) override {
+    threads_[io_[leader].job]->raised_under_lock(holder, idle_blocks);
   }
   void validate() const override;
   void stations(std::vector<StageInfo>& out) const override;

@@ -216,7 +216,7 @@ IoPath::IoPath(sim::Simulator& sim, const IoScenario& s) {
         vq[d]->consumed_by(*host);
         host->signals_to(d, *vq[d]);
         if (host->bql_holder() != nullptr) {
-          vq[d]->interrupts_taken_after(host->bql_holder(), s.host.tcg_irq_stall ? &threads : nullptr);
+          vq[d]->interrupts_taken_after(host->bql_holder(), s.host.tcg_irq_stall ? &threads : nullptr, host->relays_in_pass());
           threads.need_lock_of(host->bql_holder());
         }
         link(*vq[d], vq[d]->to_host, *host, HostThreads::kSubmit);

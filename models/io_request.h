@@ -30,6 +30,7 @@ enum class Step : std::uint8_t {
   aio_return,      // aio=threads: completion back to the emulation thread
   host_complete,   // emulation thread: push used element, irqfd
   irq_relay,       // TCG with IOThreads: the main loop reads the guest notifier and injects (no irqfd)
+  relay_pass,      // host.tcg_relay_in_pass: the rest of the relay's pass after it raised the interrupt (no request)
   irq,             // interrupt injection
   guest_complete,  // interrupt handler + driver + fio reap on the vCPU
 };
@@ -47,7 +48,10 @@ class InterruptHandled {
 // holder is in a pass, so that the vCPU taking it can block on the lock until the pass ends.
 class InterruptTaker {
  public:
-  virtual void raised_under_lock(sim::JobId leader, sim::FcfsStation& holder) = 0;
+  // `idle_blocks`: an idle vCPU wakes for it and blocks on the lock (the pass of the main loop
+  // serving the device, which raised it as the vCPU halted); false: a halted vCPU takes it at the
+  // pass's end within the wake from its halt (a relayed interrupt, host.tcg_relay_in_pass).
+  virtual void raised_under_lock(sim::JobId leader, sim::FcfsStation& holder, bool idle_blocks) = 0;
 
  protected:
   ~InterruptTaker() = default;
@@ -77,6 +81,7 @@ struct IoRequest {
   bool lock_woke = false;                // under TCG its vCPU work waited, asleep, for the big lock: that thread pays a wake-up
   bool woke = false;                     // it found the thread that serves it next asleep: that thread pays its wake-up
   bool relay_rides = false;              // irq_relay: it set no notifier of its own (its queue's signal was on its way)
+  bool relay_read = false;               // irq_relay: the relay read the notifier for it (the pass it began goes on)
   std::int64_t relay_signalled_ns = 0;   // irq_relay: when its completion set the guest notifier
   std::uint8_t disk = 0;                 // which of its VM's disks (IoScenario::disks) it is for
   Step step = Step::tag;

@@ -128,6 +128,7 @@ struct HostParams {
   bool tcg_bql = true;  // TCG: the vCPU takes the big QEMU lock to kick and to take an interrupt; the main loop's pass holds it
   bool drain_ring = true;           // the device's handler pops its whole ring before other work (EmulationThread::drain_ring)
   bool tcg_irq_stall = true;        // TCG: an interrupt raised in the lock holder's pass stops the vCPU when it comes
+  bool tcg_relay_in_pass = true;    // TCG + IOThread: the relay raises the interrupt first, then ends its pass with the lock
   double main_loop_timer_ns = 1e6;  // the main loop's timers run at whole multiples of this (glib's ms timeout)
   double emu_per_page_ns = 100;     // emulation thread, per 4 KiB page of a request beyond the first (descriptor mapping)
   int thread_pool_max = 64;
@@ -141,10 +142,11 @@ struct HostParams {
   double cpu_cv = 0.5;
   double cpu_scale = 1;  // multiplies every host CPU cost of QEMU, vhost and librbd
   Accel accel = Accel::kvm;
-  double tcg_cpu_scale = 3.5;   // under TCG, multiplies every guest vCPU cost (on top of guest.cpu_scale)
-  double tcg_irq_ns = 15e3;     // under TCG, the vCPU thread's CPU per interrupt (virtqueue.interrupt_cost_ns)
-  double tcg_wake_ns = 54e3;    // under TCG, the vCPU thread's CPU per wake-up from a sleep (a halt, a wait for the BQL)
-  double tcg_vcpu_busy = 0.17;  // under TCG, share of each vCPU thread's wall time spent on work no request causes
+  double tcg_cpu_scale = 3.5;      // under TCG, multiplies every guest vCPU cost (on top of guest.cpu_scale)
+  double tcg_irq_ns = 15e3;        // under TCG, the vCPU thread's CPU per interrupt (virtqueue.interrupt_cost_ns)
+  double tcg_wake_ns = 54e3;       // under TCG, the vCPU thread's CPU per wake-up from a sleep (a halt, a wait for the BQL)
+  double tcg_lock_wake_ns = 18e3;  // under TCG, the vCPU thread's CPU per wake-up from a wait for the BQL
+  double tcg_vcpu_busy = 0.17;     // under TCG, share of each vCPU thread's wall time spent on work no request causes
   VirtioBlkBatching virtio_blk_batching = VirtioBlkBatching::none;
   std::string qemu_version;  // as stated; it drives the version-dependent defaults (docs/scenario.md)
 };

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "models/backend.h"
+#include "models/emulation_thread.h"  // relay_pass
 #include "models/guest_driver.h"
 
 namespace vqsim::models {
@@ -42,7 +43,7 @@ void InterruptLine::handle(std::uint32_t kind, std::uint64_t) {
   const sim::time_ns now = sim_.now();
   // Raised in a pass: taken when the pass ends, with the lock handed over then (kLockFree).
   if (kind == kRaised && bql_holder_ != nullptr && bql_holder_->in_pass()) {
-    if (taker_ != nullptr) taker_->raised_under_lock(leader_, *bql_holder_);
+    if (taker_ != nullptr) taker_->raised_under_lock(leader_, *bql_holder_, !relayed_);
     bql_holder_->when_pass_ends(*this, kLockFree);
     return;
   }
@@ -198,7 +199,9 @@ void virtqueue_wakeup_demands(const MvaInputs& in, std::vector<MvaDemand>& out) 
 
 double interrupt_lock_wait_ns(const MvaInputs& in) {
   // Under TCG's lock the interrupt's leader waits for the rest of the main loop's pass; the
-  // completions that join it during the wait, on average half of it.
+  // completions that join it during the wait, on average half of it. Raised by the relay as its
+  // pass begins (host.tcg_relay_in_pass), for what of that pass outlasts the injection.
+  if (const RelayPass relay = relay_pass(in.s); relay.p_finds > 0) return relay.wait_ns;
   return in.bql_wait_ns * 0.5 * (1.0 + in.irq_share);
 }
 
@@ -209,10 +212,14 @@ double interrupt_finds_lock(const MvaInputs& in) {
   // together, and the holder is busy with one of them as often as a taking finds it busy at all.
   // A lone request's interrupt never finds the lock held (no other work), as in the simulation,
   // where completions that come with the vCPU's own cadence (null-co behind the main loop) find
-  // it less often than the loop's utilization. Behind an IOThread the main loop's relay raises
-  // it at the end of its own job, which takes the queue's completions together (its riders): the
-  // pass holds more only for another queue's interrupt.
+  // it less often than the loop's utilization. Behind an IOThread without host.tcg_relay_in_pass
+  // the main loop's relay raises it at the end of its own job, which takes the queue's
+  // completions together (its riders): the pass holds more only for another queue's interrupt.
   if (!(in.irq_share > 0)) return 0;
+  // Raised by the relay as its pass begins (host.tcg_relay_in_pass), it finds the pass whenever
+  // the pass outlasts the injection, and stops the vCPU only when that was running a request's
+  // work: a halted one takes it within its halt's wake-up.
+  if (const RelayPass relay = relay_pass(in.s); relay.p_finds > 0) return relay.p_finds * (1 - in.p_guest_idle);
   if (in.s.host.iothreads > 0) {
     const int queues = queues_in_use(in.s);
     return in.p_bql_wait * static_cast<double>(queues - 1) / static_cast<double>(std::max(1, queues));

@@ -80,9 +80,12 @@ class InterruptLine final : public sim::Component, public InterruptHandled {
   // `holder`'s pass, and the completions of the pass join it. `taker` (the guest's threads, with
   // host.tcg_irq_stall; else null) is told of each such wait: the vCPU that takes the interrupt
   // blocks on the lock meanwhile.
-  void taken_after(sim::FcfsStation* holder, InterruptTaker* taker) noexcept {
+  // `relayed`: the holder is the main loop relaying an IOThread's interrupts, which raises them as
+  // its pass begins (host.tcg_relay_in_pass): a halted vCPU then takes one within its halt's wake.
+  void taken_after(sim::FcfsStation* holder, InterruptTaker* taker, bool relayed) noexcept {
     bql_holder_ = holder;
     taker_ = taker;
+    relayed_ = relayed;
   }
   // Whether a completion now would be signalled: the handler has turned callbacks back on, and
   // with EVENT_IDX no interrupt is on its way either (used_event has not moved since it was
@@ -105,6 +108,7 @@ class InterruptLine final : public sim::Component, public InterruptHandled {
   double handler_ns_, per_completion_ns_;
   sim::FcfsStation* bql_holder_ = nullptr;
   InterruptTaker* taker_ = nullptr;
+  bool relayed_ = false;
   bool pending_ = false;
   double handler_until_ns_ = -1;  // the guest's handler drains the ring until then
   sim::JobId leader_ = 0;         // the completion that led the last interrupt
@@ -131,8 +135,8 @@ class Virtqueue final : public Stage, public KickPolicy, public InterruptArming 
   // The thread(s) that consume the ring; set when the path is assembled.
   void consumed_by(const RingConsumer& consumer) { consumer_ = &consumer; }
   // The thread whose passes hold the lock the guest needs to take an interrupt (TCG's main loop).
-  void interrupts_taken_after(sim::FcfsStation* holder, InterruptTaker* taker) noexcept {
-    for (InterruptLine* line : irqs_) line->taken_after(holder, taker);
+  void interrupts_taken_after(sim::FcfsStation* holder, InterruptTaker* taker, bool relayed) noexcept {
+    for (InterruptLine* line : irqs_) line->taken_after(holder, taker, relayed);
   }
 
   // The notify exit is taken unless EVENT_IDX suppression applies and the thread is processing.

@@ -18,7 +18,9 @@
 #include "models/scenario.h"
 #include "models/stage.h"
 #include "models/virtqueue.h"
+#include "sim/distribution.h"
 #include "sim/fcfs_station.h"
+#include "sim/rng.h"
 #include "sim/simulator.h"
 #include "sim_support.h"
 
@@ -219,11 +221,87 @@ TEST_CASE("the MVA: an interrupt finds the lock only with other work in the pass
   REQUIRE(popping < 0.5);
   CHECK(models::kick_finds_lock(in(1.0, 0.5)) == doctest::Approx((0.5 - popping) / (1 - popping)));
   CHECK(models::kick_finds_lock(in(1.0, 0.0)) == 0.0);
-  // Behind an IOThread the main loop only relays: a kick finds its passes as often as they run, an
-  // interrupt of the one queue in use never (the relay raised it at the end of its own job).
+  // Behind an IOThread the main loop only relays: a kick finds its passes as often as they run.
+  // An interrupt of the one queue in use: raised at the end of the relay's own job, never
+  // (host.tcg_relay_in_pass = false); raised as its pass begins, whenever that pass outlasts the
+  // injection and the vCPU was running (a halted one takes it within its halt's wake).
   const models::IoScenario relay = busy_main_loop({"host.tcg_irq_stall=true", "host.iothreads=1"});
   CHECK(models::kick_finds_lock({relay, 1, 1, 1, 1.0, 0, 0, 0, 0, 0, 0.3}) == 0.3);
-  CHECK(models::interrupt_finds_lock({relay, 1, 1, 1, 0.5, 0, 0, 0, 0, 0, 0.3}) == 0.0);
+  const models::IoScenario at_end =
+      busy_main_loop({"host.tcg_irq_stall=true", "host.iothreads=1", "host.tcg_relay_in_pass=false"});
+  CHECK(models::interrupt_finds_lock({at_end, 1, 1, 1, 0.5, 0, 0, 0, 0, 0, 0.3}) == 0.0);
+  const double p_finds = models::relay_pass(relay).p_finds;
+  REQUIRE(p_finds > 0.5);
+  CHECK(models::interrupt_finds_lock({relay, 1, 1, 1, 0.5, 0, 0.25, 0, 0, 0, 0.3}) == doctest::Approx(0.75 * p_finds));
+  CHECK(models::interrupt_finds_lock({relay, 1, 1, 1, 0.5, 0, 1.0, 0, 0, 0, 0.3}) == 0.0);
+}
+
+TEST_CASE("host.tcg_relay_in_pass: the MVA's chance and length of the wait match the simulation's draws of the injection") {
+  // The relay's pass outlasts the injection L (lognormal, mean virtqueue.irq_us, cv 0.5) with
+  // probability P(L < R), and the vCPU waits E[(R - L)+] for its end: checked against 400k draws.
+  sim::Rng rng = sim::Rng::for_stream(20261207, 0, 0);
+  for (const double rest_us : {1.0, 2.0, 5.0, 20.0}) {
+    CAPTURE(rest_us);
+    const models::IoScenario s = busy_main_loop(
+        {"host.iothreads=1", "host.cpu_scale=1", "virtqueue.irq_us=2", "host.tcg_irq_relay_us=" + std::to_string(rest_us)});
+    const double rest_ns = s.host.tcg_irq_relay_ns;
+    REQUIRE(rest_ns == doctest::Approx(rest_us * 1e3));
+    const sim::Distribution latency = sim::Distribution::lognormal_mean_cv(2e3, 0.5);
+    constexpr int kDraws = 400000;
+    double finds = 0, wait = 0;
+    for (int i = 0; i < kDraws; ++i) {
+      const double l = latency.sample(rng);
+      if (l < rest_ns) {
+        finds += 1;
+        wait += rest_ns - l;
+      }
+    }
+    const models::RelayPass relay = models::relay_pass(s);
+    CHECK(relay.p_finds == doctest::Approx(finds / kDraws).epsilon(0.01));
+    CHECK(relay.wait_ns == doctest::Approx(wait / kDraws).epsilon(0.01));
+  }
+  CHECK(models::relay_pass(busy_main_loop({"host.iothreads=1", "host.tcg_relay_in_pass=false"})).p_finds == 0.0);
+  CHECK(models::relay_pass(busy_main_loop({"host.iothreads=1", "host.accel=kvm"})).p_finds == 0.0);
+  CHECK(models::relay_pass(busy_main_loop()).p_finds == 0.0);  // no IOThread: no relay
+}
+
+TEST_CASE("host.tcg_relay_in_pass: a relayed interrupt stops a running vCPU for the rest of the relay's pass, not a halted one") {
+  // Null-co behind an IOThread under TCG: the main loop relays each interrupt, raising it as its
+  // handler runs and holding the big lock for the rest of its pass (QEMU's main loop drops the
+  // lock only before its next poll). At depth the vCPU is running when it comes, blocks on the
+  // lock (cpu_handle_interrupt) and sleeps once more: the lab's vCPU sleeps 0.6-0.75 times per
+  // main loop wake there (docs/sources.md section 4). At iodepth 1 it is halted, and the
+  // interrupt ends the halt it already sleeps in.
+  const auto sleeps_per_io = [](const models::IoRunReport& r) {
+    return get(r, "guest.fio_job0.wakeups_per_s") / get(r, "read.iops");
+  };
+  const std::vector<std::string> relay = {"host.iothreads=1", "host.cpu_scale=1"};
+  const auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), relay.begin(), relay.end());
+    return models::simulate_io(busy_main_loop(more), 2);
+  };
+  const models::IoRunReport in_pass = with({"host.tcg_relay_in_pass=true"});
+  const models::IoRunReport at_end = with({"host.tcg_relay_in_pass=false"});
+  CHECK(sleeps_per_io(in_pass) > sleeps_per_io(at_end) + 0.2);
+  CHECK(get(in_pass, "read.iops") < 0.95 * get(at_end, "read.iops"));
+  // The relay's CPU is the same work, split at the interrupt: the same per read (each read a wake
+  // of the main loop here), though more reads per I/O when the interrupts carry fewer completions.
+  const auto per_wake_us = [](const models::IoRunReport& r) {
+    return models::io_metric(r, "cpu.main_loop_us_per_io").mean / models::io_metric(r, "count.main_loop_wakes_per_io").mean;
+  };
+  CHECK(per_wake_us(in_pass) == doctest::Approx(per_wake_us(at_end)).epsilon(0.05));
+  // Halted at iodepth 1: the same sleeps either way (one per I/O, its halt).
+  const models::IoRunReport qd1_in = with({"host.tcg_relay_in_pass=true", "workload.iodepth=1"});
+  const models::IoRunReport qd1_end = with({"host.tcg_relay_in_pass=false", "workload.iodepth=1"});
+  CHECK(sleeps_per_io(qd1_in) == doctest::Approx(sleeps_per_io(qd1_end)).epsilon(0.05));
+  // The MVA follows: the vCPU's sleeps per I/O and the throughput within their usual distance.
+  const models::IoScenario s = busy_main_loop({"host.iothreads=1", "host.cpu_scale=1"});
+  const models::IoMvaResult m = models::solve_io_mva(s);
+  CHECK(m.iops == doctest::Approx(get(in_pass, "read.iops")).epsilon(0.2));
+  const double des = models::io_metric(in_pass, "count.vcpus_wakes_per_io").mean;
+  const double mva = models::io_metric_mva(m, s, "count.vcpus_wakes_per_io");
+  CHECK(mva > 0.6 * des);
+  CHECK(mva < 1.6 * des);
 }
 
 TEST_CASE("host.tcg_irq_stall: the MVA follows the simulation's vCPU sleeps and throughput within their usual distance") {

@@ -98,7 +98,10 @@ TEST_CASE("a device that completes in batches: a lone request pays the device's 
   // (guest.fio_submit_first), so with its vCPU the bottleneck requests reach the device spread
   // out: about 2 a batch here (over 4 when its thread refilled in bursts, in arrival order).
   CHECK(together.get("device.batch_mean").mean > 1.5);
-  CHECK(completions_per_interrupt(together) > 1.5 * completions_per_interrupt(apart));
+  // (Each interrupt also waits for the end of the relay's pass that raised it,
+  // host.tcg_relay_in_pass, and carries what completes meanwhile: 2.25 completions an interrupt
+  // without the device's batches, 3.1 with them.)
+  CHECK(completions_per_interrupt(together) > 1.25 * completions_per_interrupt(apart));
   // Fewer interrupts cost TCG's vCPU less: with the vCPU the bottleneck, the batched device is
   // the faster one at depth.
   CHECK(together.get("read.iops").mean > 1.1 * apart.get("read.iops").mean);
