@@ -591,7 +591,7 @@ void host_thread_keys(std::vector<Param>& t) {
        "sleeps per I/O at depth)",
        "under host.accel = tcg with host.tcg_bql: an interrupt raised while the lock's holder is in a pass stops its "
        "vCPU until the pass ends, when it comes: a vCPU running a request's work loses the rest of the pass and pays "
-       "host.tcg_wake_us, an idle one wakes and blocks (one more sleep either way); the interrupt's work then takes "
+       "host.tcg_lock_wake_us, an idle one wakes and blocks (one more sleep either way); the interrupt's work then takes "
        "no lock. false: the interrupt's work waits for the lock when the vCPU reaches it",
        {},
        0,
@@ -608,7 +608,7 @@ void host_thread_keys(std::vector<Param>& t) {
        "under host.accel = tcg with IOThreads and host.tcg_irq_relay_us: the main loop's relay raises the interrupt "
        "as its handler runs, at the start of its pass (after its wake-up), and holds the big lock for the rest "
        "(host.tcg_irq_relay_us): with host.tcg_irq_stall a vCPU running a request's work stops until that pass ends "
-       "and pays host.tcg_wake_us; an idle one takes the interrupt when the pass ends, with no sleep beyond its "
+       "and pays host.tcg_lock_wake_us; an idle one takes the interrupt when the pass ends, with no sleep beyond its "
        "halt's. false: the relay raises it at the end of its work, outside any pass",
        {},
        0,

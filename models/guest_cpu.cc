@@ -526,8 +526,8 @@ void guest_thread_keys(std::vector<Param>& t) {
        "54",
        "docs/sources.md §1 (the lab's full-counters recording: the vCPU thread's CPU per I/O by least squares on its "
        "interrupts and its wake-ups per I/O)",
-       "under host.accel = tcg, the vCPU thread's CPU per wake-up from a sleep: a halt that a completion ends (in place "
-       "of guest.wake_us) and each wait for the big QEMU lock (host.tcg_bql); 0 = off; no effect under kvm",
+       "under host.accel = tcg, the vCPU thread's CPU per wake-up from a halt that a completion ends (in place of "
+       "guest.wake_us; a wait for the big QEMU lock costs host.tcg_lock_wake_us); 0 = off (both); no effect under kvm",
        {},
        0,
        1e12,

@@ -144,7 +144,7 @@ struct HostParams {
   Accel accel = Accel::kvm;
   double tcg_cpu_scale = 3.5;      // under TCG, multiplies every guest vCPU cost (on top of guest.cpu_scale)
   double tcg_irq_ns = 15e3;        // under TCG, the vCPU thread's CPU per interrupt (virtqueue.interrupt_cost_ns)
-  double tcg_wake_ns = 54e3;       // under TCG, the vCPU thread's CPU per wake-up from a sleep (a halt, a wait for the BQL)
+  double tcg_wake_ns = 54e3;       // under TCG, the vCPU thread's CPU per wake-up from a halt
   double tcg_lock_wake_ns = 18e3;  // under TCG, the vCPU thread's CPU per wake-up from a wait for the BQL
   double tcg_vcpu_busy = 0.17;     // under TCG, share of each vCPU thread's wall time spent on work no request causes
   VirtioBlkBatching virtio_blk_batching = VirtioBlkBatching::none;
