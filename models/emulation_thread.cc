@@ -25,17 +25,17 @@ EmulationThread::EmulationThread(sim::Simulator& sim, std::string name, IoTable&
       factor_(cpu_cv > 0 ? sim::Distribution::lognormal_mean_cv(1.0, cpu_cv) : sim::Distribution::deterministic(1.0)) {}
 
 sim::time_ns EmulationThread::service_ns(sim::JobId job) {
-  const IoRequest& r = io_[job];
+  IoRequest& r = io_[job];
   double mean = complete_ns_;
   serving_submit_ = r.step == Step::host_submit;
   if (r.step == Step::irq_relay) {
     // One read of the notifier covers every completion signalled before it: a completion the
     // last read already covered rides along with that read's interrupt, at no cost of its own,
     // and so does one that set no notifier (its queue's signal was already on its way).
-    io_[job].relay_read = false;
+    r.relay_read = false;
     if (r.relay_rides || r.relay_signalled_ns <= last_read_ns_) return counted(0);
     last_read_ns_ = sim_.now();
-    io_[job].relay_read = true;
+    r.relay_read = true;
     // Raised as the pass begins: the read costs the wake-up alone, its work is the pass's rest.
     if (raise_first_) mean = 0;
   }

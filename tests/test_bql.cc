@@ -46,6 +46,20 @@ models::IoScenario busy_main_loop(std::vector<std::string> more = {}) {
 
 double get(const models::IoRunReport& r, const std::string& name) { return r.get(name).mean; }
 
+// The fio thread's (its vCPU's) sleeps per I/O in a simulation.
+double sleeps_per_io(const models::IoRunReport& r) { return get(r, "guest.fio_job0.wakeups_per_s") / get(r, "read.iops"); }
+
+// The MVA of `s` against its simulation `r`: throughput within 20%, the vCPU's sleeps per I/O
+// between `low` and `high` times the simulation's.
+void check_mva_follows(const models::IoScenario& s, const models::IoRunReport& r, double low, double high) {
+  const models::IoMvaResult m = models::solve_io_mva(s);
+  CHECK(m.iops == doctest::Approx(get(r, "read.iops")).epsilon(0.2));
+  const double des = models::io_metric(r, "count.vcpus_wakes_per_io").mean;
+  const double mva = models::io_metric_mva(m, s, "count.vcpus_wakes_per_io");
+  CHECK(mva > low * des);
+  CHECK(mva < high * des);
+}
+
 }  // namespace
 
 TEST_CASE("a job that needs a station's lock waits, holding its server, for the end of that station's pass") {
@@ -189,9 +203,6 @@ TEST_CASE("host.tcg_irq_stall: an interrupt raised during the main loop's pass s
                                          "backend.read_us=50",      "backend.batched=true", "backend.batch_us=10"};
   const models::IoRunReport raw = models::simulate_io(busy_main_loop(file), 2);
   const models::IoRunReport null = models::simulate_io(busy_main_loop({"host.tcg_irq_stall=true", "host.cpu_scale=1"}), 2);
-  const auto sleeps_per_io = [](const models::IoRunReport& r) {
-    return get(r, "guest.fio_job0.wakeups_per_s") / get(r, "read.iops");
-  };
   CHECK(sleeps_per_io(raw) > 1.5 * sleeps_per_io(null));
   // The stop costs the vCPU's time: without the lock the same setup runs faster and never sleeps
   // at depth.
@@ -272,9 +283,6 @@ TEST_CASE("host.tcg_relay_in_pass: a relayed interrupt stops a running vCPU for 
   // lock (cpu_handle_interrupt) and sleeps once more: the lab's vCPU sleeps 0.6-0.75 times per
   // main loop wake there (docs/sources.md section 4). At iodepth 1 it is halted, and the
   // interrupt ends the halt it already sleeps in.
-  const auto sleeps_per_io = [](const models::IoRunReport& r) {
-    return get(r, "guest.fio_job0.wakeups_per_s") / get(r, "read.iops");
-  };
   const std::vector<std::string> relay = {"host.iothreads=1", "host.cpu_scale=1"};
   const auto with = [&](std::vector<std::string> more) {
     more.insert(more.begin(), relay.begin(), relay.end());
@@ -295,25 +303,13 @@ TEST_CASE("host.tcg_relay_in_pass: a relayed interrupt stops a running vCPU for 
   const models::IoRunReport qd1_end = with({"host.tcg_relay_in_pass=false", "workload.iodepth=1"});
   CHECK(sleeps_per_io(qd1_in) == doctest::Approx(sleeps_per_io(qd1_end)).epsilon(0.05));
   // The MVA follows: the vCPU's sleeps per I/O and the throughput within their usual distance.
-  const models::IoScenario s = busy_main_loop({"host.iothreads=1", "host.cpu_scale=1"});
-  const models::IoMvaResult m = models::solve_io_mva(s);
-  CHECK(m.iops == doctest::Approx(get(in_pass, "read.iops")).epsilon(0.2));
-  const double des = models::io_metric(in_pass, "count.vcpus_wakes_per_io").mean;
-  const double mva = models::io_metric_mva(m, s, "count.vcpus_wakes_per_io");
-  CHECK(mva > 0.6 * des);
-  CHECK(mva < 1.6 * des);
+  check_mva_follows(busy_main_loop({"host.iothreads=1", "host.cpu_scale=1"}), in_pass, 0.6, 1.6);
 }
 
 TEST_CASE("host.tcg_irq_stall: the MVA follows the simulation's vCPU sleeps and throughput within their usual distance") {
   for (const char* backend : {"backend.kind=null", "backend.kind=nvme"}) {
     CAPTURE(backend);
     const models::IoScenario s = busy_main_loop({"host.tcg_irq_stall=true", "host.cpu_scale=1", backend, "backend.read_us=50"});
-    const models::IoRunReport r = models::simulate_io(s, 2);
-    const models::IoMvaResult m = models::solve_io_mva(s);
-    CHECK(m.iops == doctest::Approx(get(r, "read.iops")).epsilon(0.2));
-    const double des = models::io_metric(r, "count.vcpus_wakes_per_io").mean;
-    const double mva = models::io_metric_mva(m, s, "count.vcpus_wakes_per_io");
-    CHECK(mva > 0.4 * des);
-    CHECK(mva < 2.5 * des);
+    check_mva_follows(s, models::simulate_io(s, 2), 0.4, 2.5);
   }
 }
