@@ -87,8 +87,9 @@ sim::time_ns FioThread::service_ns(sim::JobId job) {
     ns += c_.per_io_submit * ios + c_.per_request_submit;
     if (kick_ != nullptr && kick_->kick_needed(r)) ns += c_.kick_exit;
   } else {
-    ns += c_.per_io_complete * ios + c_.per_request_complete;
-    if (r.irq_leader) ns += c_.irq_handler;
+    ns += c_.per_io_complete * ios;
+    // Done in the interrupt's handler already where it stopped the thread's work (handler_preempts).
+    if (!r.in_handler) ns += c_.per_request_complete + (r.irq_leader ? c_.irq_handler : 0.0);
     if (r.woke) ns += c_.wake;
     ns += c_.lock_wake * idle_lock_wakes_;
     idle_lock_wakes_ = 0;
@@ -134,6 +135,23 @@ void FioThread::raised_under_lock(sim::FcfsStation& holder, bool idle_blocks) {
   holder.when_pass_ends(*this, kStallEnd);
 }
 
+double FioThread::handler_preempts(std::size_t completions) {
+  if (busy() == 0 || lock_wait_) return 0;
+  const double stretch = c_.background > 0 ? 1 / (1 - c_.background) : 1.0;
+  const double cpu = (c_.irq_handler + c_.per_request_complete * static_cast<double>(completions)) * factor_.sample(rng_);
+  counted_off_station(cpu);
+  const auto handler = static_cast<sim::time_ns>(cpu * stretch + 0.5);
+  if (stalled_) {
+    after_stall_ns_ += handler;  // blocked on the lock: the handler runs once it has it
+  } else if (held_) {
+    held_until_ns_ += handler;
+    sim_.schedule_at(held_until_ns_, this, kHeldEnd, ++held_event_);
+  } else {
+    late_ns_ += handler;
+  }
+  return static_cast<double>(handler);
+}
+
 bool FioThread::goes_first(sim::JobId job) { return c_.submit_first && io_[job].step == Step::guest_submit; }
 
 bool FioThread::leaves_now(std::uint32_t) {
@@ -159,10 +177,13 @@ void FioThread::handle(std::uint32_t kind, std::uint64_t payload) {
     // The lock's wake-up is the thread's own work, after the stall.
     const auto wake = static_cast<sim::time_ns>(c_.lock_wake + 0.5);
     counted_off_station(static_cast<double>(wake));
-    const sim::time_ns stall = now - stall_from_ns_ + wake;
+    // Interrupts' handlers taken meanwhile (handler_preempts, their CPU counted there) run then.
+    const sim::time_ns after = wake + after_stall_ns_;
+    after_stall_ns_ = 0;
+    const sim::time_ns stall = now - stall_from_ns_ + after;
     if (held_ && owing_) {
       owing_ = false;
-      held_until_ns_ = now + owed_ns_ + wake;
+      held_until_ns_ = now + owed_ns_ + after;
     } else if (held_) {
       held_until_ns_ += stall;
     } else {

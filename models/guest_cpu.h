@@ -84,6 +84,12 @@ class FioThread final : public CoreTimedThread {
   // pays that wake-up (with `idle_blocks`; without, an idle thread is left to its halt's wake).
   // Either way one more sleep. Already blocked on the lock, nothing changes.
   void raised_under_lock(sim::FcfsStation& holder, bool idle_blocks);
+  // An interrupt delivering `completions` is taken on this thread's vCPU now (virtqueue.
+  // handler_preempts): with work in progress, its handler (irq_handler, and per_request_complete
+  // for each) runs first and that work ends as much later; the thread's CPU counts it. Returns
+  // the handler's time, or 0 where the thread has no work running (idle, or its work waiting for
+  // the lock), leaving the handler to the completions' own work.
+  double handler_preempts(std::size_t completions);
   void handle(std::uint32_t kind, std::uint64_t payload) override;
 
  protected:
@@ -106,10 +112,11 @@ class FioThread final : public CoreTimedThread {
   bool owing_ = false;      // held_ during a stall: owed_ns_ of the work is left for after it
   sim::time_ns stall_from_ns_ = 0;
   sim::time_ns owed_ns_ = 0;
-  sim::time_ns held_until_ns_ = 0;  // held_ and not owing_: when the work ends (kHeldEnd)
-  std::uint64_t held_event_ = 0;    // the kHeldEnd that counts (a later stall moves the end)
-  sim::time_ns late_ns_ = 0;        // how much later the work in service ends: stalls that ended while it ran
-  int idle_lock_wakes_ = 0;         // wake-ups after the lock taken idle, paid by the next completion's work
+  sim::time_ns held_until_ns_ = 0;   // held_ and not owing_: when the work ends (kHeldEnd)
+  std::uint64_t held_event_ = 0;     // the kHeldEnd that counts (a later stall moves the end)
+  sim::time_ns late_ns_ = 0;         // how much later the work in service ends: stalls that ended while it ran
+  sim::time_ns after_stall_ns_ = 0;  // handlers taken during a stall: they run when it ends
+  int idle_lock_wakes_ = 0;          // wake-ups after the lock taken idle, paid by the next completion's work
   IoTable& io_;
   GuestCpuCosts c_;
   sim::Distribution factor_;  // unit-mean lognormal: the spread of CPU costs
@@ -136,6 +143,9 @@ class GuestThreads final : public Stage, public InterruptTaker {
   // The interrupt `leader` led is taken by its fio thread's vCPU.
   void raised_under_lock(sim::JobId leader, sim::FcfsStation& holder, bool idle_blocks) override {
     threads_[io_[leader].job]->raised_under_lock(holder, idle_blocks);
+  }
+  double handler_preempts(sim::JobId leader, std::size_t completions) override {
+    return threads_[io_[leader].job]->handler_preempts(completions);
   }
   void validate() const override;
   void stations(std::vector<StageInfo>& out) const override;

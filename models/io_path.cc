@@ -215,6 +215,7 @@ IoPath::IoPath(sim::Simulator& sim, const IoScenario& s) {
       for (std::size_t d = 0; d < disks; ++d) {
         vq[d]->consumed_by(*host);
         host->signals_to(d, *vq[d]);
+        if (handler_window_on(s) && s.vq.handler_preempts) vq[d]->handlers_preempt(&threads);
         if (host->bql_holder() != nullptr) {
           vq[d]->interrupts_taken_after(host->bql_holder(), s.host.tcg_irq_stall ? &threads : nullptr, host->relays_in_pass());
           threads.need_lock_of(host->bql_holder());

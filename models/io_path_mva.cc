@@ -157,6 +157,12 @@ double host_asleep(const IoScenario& s, double u, double x, int round, double pr
   return asleep;
 }
 
+// Whether an MVA station lies between a request's guest submit and its used ring (not the guest's
+// own, fio's, or the interrupt's): its residence is the time a request spends in the host.
+bool between_submit_and_ring(const std::string& name) {
+  return name.rfind("guest.", 0) != 0 && name.rfind("fio.", 0) != 0 && name != "virtqueue.irq";
+}
+
 // TCG's big lock (host.tcg_bql): the wait of one taking (bql_wait_ns) and the chance it waits at
 // all (bql_wait_probability), from the main loop's utilization and demand per request, each damped
 // against the previous round's, as what it adds to the vCPU lowers the utilization that sets it.
@@ -339,10 +345,13 @@ IoMvaResult solve_io_mva(const IoScenario& s) {
       }
     bql_wait = damped(bql_wait_ns(s, u_main, d_main), round, bql_wait);
     p_bql = damped(bql_wait_probability(s, u_main, d_main), round, p_bql);
+    double host_ns = 0;
+    for (std::size_t k = 0; k < st.size(); ++k)
+      if (between_submit_and_ring(st[k].name)) host_ns += residence[k];
     irq_share =
         1.0 / completions_per_interrupt(s, x_ns / vms / queues_in_use(s),
                                         w.rate_iops > 0 ? 0.0 : plug_merged_requests_per_job(s) * w.numjobs / queues_in_use(s),
-                                        bql_wait + relay_window_ns(s, u_thread));
+                                        bql_wait + relay_window_ns(s, u_thread), host_ns);
     p_kick = kick_probability(s, asleep, u_main);
   }
   out.total_iops = x_ns * 1e9 * (w.rate_iops > 0 ? 1.0 : ios_per_request(s));
@@ -700,8 +709,13 @@ IoMvaClassesResult solve_group(const IoScenario& s, int phase) {
         }
       v.bql_wait = damped(bql_wait_ns(v.s, u_main, d_main), round, v.bql_wait);
       v.p_bql = damped(bql_wait_probability(v.s, u_main, d_main), round, v.p_bql);
+      double host_ns = 0;  // the VM's requests' mean
+      for (std::size_t i = 0; i < lead.stages.size(); ++i)
+        if (between_submit_and_ring(lead.stages[i].name))
+          for (const std::size_t c : v.classes)
+            host_ns += x_vm > 0 ? residence[where[v.classes.front()][i]][c] * x[c] / x_vm : 0.0;
       v.irq_share = 1.0 / completions_per_interrupt(v.s, x_vm / queues_in_use(v.s), in_flight / queues_in_use(v.s),
-                                                    v.bql_wait + relay_window_ns(v.s, v.u_thread));
+                                                    v.bql_wait + relay_window_ns(v.s, v.u_thread), host_ns);
       v.p_kick = kick_probability(v.s, asleep, u_main);
     }
   }

@@ -4,6 +4,7 @@
 // completion) look them up without the engine knowing what a request is.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -44,14 +45,21 @@ class InterruptHandled {
   ~InterruptHandled() = default;
 };
 
-// The guest side of an interrupt under TCG's big lock: told when one is raised while the lock's
-// holder is in a pass, so that the vCPU taking it can block on the lock until the pass ends.
+// The guest side of an interrupt: under TCG's big lock told when one is raised while the lock's
+// holder is in a pass, so that the vCPU taking it can block on the lock until the pass ends; and
+// told when one is delivered, so that its handler can stop the vCPU's work while it runs.
 class InterruptTaker {
  public:
   // `idle_blocks`: an idle vCPU wakes for it and blocks on the lock (the pass of the main loop
   // serving the device, which raised it as the vCPU halted); false: a halted vCPU takes it at the
   // pass's end within the wake from its halt (a relayed interrupt, host.tcg_relay_in_pass).
   virtual void raised_under_lock(sim::JobId leader, sim::FcfsStation& holder, bool idle_blocks) = 0;
+  // The interrupt `leader` led is delivered with `completions` completions (virtqueue.
+  // handler_preempts): its handler runs now on the leader's vCPU. When it stops work in progress
+  // there, it pays the handler and their driver completions and returns how long it runs; 0 (the
+  // vCPU idle, or asleep on the lock) leaves them to each completion's work, which starts at once
+  // or after the lock.
+  virtual double handler_preempts(sim::JobId leader, std::size_t completions) = 0;
 
  protected:
   ~InterruptTaker() = default;
@@ -78,6 +86,7 @@ struct IoRequest {
   bool needs_flush = false;              // a write that must be followed by a flush
   bool irq_leader = false;               // its completion raised the interrupt (others rode along)
   InterruptHandled* irq_line = nullptr;  // the line of the interrupt it led
+  bool in_handler = false;               // the interrupt's handler, stopping its vCPU's work, did its driver completion
   bool lock_woke = false;                // under TCG its vCPU work waited, asleep, for the big lock: that thread pays a wake-up
   bool woke = false;                     // it found the thread that serves it next asleep: that thread pays its wake-up
   bool relay_rides = false;              // irq_relay: it set no notifier of its own (its queue's signal was on its way)

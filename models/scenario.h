@@ -112,6 +112,7 @@ struct VirtqueueParams {
   double irq_handler_ns = 1000;  // guest vCPU time per interrupt (shared by the completions it delivers)
   bool event_idx = true;         // kicks suppressed while the host thread is busy
   HandlerWindow handler_window = HandlerWindow::by_accel;
+  bool handler_preempts = false;  // with the handler's window: the handler stops the vCPU's work while it runs
 };
 
 struct HostParams {

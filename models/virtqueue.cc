@@ -22,6 +22,7 @@ void InterruptLine::accept(sim::JobId job, int) {
   flow_.arrive(now);
   ++completions_;
   io_[job].irq_leader = armed(true);  // none on its way, and the handler has turned callbacks back on
+  io_[job].in_handler = false;
   if (!pending_ && !io_[job].irq_leader) {
     // The handler is still draining the ring: it takes this one in its loop.
     handler_until_ns_ += per_completion_ns_;
@@ -51,7 +52,12 @@ void InterruptLine::handle(std::uint32_t kind, std::uint64_t) {
   delivering_.swap(waiting_);
   waiting_.clear();
   handler_until_ns_ = static_cast<double>(now) + handler_ns_ + per_completion_ns_ * static_cast<double>(delivering_.size());
+  // The handler runs now, ahead of the vCPU's work in progress, which waits for it.
+  const double preempting_ns = preempts_ != nullptr ? preempts_->handler_preempts(leader_, delivering_.size()) : 0.0;
+  const bool in_handler = preempting_ns > 0;
+  if (in_handler) handler_until_ns_ = static_cast<double>(now) + preempting_ns;
   for (const Waiting& w : delivering_) {
+    io_[w.job].in_handler = in_handler;
     flow_.depart(now, now - w.arrival);
     out.send(w.job);
   }
@@ -162,7 +168,11 @@ bool handler_window_on(const IoScenario& s) {
 }
 
 namespace {
-double completions_per_interrupt_of_one(const IoScenario& s, double completions_per_ns, double in_flight, double lock_wait_ns) {
+// Never more than the n in flight.
+double ring_bound(double b, double in_flight) { return in_flight > 0 ? std::min(b, std::max(1.0, in_flight)) : b; }
+
+double completions_per_interrupt_of_one(const IoScenario& s, double completions_per_ns, double in_flight, double lock_wait_ns,
+                                        double host_ns) {
   const double wait = std::max(0.0, lock_wait_ns);
   // Without the handler's window: those that reach the ring while it is delivered.
   if (!handler_window_on(s)) return 1.0 + std::max(0.0, completions_per_ns) * (s.vq.irq_ns + wait);
@@ -174,21 +184,28 @@ double completions_per_interrupt_of_one(const IoScenario& s, double completions_
   // theorem, n in flight on the queue: a lone request is always an interrupt of its own), and
   // never more than the n in flight.
   const double x = std::max(0.0, completions_per_ns) * seen_by_arrival(in_flight);
+  // A handler that stops its vCPU's work while it runs (virtqueue.handler_preempts) takes only
+  // what the host already had when it began: those the vCPU submitted within the host's time
+  // before (host_ns), if its run is longer.
+  if (s.vq.handler_preempts)
+    return ring_bound(1.0 + x * (s.vq.irq_ns + wait + std::min(interrupt_cost_ns(s), host_ns)), in_flight);
   const double per = driver_costs(s).complete_ns;
   const double open = 1.0 + x * (s.vq.irq_ns + wait + interrupt_cost_ns(s));
   const double b = open / std::max(0.05, 1.0 - x * per);
-  return in_flight > 0 ? std::min(b, std::max(1.0, in_flight)) : b;
+  return ring_bound(b, in_flight);
 }
 }  // namespace
 
-double completions_per_interrupt(const IoScenario& s, double completions_per_ns, double in_flight, double lock_wait_ns) {
+double completions_per_interrupt(const IoScenario& s, double completions_per_ns, double in_flight, double lock_wait_ns,
+                                 double host_ns) {
   // A batched device (models/backend.h) hands its completions over in batches: an interrupt
   // carries whole batches, arriving at the batch rate.
   const double batch = device_batch_size(s, completions_per_ns, in_flight);
   if (batch > 1)
-    return std::min(batch * completions_per_interrupt_of_one(s, completions_per_ns / batch, in_flight / batch, lock_wait_ns),
-                    std::max(1.0, in_flight));
-  return completions_per_interrupt_of_one(s, completions_per_ns, in_flight, lock_wait_ns);
+    return std::min(
+        batch * completions_per_interrupt_of_one(s, completions_per_ns / batch, in_flight / batch, lock_wait_ns, host_ns),
+        std::max(1.0, in_flight));
+  return completions_per_interrupt_of_one(s, completions_per_ns, in_flight, lock_wait_ns, host_ns);
 }
 
 int queues_in_use(const IoScenario& s) { return std::max(1, std::min(s.queues(), std::min(s.fio_threads(), s.guest.vcpus))); }
@@ -272,6 +289,22 @@ void virtqueue_keys(std::vector<Param>& t) {
          s.vq.handler_window =
              pick<HandlerWindow>({"auto", "on", "off"}, {HandlerWindow::by_accel, HandlerWindow::on, HandlerWindow::off}, v.word);
        }});
+  add({"virtqueue.handler_preempts",
+       Kind::boolean,
+       "",
+       "false",
+       "Linux kernel/irq (a device interrupt runs in hard-IRQ context, ahead of the task it interrupts), "
+       "drivers/virtio/virtio_ring.c vring_interrupt, drivers/block/virtio_blk.c virtblk_done (each request completed "
+       "in the handler); off by default: docs/sources.md §3 (the lab's knob split predicts worse with it, so far)",
+       "with virtqueue.handler_window on: the handler runs when its interrupt is delivered, stopping the work of the "
+       "fio thread it finds running on the vCPU for as long as it takes (virtqueue.irq_handler_us or host.tcg_irq_us, "
+       "and the driver's completion of each request it delivers), so that vCPU submits nothing while the handler "
+       "drains the ring; false: the handler's cost waits its turn with the completion's work, and the vCPU goes on "
+       "submitting meanwhile",
+       {},
+       0,
+       0,
+       [](IoScenario& s, const Value& v) { s.vq.handler_preempts = v.flag; }});
   add({"virtqueue.irq_us",
        Kind::time_us,
        "us",

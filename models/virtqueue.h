@@ -45,8 +45,11 @@ bool handler_window_on(const IoScenario& s);
 // on it (0: an open loop): those that reach the ring while the interrupt is delivered and its
 // handler drains the ring (InterruptLine).
 // `lock_wait_ns`: how long a raised interrupt waits for the main loop's pass under TCG's big
-// lock (host.tcg_bql; 0 otherwise), during which completions join it too.
-double completions_per_interrupt(const IoScenario& s, double completions_per_ns, double in_flight, double lock_wait_ns = 0);
+// lock (host.tcg_bql; 0 otherwise), during which completions join it too. `host_ns`: a request's
+// time from its guest's submit to the used ring, all a handler that stops its vCPU
+// (virtqueue.handler_preempts) can take completions from while it runs.
+double completions_per_interrupt(const IoScenario& s, double completions_per_ns, double in_flight, double lock_wait_ns = 0,
+                                 double host_ns = 0);
 // The MVA's wait of an interrupt raised under TCG's big lock for the rest of the holder's pass
 // (unconditional: 0 where it finds no pass), which a vCPU busy when it comes spends blocked.
 double interrupt_lock_wait_ns(const MvaInputs& in);
@@ -87,6 +90,9 @@ class InterruptLine final : public sim::Component, public InterruptHandled {
     taker_ = taker;
     relayed_ = relayed;
   }
+  // The guest's threads, whose vCPU an interrupt's handler stops while it runs
+  // (virtqueue.handler_preempts with the handler's window; else null).
+  void preempts(InterruptTaker* taker) noexcept { preempts_ = taker; }
   // Whether a completion now would be signalled: the handler has turned callbacks back on, and
   // with EVENT_IDX no interrupt is on its way either (used_event has not moved since it was
   // signalled); without it the device signals again until the handler turns callbacks off.
@@ -108,6 +114,7 @@ class InterruptLine final : public sim::Component, public InterruptHandled {
   double handler_ns_, per_completion_ns_;
   sim::FcfsStation* bql_holder_ = nullptr;
   InterruptTaker* taker_ = nullptr;
+  InterruptTaker* preempts_ = nullptr;
   bool relayed_ = false;
   bool pending_ = false;
   double handler_until_ns_ = -1;  // the guest's handler drains the ring until then
@@ -137,6 +144,10 @@ class Virtqueue final : public Stage, public KickPolicy, public InterruptArming 
   // The thread whose passes hold the lock the guest needs to take an interrupt (TCG's main loop).
   void interrupts_taken_after(sim::FcfsStation* holder, InterruptTaker* taker, bool relayed) noexcept {
     for (InterruptLine* line : irqs_) line->taken_after(holder, taker, relayed);
+  }
+  // The guest's threads, whose vCPU each interrupt's handler stops (InterruptLine::preempts).
+  void handlers_preempt(InterruptTaker* taker) noexcept {
+    for (InterruptLine* line : irqs_) line->preempts(taker);
   }
 
   // The notify exit is taken unless EVENT_IDX suppression applies and the thread is processing.

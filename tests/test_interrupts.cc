@@ -5,12 +5,14 @@
 // it is host.tcg_irq_us (the lab's interrupts recording, docs/sources.md §3).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "calibration_support.h"
 #include "models/backend.h"
 #include "models/config.h"
+#include "models/io_metrics.h"
 #include "models/io_path_mva.h"
 #include "models/io_results.h"
 #include "models/scenario.h"
@@ -74,6 +76,35 @@ TEST_CASE("the handler's window is on under TCG and off under KVM unless virtque
   // under TCG hardly anything.
   const models::IoRunReport off = models::simulate_io(lab(16, {"virtqueue.handler_window=off"}), 2);
   CHECK(completions_per_interrupt(off) < 1.2);
+}
+
+TEST_CASE("the handler stops the vCPU's work while it runs: that vCPU submits nothing to ride along, and it pays once") {
+  // A long handler (60 us) on a vCPU busy at depth, without the costs that move with how often it
+  // sleeps (the TCG wake-ups, its background work), so that its CPU per I/O is the requests' work
+  // and host.tcg_irq_us per interrupt.
+  const std::vector<std::string> costs{"host.tcg_irq_us=60", "host.tcg_wake_us=0", "host.tcg_vcpu_busy=0"};
+  std::vector<std::string> preempting = costs;
+  preempting.emplace_back("virtqueue.handler_preempts=true");
+  const models::IoScenario s = lab(16, preempting);
+  CHECK_FALSE(lab(16).vq.handler_preempts);  // off by default (docs/sources.md §3 says why)
+  const models::IoRunReport preempts = models::simulate_io(s, 2);
+  const models::IoRunReport waits = models::simulate_io(lab(16, costs), 2);
+  // Waiting its turn, the handler leaves the vCPU submitting through its window, and the host's
+  // completions of those submits ride along; running at once, only what the host already had.
+  CHECK(completions_per_interrupt(preempts) < completions_per_interrupt(waits) - 0.1);
+  // The same work either way: CPU per I/O less the interrupts' is the requests' own.
+  const double per_irq_us = models::interrupt_cost_ns(s) / 1e3;
+  const auto own_us = [&](const models::IoRunReport& r) {
+    return models::io_metric(r, "cpu.vcpus_us_per_io").mean - per_irq_us / completions_per_interrupt(r);
+  };
+  CAPTURE(own_us(preempts));
+  CAPTURE(own_us(waits));
+  CHECK(own_us(preempts) == doctest::Approx(own_us(waits)).epsilon(0.03));
+  // The MVA's interrupt then takes what arrives while it is delivered and waits for the lock, not
+  // while its handler runs.
+  const double mva = 1 / models::solve_io_mva(s).interrupts_per_io;
+  CAPTURE(mva);
+  CHECK(std::abs(mva / completions_per_interrupt(preempts) - 1) < 0.1);
 }
 
 // A host that is itself a VM (the lab's): its virtual disk's emulator pops its ring until it is
