@@ -262,6 +262,22 @@ try:
               "done between 1.00" in tl_run.stdout,
           f"trace-timeline: one job, the boot's read left out, every failed round polled again at once "
           f"(got {tl_run.returncode}: {tl_run.stdout[-400:]}{tl_run.stderr[-300:]})")
+    # --- with the IOThread's notifications traced: each completion's time since the last one, and whether it notified
+    nt = os.path.join(tmp, "notify.log")
+    with open(nt, "w") as f:
+        t = 300_000_000
+        for k in range(12000):  # requests 50 us apart (0.6 s); the guest re-arms 70 us after a notification
+            for dt, line in ((0, "virtqueue_pop vq 0x1"), (2, "virtio_blk_rw_complete vdev 0x1 req 0x2 ret 0")):
+                f.write(f"9@{(t + dt) // 1_000_000}.{(t + dt) % 1_000_000:06d}:{line}\n")
+            if k % 2 == 0:
+                f.write(f"9@{(t + 3) // 1_000_000}.{(t + 3) % 1_000_000:06d}:virtio_notify_irqfd vdev 0x1 vq 0x1\n")
+            t += 50
+    nt_run = subprocess.run([sys.executable, os.path.join(src, "calibration", "lab", "trace-timeline"), nt],
+                            capture_output=True, text=True, timeout=60)
+    check(nt_run.returncode == 0 and "40-60 us  0.50  0.00" in nt_run.stdout and "80-100 us  0.50  1.00" in nt_run.stdout
+          and "requests popped between notifications: 1 0.00, 2 1.00" in nt_run.stdout and "failed polling" not in nt_run.stdout,
+          f"trace-timeline: completions 50 us after a notification do not notify, 100 us after they do; no polling "
+          f"lines without polling events (got {nt_run.returncode}: {nt_run.stdout[-600:]}{nt_run.stderr[-300:]})")
     # --- the guest's trace of its interrupts (--trace-irq): kind, time in us, idle flag per event
     tr = record.irq_trace_summary("h1 100.0 1\nh0 112.0 1\ns1 112.5 0\ns0 120.5 0\nh1 200.0 0\nh0 208.0 0\n"
                                   "h1 260.0 0\nbad line\n")
