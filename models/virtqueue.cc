@@ -294,8 +294,9 @@ void virtqueue_keys(std::vector<Param>& t) {
        "",
        "false",
        "Linux kernel/irq (a device interrupt runs in hard-IRQ context, ahead of the task it interrupts), "
-       "drivers/virtio/virtio_ring.c vring_interrupt, drivers/block/virtio_blk.c virtblk_done (each request completed "
-       "in the handler); off by default: docs/sources.md §3 (the lab's knob split predicts worse with it, so far)",
+       "drivers/virtio/virtio_ring.c vring_interrupt, drivers/block/virtio_blk.c virtblk_done (each request taken from the "
+       "ring and completed before the task runs again); off by default: docs/sources.md §3 (the lab's knob split "
+       "predicts worse with it, so far)",
        "with virtqueue.handler_window on: the handler runs when its interrupt is delivered, stopping the work of the "
        "fio thread it finds running on the vCPU for as long as it takes (virtqueue.irq_handler_us or host.tcg_irq_us, "
        "and the driver's completion of each request it delivers), so that vCPU submits nothing while the handler "
