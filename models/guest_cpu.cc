@@ -102,9 +102,7 @@ sim::time_ns FioThread::service_ns(sim::JobId job) {
   const double factor = factor_.sample(rng_);
   const auto demand = static_cast<sim::time_ns>((ns + outside) * factor + 0.5);
   counted(demand);
-  // The vCPU's own background work (counted once for the thread, CoreTimedThread::report) runs
-  // beside the request's: the request's work takes 1 / (1 - share) as long.
-  const double stretch = c_.background > 0 ? 1 / (1 - c_.background) : 1.0;
+  const double stretch = background_stretch();
   r.outside_ns = static_cast<sim::time_ns>(std::min(outside * factor, static_cast<double>(demand)) * stretch + 0.5);
   if (c_.background <= 0) return demand;
   return static_cast<sim::time_ns>(static_cast<double>(demand) * stretch + 0.5);
@@ -137,10 +135,9 @@ void FioThread::raised_under_lock(sim::FcfsStation& holder, bool idle_blocks) {
 
 double FioThread::handler_preempts(std::size_t completions) {
   if (busy() == 0 || lock_wait_) return 0;
-  const double stretch = c_.background > 0 ? 1 / (1 - c_.background) : 1.0;
   const double cpu = (c_.irq_handler + c_.per_request_complete * static_cast<double>(completions)) * factor_.sample(rng_);
   counted_off_station(cpu);
-  const auto handler = static_cast<sim::time_ns>(cpu * stretch + 0.5);
+  const auto handler = static_cast<sim::time_ns>(cpu * background_stretch() + 0.5);
   if (stalled_) {
     after_stall_ns_ += handler;  // blocked on the lock: the handler runs once it has it
   } else if (held_) {

@@ -119,6 +119,9 @@ class FioThread final : public CoreTimedThread {
   int idle_lock_wakes_ = 0;          // wake-ups after the lock taken idle, paid by the next completion's work
   IoTable& io_;
   GuestCpuCosts c_;
+  // The vCPU's own background work (counted once for the thread, CoreTimedThread::report) runs
+  // beside the request's: the request's work takes 1 / (1 - share) as long.
+  double background_stretch() const noexcept { return c_.background > 0 ? 1 / (1 - c_.background) : 1.0; }
   sim::Distribution factor_;  // unit-mean lognormal: the spread of CPU costs
   const KickPolicy* kick_;
 };

@@ -243,9 +243,12 @@ try:
     check(r.returncode != 0 and "--qemu-trace-log keeps the trace of --qemu-trace EVENTS" in r.stderr,
           f"--qemu-trace-log without the events to trace is refused (got {r.returncode}: {r.stderr[-300:]})")
     # --- a kept trace's timeline (calibration/lab/trace-timeline): jobs cut at pauses, failed rounds' endings
+    def trace_line(us, event):  # a line of QEMU's log backend: thread id @ seconds.microseconds : event
+        return f"9@{us // 1_000_000}.{us % 1_000_000:06d}:{event}\n"
+
     tl = os.path.join(tmp, "timeline.log")
     with open(tl, "w") as f:
-        f.write("9@100.000000:virtqueue_pop vq 0x1\n")  # a read while the guest boots: left out
+        f.write(trace_line(100_000_000, "virtqueue_pop vq 0x1"))  # a read while the guest boots: left out
         t = 200_000_000
         for k in range(1000):  # a job of 1000 requests 600 us apart
             for dt, line in ((0, "virtqueue_pop vq 0x1"), (10, "run_poll_handlers_begin ctx 0x1 max_ns 4000 timeout -1"),
@@ -253,7 +256,7 @@ try:
                              (16, "run_poll_handlers_begin ctx 0x1 max_ns 8000 timeout -1"),
                              (20, "run_poll_handlers_end ctx 0x1 progress 1 new timeout 0"),
                              (22, "virtio_blk_rw_complete vdev 0x1 req 0x2 ret 0")):
-                f.write(f"9@{(t + dt) // 1_000_000}.{(t + dt) % 1_000_000:06d}:{line}\n")
+                f.write(trace_line(t + dt, line))
             t += 600
     tl_run = subprocess.run([sys.executable, os.path.join(src, "calibration", "lab", "trace-timeline"), tl],
                             capture_output=True, text=True, timeout=60)
@@ -268,9 +271,9 @@ try:
         t = 300_000_000
         for k in range(12000):  # requests 50 us apart (0.6 s); the guest re-arms 70 us after a notification
             for dt, line in ((0, "virtqueue_pop vq 0x1"), (2, "virtio_blk_rw_complete vdev 0x1 req 0x2 ret 0")):
-                f.write(f"9@{(t + dt) // 1_000_000}.{(t + dt) % 1_000_000:06d}:{line}\n")
+                f.write(trace_line(t + dt, line))
             if k % 2 == 0:
-                f.write(f"9@{(t + 3) // 1_000_000}.{(t + 3) % 1_000_000:06d}:virtio_notify_irqfd vdev 0x1 vq 0x1\n")
+                f.write(trace_line(t + 3, "virtio_notify_irqfd vdev 0x1 vq 0x1"))
             t += 50
     nt_run = subprocess.run([sys.executable, os.path.join(src, "calibration", "lab", "trace-timeline"), nt],
                             capture_output=True, text=True, timeout=60)
