@@ -24,7 +24,7 @@ namespace vqsim::cli {
 namespace po = boost::program_options;
 
 int calibrate_main(const std::vector<std::string>& args) {
-  std::string scenario, data, out, report, html, fit_list, cv, holdout, format = "text", loss = "cauchy";
+  std::string scenario, data, out, report, html, fit_list, cv, holdout, format = "text", loss = "cauchy", spread_starts = "auto";
   int threads = 0, replications = 2, max_rounds = fit::CalibrateOptions{}.max_rounds;
   long long seed = 1;
   bool quiet = false, fit_counts = false;
@@ -90,7 +90,11 @@ int calibrate_main(const std::vector<std::string>& args) {
       "rounds of simulation corrections to the MVA before the fit counts as not converged (exit 1); raise it for a fit "
       "that still improves at the limit")("seed", po::value(&seed)->default_value(1),
                                           "simulation seed (the same in every round: common random numbers)")(
-      "quiet,q", po::bool_switch(&quiet), "no progress lines on stderr");
+      "spread-starts", po::value(&spread_starts)->default_value("auto"),
+      "auto: the multi-start's spread starts (2 per fitted parameter) are also refined on the simulation where that "
+      "costs at most 2e8 simulated events (a minute or so on one core), about 4 simulations of the fitted runs per start "
+      "(otherwise the report notes "
+      "it) | simulated: always | screened: never (faster)")("quiet,q", po::bool_switch(&quiet), "no progress lines on stderr");
   po::variables_map vm;
   if (!parse_options(args, opts, vm)) return 0;
   if (scenario.empty()) throw UsageError("vqsim calibrate needs --scenario BASE.toml (see --help)");
@@ -127,6 +131,9 @@ int calibrate_main(const std::vector<std::string>& args) {
   if (replications < 2 || replications > 100) throw UsageError("--replications must be 2..100 (intervals need two)");
   if (seed < 0) throw UsageError("--seed must be >= 0");
   if (max_rounds < 1 || max_rounds > 100) throw UsageError("--max-rounds must be 1..100");
+  if (spread_starts != "auto" && spread_starts != "simulated" && spread_starts != "screened")
+    throw UsageError("--spread-starts must be auto, simulated or screened, not '" + spread_starts + "'" +
+                     did_you_mean(spread_starts, {"auto", "simulated", "screened"}));
   if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
   fit::CalibrateOptions o;
@@ -142,6 +149,9 @@ int calibrate_main(const std::vector<std::string>& args) {
   o.threads = threads;
   o.replications = replications;
   o.max_rounds = max_rounds;
+  o.spread_starts = spread_starts == "simulated"  ? fit::CalibrateOptions::SpreadStarts::simulated
+                    : spread_starts == "screened" ? fit::CalibrateOptions::SpreadStarts::screened
+                                                  : fit::CalibrateOptions::SpreadStarts::automatic;
   o.seed = static_cast<std::uint64_t>(seed);
   if (!quiet) o.progress = [](const std::string& line) { std::cerr << "calibrate: " << line << std::endl; };
 

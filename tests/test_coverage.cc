@@ -84,6 +84,7 @@ struct Experiment {
   std::uint64_t noise_seed = 16;  // the noise draws
   std::uint64_t setup_seed = 16;  // which combinations are held out
   int held_out = 24;
+  fit::CalibrateOptions::SpreadStarts spread_starts = fit::CalibrateOptions::SpreadStarts::automatic;
 };
 
 struct Coverage {
@@ -131,6 +132,7 @@ Coverage run_experiment(const Experiment& e) {
   o.holdout = "^held-";
   o.leave_one_out = true;
   o.threads = 2;  // the result is the same whatever the count; two halve the test's time
+  o.spread_starts = e.spread_starts;
   if (verbose()) o.progress = [](const std::string& line) { std::printf("    %s\n", line.c_str()); };
   const fit::CalibrationResult r = fit::calibrate(d, o);
 
@@ -209,7 +211,11 @@ void print(const Experiment& e, const Coverage& c) {
 // against the truth; scripts/bench-coverage (--verbose: every figure and leave-one-out error)
 // measures the same over other seeds and noise levels.
 TEST_CASE("95% intervals of held-out runs hold 90-99% of figures simulated at a known truth with 7% noise") {
-  const Experiment e;
+  Experiment e;
+  // The spread starts refined on the simulation (tests/test_calibrate.cc) change the estimate little
+  // here (74 of 78 figures inside either way; median |error| 4.9% with them, 5.0% without) and
+  // would more than double the test's time; the long version (below) keeps calibrate's default.
+  e.spread_starts = fit::CalibrateOptions::SpreadStarts::screened;
   const Coverage c = run_experiment(e);
   print(e, c);
   CAPTURE(c.inside);

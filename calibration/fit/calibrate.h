@@ -50,6 +50,13 @@ struct CalibrateOptions {
   // Start the first round's descent again from 4x and 1/4 of each parameter, keep the best end,
   // and keep a second explanation that fits about as well (CalibrationResult::alternative).
   bool multi_start = true;
+  // The multi-start's spread starts (a Latin hypercube over the prior's range) descend on round
+  // 1's surrogate. Refined on the simulation as well, each from a surrogate anchored at itself
+  // (about four simulations of the fitted runs per start): `simulated`; never: `screened`;
+  // `automatic`: where that costs at most a budget of simulated events (the report says what was
+  // left untried where it costs more).
+  enum class SpreadStarts { automatic, simulated, screened };
+  SpreadStarts spread_starts = SpreadStarts::automatic;
   // Parameter draws: refit the surrogate this many times from the optimum (and from the second
   // explanation, keeping the better end) with the runs reweighted (a Bayesian bootstrap; with
   // fewer than 5 fitted runs the measurements perturbed by the residual noise instead) and the
