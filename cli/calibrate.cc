@@ -91,10 +91,10 @@ int calibrate_main(const std::vector<std::string>& args) {
       "that still improves at the limit")("seed", po::value(&seed)->default_value(1),
                                           "simulation seed (the same in every round: common random numbers)")(
       "spread-starts", po::value(&spread_starts)->default_value("auto"),
-      "auto: the multi-start's spread starts (2 per fitted parameter) are also refined on the simulation where that "
-      "costs at most 2e8 simulated events (a minute or so on one core), about 4 simulations of the fitted runs per start "
-      "(otherwise the report notes "
-      "it) | simulated: always | screened: never (faster)")("quiet,q", po::bool_switch(&quiet), "no progress lines on stderr");
+      "auto: the multi-start's spread starts (2 per fitted parameter) are also refined on the simulation, about 4 "
+      "simulations of the fitted runs per start, where that costs at most 2e8 simulated events (a minute or so on one "
+      "core; otherwise the report notes it) | simulated: always | screened: never (faster)")("quiet,q", po::bool_switch(&quiet),
+                                                                                             "no progress lines on stderr");
   po::variables_map vm;
   if (!parse_options(args, opts, vm)) return 0;
   if (scenario.empty()) throw UsageError("vqsim calibrate needs --scenario BASE.toml (see --help)");
