@@ -449,6 +449,13 @@ TEST_CASE("one run that two bottlenecks explain: the fit keeps both and predicts
   const bool said = std::any_of(r.notes.begin(), r.notes.end(),
                                 [](const std::string& n) { return n.find("two distinct explanations fit about equally") == 0; });
   CHECK(said);
+  // Distinct: 1.5x or more apart in at least one parameter (a point within that of the estimate in
+  // every one is the estimate's own explanation, reached from elsewhere).
+  REQUIRE(r.alternative->size() == r.params.size());
+  bool apart = false;
+  for (std::size_t k = 0; k < r.params.size(); ++k)
+    apart = apart || std::fabs(std::log((*r.alternative)[k] / r.params[k].estimate)) >= std::log(1.5);
+  CHECK(apart);
   // The legs' device time is where the two differ most (200 or 116 us): not identified.
   for (const auto& p : r.params)
     if (p.key == "backend.read_us") {

@@ -970,20 +970,29 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       return r ? r->squaredNorm() : std::numeric_limits<double>::infinity();
     };
     const double best_surrogate = surrogate_cost(best_u);
+    // Within 1.5x of each other in every parameter, two points are one explanation (the one the
+    // notes name parameter by parameter), however their costs differ.
+    const auto distinct = [](const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+      return (a - b).lpNorm<Eigen::Infinity>() >= std::log(1.5);
+    };
     // A simulated candidate becomes the estimate when it fits better (the old estimate its
-    // alternative), or the alternative when it is within reach and fits better than the one kept.
+    // alternative where the two are distinct), or the alternative when it is distinct from the
+    // estimate, within reach, and fits better than the one kept. One that is the estimate's own
+    // explanation reached elsewhere only moves the estimate, when it fits better.
     const auto judge = [&](const Eigen::VectorXd& c, double cost, std::map<std::size_t, DesPoint>& pts) {
       if (cost < best_cost) {
-        alt = best_u;
-        alt_cost = best_cost;
-        alt_des = std::move(best_des);
+        if (distinct(c, best_u)) {
+          alt = best_u;
+          alt_cost = best_cost;
+          alt_des = std::move(best_des);
+        }
         best_u = c;
         best_cost = cost;
         best_des = std::move(pts);
         anchored_at_best = false;
         return true;
       }
-      if (cost <= best_cost + 2 * s2 && (!alt || cost < alt_cost)) {
+      if (distinct(c, best_u) && cost <= best_cost + 2 * s2 && (!alt || cost < alt_cost)) {
         alt = c;
         alt_cost = cost;
         alt_des = std::move(pts);
@@ -1016,13 +1025,13 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
     double near_cost = 0;
     std::map<std::size_t, DesPoint> near_des;
     for (const auto& [c, own] : starts) {
-      if ((c - best_u).lpNorm<Eigen::Infinity>() < std::log(1.5)) continue;
+      if (!distinct(c, best_u)) continue;
       // Within reach on the surrogate anchored at the estimate, or on the one it descended on
       // (round 1's, anchored at the start): far from the estimate the corrections fitted there
       // say little, and an explanation with another bottleneck lies far from it.
       if (surrogate_cost(c) > 2 * best_surrogate + 8 * s2 && own > 2 * r1_cost + 8 * s2) continue;
       bool seen = false;
-      for (const auto& v : simulated) seen = seen || (c - v).lpNorm<Eigen::Infinity>() < std::log(1.5);
+      for (const auto& v : simulated) seen = seen || !distinct(c, v);
       if (seen) continue;
       simulated.push_back(c);
       auto pts = fitter->des(fit_runs, c);
@@ -1031,7 +1040,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
           fmt("a second explanation from the multi-start: simulated cost %.4g", cost) + fmt(" (the estimate's %.4g)", best_cost));
       // Beyond reach: the nearest in cost is kept for refinement (below) while no alternative is
       // found, however far its cost is (a descent's end on another surrogate, not an optimum).
-      if (!judge(c, cost, pts) && (!near || cost < near_cost)) {
+      if (!judge(c, cost, pts) && distinct(c, best_u) && (!near || cost < near_cost)) {
         near = c;
         near_cost = cost;
         near_des = std::move(pts);
@@ -1062,14 +1071,7 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
         if (o.cancelled && o.cancelled()) throw std::runtime_error("calibration cancelled");
         res.mva_evaluations += there.mva_evaluations();
         res.des_runs += there.des_runs();
-        if ((c - best_u).lpNorm<Eigen::Infinity>() >= std::log(1.5)) {
-          judge(c, cost, pts);
-        } else if (cost < best_cost) {  // the estimate's own optimum, reached closer: no second explanation
-          best_u = c;
-          best_cost = cost;
-          best_des = std::move(pts);
-          anchored_at_best = false;
-        }
+        judge(c, cost, pts);
       }
     } else if (o.multi_start && !spread_starts.empty() && o.spread_starts == CalibrateOptions::SpreadStarts::automatic) {
       res.notes.push_back("the multi-start's " + std::to_string(spread_starts.size()) +
@@ -1097,7 +1099,9 @@ CalibrationResult calibrate(const Dataset& d, const CalibrateOptions& o) {
       anchored_at_best = true;
       if (refine(*fitter, best_u, best_cost, best_des, "the multi-start's estimate")) fitter->anchor(best_des, best_u);
     }
-    if (alt && alt_cost <= best_cost + 2 * s2) {
+    // The estimate may have moved since the alternative was kept (a better candidate of its own
+    // explanation, the refinement above): one no longer distinct from it is not a second one.
+    if (alt && alt_cost <= best_cost + 2 * s2 && distinct(*alt, best_u)) {
       res.alternative = std::vector<double>();
       for (long k = 0; k < p; ++k) res.alternative->push_back(std::exp((*alt)[k]));
       res.alternative_cost = alt_cost;
