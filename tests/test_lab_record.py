@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import tomllib
 
 vqsim, src = sys.argv[1], sys.argv[2]
@@ -165,6 +166,19 @@ try:
     check(len(wakes) >= 1 and all(isinstance(v, int) and v >= 0 for v in wakes.values()),
           f"thread_switches reads each thread's voluntary context switches by name: {wakes}")
     check(record.thread_switches(2 ** 22 + 12345) == {}, "a process that is gone has no wake-ups")
+    # two busy processes on one core: each waits for it while the other runs, and is preempted
+    if os.path.exists(f"/proc/{os.getpid()}/schedstat"):
+        busy = [subprocess.Popen([sys.executable, "-c", "import time\nt = time.time()\nwhile time.time() - t < 0.6: pass"])
+                for _ in range(2)]
+        for b in busy:
+            os.sched_setaffinity(b.pid, {min(os.sched_getaffinity(0))})
+        time.sleep(0.4)
+        waits = [record.thread_waits(b.pid) for b in busy]
+        for b in busy:
+            b.wait()
+        check(all(len(w) == 1 and list(w.values())[0][0] > 0.05 and list(w.values())[0][1] > 0 for w in waits),
+              f"thread_waits reads each thread's run-queue delay (s) and preemptions by name: {waits}")
+    check(record.thread_waits(2 ** 22 + 12345) == {}, "a process that is gone has no waits")
     # --- the manifest's measured CPU per I/O: each kind's CPU share over fio's IOPS (both directions)
     check([record.thread_kind(n) for n in ("CPU 0/TCG", "CPU 1/KVM", "IO iot0", "qemu-system-x86", "worker", "call_rcu")]
           == ["vcpus", "vcpus", "iothreads", "main_loop", None, None], "QEMU's thread names map onto vqsim's kinds")
@@ -281,6 +295,29 @@ try:
           and "requests popped between notifications: 1 0.00, 2 1.00" in nt_run.stdout and "failed polling" not in nt_run.stdout,
           f"trace-timeline: completions 50 us after a notification do not notify, 100 us after they do; no polling "
           f"lines without polling events (got {nt_run.returncode}: {nt_run.stdout[-600:]}{nt_run.stderr[-300:]})")
+    # --- with the main loop's injections and the guest's EOI writes traced too: each notification's relay
+    rl = os.path.join(tmp, "relay.log")
+    with open(rl, "w") as f:
+        t = 400_000_000
+        for k in range(12000):  # requests 50 us apart; every second one notifies, injected 20 us later
+            for dt, line in ((0, "virtqueue_pop vq 0x1"), (2, "virtio_blk_rw_complete vdev 0x1 req 0x2 ret 0")):
+                f.write(trace_line(t + dt, line))
+            # every 200th waits 600 us: 12 completions ride on it, and the device notifies none of them
+            if k % 2 == 0 and not 0 < k % 200 < 13:
+                wait = 600 if k % 200 == 0 else 20
+                f.write(trace_line(t + 3, "virtio_notify_irqfd vdev 0x1 vq 0x1"))
+                if k % 1000 == 0:  # another vector now and then (an IPI): not the device's
+                    f.write(trace_line(t + 4, "apic_deliver_irq dest 1 dest_mode 1 delivery_mode 0 vector 251 trigger_mode 0"))
+                f.write(trace_line(t + 3 + wait, "apic_deliver_irq dest 1 dest_mode 1 delivery_mode 0 vector 38 trigger_mode 0"))
+                f.write(trace_line(t + 13 + wait, "apic_mem_writel 0xb0 = 0x00000000"))
+            t += 50
+    rl_run = subprocess.run([sys.executable, os.path.join(src, "calibration", "lab", "trace-timeline"), rl],
+                            capture_output=True, text=True, timeout=60)
+    check(rl_run.returncode == 0 and "notification to injection (vector 38, 5640 notifications): p10 20, p50 20, p90 20, "
+          "p99 600, mean 26 us\n" in rl_run.stdout and "500 us or more: 0.011 of them, 0.24 of the time" in rl_run.stdout
+          and "0.13 per notification" in rl_run.stdout and "EOI write: p10 10, p50 10, p90 10, p99 10" in rl_run.stdout,
+          f"trace-timeline: each notification's wait for the main loop's injection of the device's vector, the "
+          f"completions riding on it and the guest's EOI (got {rl_run.returncode}: {rl_run.stdout[-700:]}{rl_run.stderr[-300:]})")
     # --- the guest's trace of its interrupts (--trace-irq): kind, time in us, idle flag per event
     tr = record.irq_trace_summary("h1 100.0 1\nh0 112.0 1\ns1 112.5 0\ns0 120.5 0\nh1 200.0 0\nh0 208.0 0\n"
                                   "h1 260.0 0\nbad line\n")
