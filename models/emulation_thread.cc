@@ -54,6 +54,7 @@ sim::time_ns EmulationThread::service_ns(sim::JobId job) {
 }
 
 void EmulationThread::accept(sim::JobId job, int in_port) {
+  if (asleep()) holding_since_ns_ = sim_.now();
   if (!adaptive_) {
     CoreTimedThread::accept(job, in_port);
     return;
@@ -140,6 +141,10 @@ HostThreads::HostThreads(sim::Simulator& sim, std::string vm, const IoScenario& 
       if (relay_pass_) relay_->raise_first();
     }
     queues_ = std::max(1, s.queues());
+    if (relay_ != nullptr && s.host.cores > 0 && cpu != nullptr) {
+      slice_ns_ = s.host.sched_slice_ns;
+      cores_ = s.host.cores;
+    }
     if (relay_ != nullptr) {
       relay_held_.resize(threads_.size());
       relaying_.assign(std::max<std::size_t>(1, s.disks.size()) * static_cast<std::size_t>(queues_), 0);
@@ -196,6 +201,9 @@ void HostThreads::accept(sim::JobId job, int in_port) {
       break;
     }
     case kThreadDone:
+      // The thread the relay waits behind ended its pass: it polls now, and may sleep before its slice ends.
+      if (gated_ && static_cast<std::size_t>(r.thread) == gate_holder_ && threads_[gate_holder_]->sleeps_at_ns() >= 0)
+        watch_gate();
       if (r.step == Step::host_complete && relay_ != nullptr) {
         // The IOThread sets the notifier once per pass, in a bottom half after its handlers
         // (virtio-blk's batch_notify_vqs): its completions wait until it runs out of work.
@@ -222,7 +230,16 @@ void HostThreads::accept(sim::JobId job, int in_port) {
           h.relay_rides = rides;
           h.relay_signalled_ns = sim_.now();
           h.woke = !rides && relay_->asleep();
-          relay_->accept(j, 0);
+          if (!gated_ && slice_ns_ > 0 && h.woke && relay_finds_cores_held(t)) {
+            gated_ = true;
+            gate_holder_ = t;
+            gate_since_ns_ = sim_.now();
+            const sim::time_ns held = threads_[t]->holding_since_ns();
+            const auto slice = static_cast<sim::time_ns>(slice_ns_);
+            gate_slice_end_ns_ = held + slice * ((sim_.now() - held) / slice + 1);
+            watch_gate();
+          }
+          to_relay(j);
         }
       } else if (r.step == Step::irq_relay) {
         --relaying_[relay_slot(r)];
@@ -259,6 +276,74 @@ void HostThreads::accept(sim::JobId job, int in_port) {
       submitted.send(job);
       break;
   }
+}
+
+bool HostThreads::relay_finds_cores_held(std::size_t t) const {
+  // The work running on host.cpu (a vCPU's, another thread's) holds a core each; so does every
+  // emulation thread polling with no work (the one that woke the relay among them).
+  std::size_t held = cpu_ != nullptr ? cpu_->present() : 0;
+  for (std::size_t k = 0; k < threads_.size(); ++k)
+    if (k == t || (threads_[k]->awake() && threads_[k]->busy() == 0)) ++held;
+  return held >= static_cast<std::size_t>(cores_);
+}
+
+void HostThreads::to_relay(sim::JobId job) {
+  if (!gated_) {
+    relay_->accept(job, 0);
+    return;
+  }
+  // One wake-up for the wait's jobs: the first's, whatever came after it.
+  if (!gated_jobs_.empty()) io_[job].woke = false;
+  gated_jobs_.push_back(job);
+}
+
+void HostThreads::watch_gate() {
+  const EmulationThread& holder = *threads_[gate_holder_];
+  sim::time_ns at = gate_slice_end_ns_;
+  if (const sim::time_ns sleeps = holder.sleeps_at_ns(); sleeps >= 0) at = std::min(at, std::max(sleeps, sim_.now()));
+  sim_.schedule_at(at, this, kGateLook, ++gate_look_);
+}
+
+void HostThreads::open_gate() {
+  gated_ = false;
+  ++gate_waits_;
+  gate_wait_ns_ += static_cast<double>(sim_.now() - gate_since_ns_);
+  std::vector<sim::JobId> going;
+  going.swap(gated_jobs_);
+  for (const sim::JobId j : going) relay_->accept(j, 0);
+}
+
+void HostThreads::handle(std::uint32_t kind, std::uint64_t payload) {
+  if (kind != kGateLook) {
+    Stage::handle(kind, payload);
+    return;
+  }
+  if (!gated_ || payload != gate_look_) return;  // a later look replaced it
+  if (sim_.now() >= gate_slice_end_ns_ || threads_[gate_holder_]->asleep()) {
+    open_gate();
+    return;
+  }
+  // Still holding its core: working (its pass's end looks again) or polling on.
+  if (threads_[gate_holder_]->sleeps_at_ns() >= 0)
+    watch_gate();
+  else
+    sim_.schedule_at(gate_slice_end_ns_, this, kGateLook, ++gate_look_);
+}
+
+void HostThreads::reset_statistics(sim::time_ns now) {
+  Stage::reset_statistics(now);
+  gate_waits_ = 0;
+  gate_wait_ns_ = 0;
+  stats_since_ns_ = now;
+}
+
+void HostThreads::report(sim::Metrics& m, sim::time_ns now) const {
+  Stage::report(m, now);
+  if (slice_ns_ <= 0 || now <= stats_since_ns_) return;
+  // How often the relay, woken, waited for a core, and for how long on average.
+  m.add(relay_->name() + ".core_waits_per_s",
+        static_cast<double>(gate_waits_) * 1e9 / static_cast<double>(now - stats_since_ns_));
+  m.add(relay_->name() + ".core_wait_us", gate_waits_ > 0 ? gate_wait_ns_ / static_cast<double>(gate_waits_) / 1e3 : 0.0);
 }
 
 void HostThreads::signals_to(std::size_t disk, const InterruptArming& arming) {
@@ -614,6 +699,23 @@ void host_thread_keys(std::vector<Param>& t) {
        0,
        0,
        [](IoScenario& s, const Value& v) { s.host.tcg_relay_in_pass = v.flag; }});
+  add({"host.sched_slice_us",
+       Kind::time_us,
+       "us",
+       "0",
+       "Linux kernel/sched/fair.c (sysctl_sched_base_slice 0.75 ms times 1 + log2 of the CPUs; RUN_TO_PARITY since "
+       "6.6, 'sched/eevdf: Curb wakeup-preemption'); docs/sources.md §4 ('TCG's interrupt relay': the lab's relay waits "
+       "behind the IOThread that woke it, calibration/data/lab-2026-12-07)",
+       "under host.accel = tcg with IOThreads and host.cores: the host scheduler's slice. The main loop, woken to relay "
+       "an IOThread's interrupt while every core is held (the work on the cores, and each emulation thread polling "
+       "with nothing to do, the waking IOThread among them), waits on that IOThread's core until it sleeps or its "
+       "slice ends. Linux 6.6 and later: 750 x (1 + log2 of the cores, at most 8) us, 1500 on 2 cores; 0 = off (a "
+       "woken thread takes its share of the cores at once). Not in the MVA",
+       {},
+       0,
+       1e12,
+       [](IoScenario& s, const Value& v) { s.host.sched_slice_ns = v.number; },
+       [](const IoScenario& s) { return s.host.sched_slice_ns / 1e3; }});
   add({"host.main_loop_timer_us",
        Kind::time_us,
        "us",

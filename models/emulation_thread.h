@@ -58,6 +58,16 @@ class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
   }
   void accept(sim::JobId job, int in_port) override;
   bool asleep() const noexcept override { return !awake() && idle_since_ns() < sim_.now(); }
+  // When it last woke from a sleep: since then it has held a host core, working or polling.
+  sim::time_ns holding_since_ns() const noexcept { return holding_since_ns_; }
+  // When it sleeps if no work comes first: just past its polling window (and, with its AIO
+  // notifier set, the round after it); -1 while it works or where it always polls.
+  sim::time_ns sleeps_at_ns() const noexcept {
+    if (always_polling_ || busy() > 0 || waiting() > 0) return -1;
+    double window = adaptive_ ? poll_ns_ : poll_window_ns_;
+    if (adaptive_ && notifier_set_) window += next_window(window);
+    return idle_since_ns() + static_cast<sim::time_ns>(window) + 1;
+  }
   // Popping the ring right now (serving a request's submit): the device's handler runs with
   // notifications off only while it pops; the rest of a pass runs with them back on.
   bool popping() const noexcept { return busy() > 0 && serving_submit_; }
@@ -92,6 +102,7 @@ class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
     return r.step == Step::host_submit && static_cast<std::uint32_t>(r.disk) == popping_disk_ && r.queue == popping_queue_;
   }
   sim::time_ns last_read_ns_ = -1;  // an interrupt relay's last read of the guest notifier
+  sim::time_ns holding_since_ns_ = 0;
   sim::Distribution factor_;
 };
 
@@ -170,6 +181,9 @@ class HostThreads final : public Stage, public RingConsumer {
   void signals_to(std::size_t disk, const InterruptArming& arming);
 
   void accept(sim::JobId job, int in_port) override;
+  void handle(std::uint32_t kind, std::uint64_t payload) override;
+  void reset_statistics(sim::time_ns now) override;
+  void report(sim::Metrics& m, sim::time_ns now) const override;
   void validate() const override;
   void stations(std::vector<StageInfo>& out) const override;
   void draw(StageGraph& g) const override;
@@ -185,6 +199,14 @@ class HostThreads final : public Stage, public RingConsumer {
   bool armed(const IoRequest& r) const;
   // The request's queue among every disk's queues, for relaying_.
   std::size_t relay_slot(const IoRequest& r) const;
+  // host.sched_slice_us: the relay, asleep, is woken by IOThread `t` while every host core is
+  // held (by `t`, polling, and by the work on host.cpu and the other awake threads).
+  bool relay_finds_cores_held(std::size_t t) const;
+  // Hands the relay what its wake brought, in order (the gate's jobs, or one).
+  void to_relay(sim::JobId job);
+  // The gate's next look: when its holder would sleep, or its slice end, whichever is first.
+  void watch_gate();
+  void open_gate();
 
   IoTable& io_;
   std::vector<EmulationThread*> threads_;
@@ -201,6 +223,21 @@ class HostThreads final : public Stage, public RingConsumer {
   int queues_ = 1;
   sim::LoopTimer* timers_ = nullptr;
   EmulationThread* lock_holder_ = nullptr;
+  // host.sched_slice_us. Linux queues a woken thread on its waker's CPU when no core is idle
+  // (wake-affine), and since 6.6 its scheduler lets the thread running there finish its slice
+  // before a woken one preempts it (EEVDF's RUN_TO_PARITY): an IOThread that woke the relay goes
+  // on polling and serving, so the relay starts when that IOThread sleeps or its slice ends.
+  enum Event : std::uint32_t { kGateLook = 1 };
+  double slice_ns_ = 0;
+  int cores_ = 0;
+  bool gated_ = false;
+  std::size_t gate_holder_ = 0;  // the IOThread the relay waits behind
+  sim::time_ns gate_since_ns_ = 0, gate_slice_end_ns_ = 0;
+  std::uint64_t gate_look_ = 0;         // the kGateLook that counts
+  std::vector<sim::JobId> gated_jobs_;  // what the relay's wake brought, and what came since
+  std::uint64_t gate_waits_ = 0;        // since the statistics' reset
+  double gate_wait_ns_ = 0;
+  sim::time_ns stats_since_ns_ = 0;
 };
 
 // The MVA's host threads: one queue per thread that a queue maps to.

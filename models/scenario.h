@@ -130,6 +130,7 @@ struct HostParams {
   bool drain_ring = true;           // the device's handler pops its whole ring before other work (EmulationThread::drain_ring)
   bool tcg_irq_stall = true;        // TCG: an interrupt raised in the lock holder's pass stops the vCPU when it comes
   bool tcg_relay_in_pass = true;    // TCG + IOThread: the relay raises the interrupt first, then ends its pass with the lock
+  double sched_slice_ns = 0;        // host scheduler's slice: a relay woken while every core is held waits up to it (0 = off)
   double main_loop_timer_ns = 1e6;  // the main loop's timers run at whole multiples of this (glib's ms timeout)
   double emu_per_page_ns = 100;     // emulation thread, per 4 KiB page of a request beyond the first (descriptor mapping)
   int thread_pool_max = 64;

@@ -313,3 +313,33 @@ TEST_CASE("host.tcg_irq_stall: the MVA follows the simulation's vCPU sleeps and 
     check_mva_follows(s, models::simulate_io(s, 2), 0.4, 2.5);
   }
 }
+
+// host.sched_slice_us (docs/sources.md §4, "TCG's interrupt relay"): the main loop, woken to
+// relay an IOThread's interrupt while every host core is held, waits on that IOThread's core
+// until it sleeps or its slice ends (the lab's scheduler trace, calibration/data/lab-2026-12-07).
+TEST_CASE("host.sched_slice_us: a relay woken while every core is held waits behind the IOThread, never past its slice") {
+  // The IOThread polls a fixed 32 us after each pass, so it holds its core between requests.
+  const std::vector<std::string> base = {"host.iothreads=1", "workload.iodepth=64", "host.poll_adaptive=false"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), base.begin(), base.end());
+    return models::simulate_io(busy_main_loop(more), 2);
+  };
+  const models::IoRunReport off = with({});
+  const models::IoRunReport on = with({"host.sched_slice_us=1500"});
+  const double waits = get(on, "host.main_loop.core_waits_per_s"), wait_us = get(on, "host.main_loop.core_wait_us");
+  CAPTURE(waits);
+  CAPTURE(wait_us);
+  CHECK(waits > 0.2 * get(on, "read.iops") * models::io_metric(on, "count.interrupts_per_io").mean);
+  CHECK(wait_us > 1.0);
+  CHECK(wait_us <= 1500.0);
+  // Completions reach the ring while the relay waits, and ride on its interrupt.
+  CHECK(models::io_metric(on, "count.interrupts_per_io").mean < 0.9 * models::io_metric(off, "count.interrupts_per_io").mean);
+  // A short slice bounds every wait.
+  const models::IoRunReport short_slice = with({"host.sched_slice_us=5"});
+  CHECK(get(short_slice, "host.main_loop.core_wait_us") <= 5.0);
+  // With a core to spare the relay never waits, and the run is the run without the key.
+  const models::IoRunReport spare = with({"host.sched_slice_us=1500", "host.cores=8"});
+  const models::IoRunReport spare_off = with({"host.cores=8"});
+  CHECK(get(spare, "host.main_loop.core_waits_per_s") == 0.0);
+  CHECK(get(spare, "read.iops") == get(spare_off, "read.iops"));
+}
