@@ -247,6 +247,14 @@ try:
             "poll_grow", "--out", tmp + "/qt")
     check(r.returncode != 0 and "--qemu-trace traces guests alone" in r.stderr,
           f"--qemu-trace on a grid of several guests at once is refused (got {r.returncode}: {r.stderr[-300:]})")
+    r = rec(os.path.join(src, "calibration", "lab", "grids", "consolidated.toml"), "--dry-run", "--main-loop-fifo",
+            "--out", tmp + "/mf")
+    check(r.returncode != 0 and "--main-loop-fifo sets the policy of a guest alone's QEMU" in r.stderr,
+          f"--main-loop-fifo on a grid of several guests at once is refused (got {r.returncode}: {r.stderr[-300:]})")
+    r = rec(os.path.join(src, "calibration", "lab", "grids", "relay-trace.toml"), "--dry-run", "--main-loop-fifo",
+            "--out", tmp + "/rt")
+    check(r.returncode == 0 and "2 fio runs" in r.stdout + r.stderr,
+          f"--dry-run of grids/relay-trace.toml with --main-loop-fifo: 1 boot, 2 runs (got {r.returncode}: {r.stderr[-300:]})")
     r = rec(os.path.join(src, "calibration", "lab", "grids", "poll-trace.toml"), "--dry-run", "--qemu-trace",
             "poll_grow,poll_shrink", "--out", tmp + "/pt")
     check(r.returncode == 0 and "-trace enable=poll_grow -trace enable=poll_shrink -D WORK/qemu-trace.log" in r.stdout
