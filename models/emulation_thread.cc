@@ -54,7 +54,8 @@ sim::time_ns EmulationThread::service_ns(sim::JobId job) {
 }
 
 void EmulationThread::accept(sim::JobId job, int in_port) {
-  if (asleep()) holding_since_ns_ = sim_.now();
+  const bool woke = asleep();
+  if (woke) holding_since_ns_ = sim_.now();
   if (!adaptive_) {
     CoreTimedThread::accept(job, in_port);
     return;
@@ -62,7 +63,6 @@ void EmulationThread::accept(sim::JobId job, int in_port) {
   // aio_poll measures how long it waited (polling included) before this event and adjusts the
   // window for its next wait: an event found without waiting (the thread busy) is a wait of 0.
   const double waited = busy() == 0 && waiting() == 0 ? static_cast<double>(sim_.now() - idle_since_ns()) : 0.0;
-  const bool woke = asleep();
   CoreTimedThread::accept(job, in_port);
   auto within = [this](double block) { return poll_ns_ > 0 && block <= poll_ns_; };  // the sweet spot
   auto adjust = [&](double block) {
@@ -230,15 +230,7 @@ void HostThreads::accept(sim::JobId job, int in_port) {
           h.relay_rides = rides;
           h.relay_signalled_ns = sim_.now();
           h.woke = !rides && relay_->asleep();
-          if (!gated_ && slice_ns_ > 0 && h.woke && relay_finds_cores_held(t)) {
-            gated_ = true;
-            gate_holder_ = t;
-            gate_since_ns_ = sim_.now();
-            const sim::time_ns held = threads_[t]->holding_since_ns();
-            const auto slice = static_cast<sim::time_ns>(slice_ns_);
-            gate_slice_end_ns_ = held + slice * ((sim_.now() - held) / slice + 1);
-            watch_gate();
-          }
+          if (!gated_ && slice_ns_ > 0 && h.woke && relay_finds_cores_held(t)) close_gate(t);
           to_relay(j);
         }
       } else if (r.step == Step::irq_relay) {
@@ -304,6 +296,17 @@ void HostThreads::watch_gate() {
   sim_.schedule_at(at, this, kGateLook, ++gate_look_);
 }
 
+void HostThreads::close_gate(std::size_t t) {
+  gated_ = true;
+  gate_holder_ = t;
+  gate_since_ns_ = sim_.now();
+  // Its slice runs from its last wake-up, renewed while no one else waits for its core.
+  const sim::time_ns held = threads_[t]->holding_since_ns();
+  const auto slice = static_cast<sim::time_ns>(slice_ns_);
+  gate_slice_end_ns_ = held + slice * ((sim_.now() - held) / slice + 1);
+  watch_gate();
+}
+
 void HostThreads::open_gate() {
   gated_ = false;
   ++gate_waits_;
@@ -323,11 +326,8 @@ void HostThreads::handle(std::uint32_t kind, std::uint64_t payload) {
     open_gate();
     return;
   }
-  // Still holding its core: working (its pass's end looks again) or polling on.
-  if (threads_[gate_holder_]->sleeps_at_ns() >= 0)
-    watch_gate();
-  else
-    sim_.schedule_at(gate_slice_end_ns_, this, kGateLook, ++gate_look_);
+  // Still holding its core: polling on, or working (its pass's end looks again).
+  watch_gate();
 }
 
 void HostThreads::reset_statistics(sim::time_ns now) {

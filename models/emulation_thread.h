@@ -36,10 +36,8 @@ class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
   // wake-up (EVENT_IDX / notification disabled while it processes the ring).
   bool awake() const noexcept {
     if (always_polling_ || busy() > 0 || waiting() > 0) return true;
-    const double window = adaptive_ ? poll_ns_ : poll_window_ns_;
-    const double idle = static_cast<double>(sim_.now() - idle_since_ns());
-    if (adaptive_ && notifier_set_) return idle <= window + next_window(window);
-    return window > 0 && idle <= window;
+    const double window = awake_window_ns();
+    return window > 0 && static_cast<double>(sim_.now() - idle_since_ns()) <= window;
   }
   // QEMU's adaptive polling (aio_poll's adjustment): the window starts at 0, grows from 4 us by
   // doubling while the thread waits less than the maximum, and falls to 0 after a wait longer.
@@ -64,9 +62,7 @@ class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
   // notifier set, the round after it); -1 while it works or where it always polls.
   sim::time_ns sleeps_at_ns() const noexcept {
     if (always_polling_ || busy() > 0 || waiting() > 0) return -1;
-    double window = adaptive_ ? poll_ns_ : poll_window_ns_;
-    if (adaptive_ && notifier_set_) window += next_window(window);
-    return idle_since_ns() + static_cast<sim::time_ns>(window) + 1;
+    return idle_since_ns() + static_cast<sim::time_ns>(awake_window_ns()) + 1;
   }
   // Popping the ring right now (serving a request's submit): the device's handler runs with
   // notifications off only while it pops; the rest of a pass runs with them back on.
@@ -100,6 +96,12 @@ class EmulationThread final : public CoreTimedThread, public sim::EventLoop {
   std::uint32_t popping_disk_ = 0, popping_queue_ = 0;  // the ring being drained
   bool same_ring(const IoRequest& r) const noexcept {
     return r.step == Step::host_submit && static_cast<std::uint32_t>(r.disk) == popping_disk_ && r.queue == popping_queue_;
+  }
+  // How long after its work the idle thread stays awake: its polling window, and with its AIO
+  // notifier set the round after it (the wait that returns at once grows the window first).
+  double awake_window_ns() const noexcept {
+    const double window = adaptive_ ? poll_ns_ : poll_window_ns_;
+    return adaptive_ && notifier_set_ ? window + next_window(window) : window;
   }
   sim::time_ns last_read_ns_ = -1;  // an interrupt relay's last read of the guest notifier
   sim::time_ns holding_since_ns_ = 0;
@@ -204,6 +206,8 @@ class HostThreads final : public Stage, public RingConsumer {
   bool relay_finds_cores_held(std::size_t t) const;
   // Hands the relay what its wake brought, in order (the gate's jobs, or one).
   void to_relay(sim::JobId job);
+  // The relay waits behind IOThread `t` (its jobs go to gated_jobs_) until the gate opens.
+  void close_gate(std::size_t t);
   // The gate's next look: when its holder would sleep, or its slice end, whichever is first.
   void watch_gate();
   void open_gate();
